@@ -1,0 +1,55 @@
+//===- Analyzer.h - Parsing translation units per architecture ---*- C++ -*-===//
+#ifndef TILEFIT_FRONTEND_ANALYZER_H
+#define TILEFIT_FRONTEND_ANALYZER_H
+
+#include "tilefit/frontend/CommandTranslation.h"
+#include "tilefit/frontend/CompileCommand.h"
+#include "tilefit/frontend/Toolkit.h"
+#include "tilefit/model/Facts.h"
+
+#include <string>
+#include <vector>
+
+namespace tilefit {
+namespace frontend {
+
+/// What every parse shares.
+struct ParseEnvironment {
+  CudaToolkit Toolkit;          ///< Not found: tilefit's built-in CUDA prelude is used instead.
+  std::string ResourceInclude;  ///< tilefit's resource include folder (share/tilefit/include).
+  std::string ClangResourceDir; ///< Clang's builtin headers.
+};
+
+/// One translation unit to parse for one architecture.
+struct UnitJob {
+  CompileCommand Command;
+  DeviceFlags Flags;
+  DeviceTarget Target;
+  /// nvcc's __CUDA_ARCH_LIST__ for the command: every target's __CUDA_ARCH__, ascending.
+  std::vector<unsigned> ArchList;
+};
+
+/// Turns commands into jobs: one per CUDA command and architecture. \p ArchOverride (from
+/// --arch) replaces the commands' own architectures; a command naming none gets
+/// \p DefaultArch.
+std::vector<UnitJob> planJobs(const std::vector<CompileCommand> &Commands,
+                              const std::vector<std::string> &ArchOverride);
+
+/// The architecture Clang parses \p Target as: itself when Clang 19 knows it, else the newest
+/// one it knows (sm_90), with __CUDA_ARCH__ set to the target's value.
+std::string clangArchFor(const std::string &Target);
+
+/// The clang driver command line for \p Job (for tests and --verbose).
+std::vector<std::string> parseCommandLine(const UnitJob &Job, const ParseEnvironment &Env);
+
+/// Parses one unit and collects its facts. Never throws; failures are facts with Failed set.
+TranslationUnitFacts analyzeUnit(const UnitJob &Job, const ParseEnvironment &Env);
+
+/// Parses every job on \p Threads threads; results in job order.
+std::vector<TranslationUnitFacts> analyzeAll(const std::vector<UnitJob> &Jobs,
+                                             const ParseEnvironment &Env, unsigned Threads);
+
+} // namespace frontend
+} // namespace tilefit
+
+#endif

@@ -1,0 +1,47 @@
+//===- CommandTranslation.h - From a build's command to parse flags -*- C++ -*-===//
+//
+// A compile command as the build ran it (nvcc's or clang's) becomes the flags that matter for
+// parsing the source in CUDA device mode, in clang's spelling, plus the architectures the build
+// targets. Nothing that writes files, runs programs or loads code is passed on.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEFIT_FRONTEND_COMMANDTRANSLATION_H
+#define TILEFIT_FRONTEND_COMMANDTRANSLATION_H
+
+#include "tilefit/frontend/CompileCommand.h"
+
+#include <string>
+#include <vector>
+
+namespace tilefit {
+namespace frontend {
+
+/// One device target of a command: the real architecture ptxas compiles for, and the
+/// `__CUDA_ARCH__` value the source is compiled with (from the virtual architecture).
+struct DeviceTarget {
+  std::string Real;      ///< `sm_86`, `sm_90a`
+  unsigned CudaArch = 0; ///< 800 for `-gencode arch=compute_80,code=sm_86`
+  bool operator==(const DeviceTarget &O) const { return Real == O.Real && CudaArch == O.CudaArch; }
+};
+
+struct DeviceFlags {
+  bool IsCuda = false;                 ///< A CUDA source: `.cu`, or `-x cu`/`-x cuda`.
+  bool IsNvcc = false;                 ///< The command was nvcc's.
+  std::vector<std::string> ClangArgs;  ///< Parse-relevant flags in clang's spelling.
+  std::vector<DeviceTarget> Targets;   ///< The command's architectures; empty if it names none.
+  bool Rdc = false;                    ///< Relocatable device code (-rdc=true, -fgpu-rdc).
+  std::string CudaPath;                ///< `--cuda-path=` of a clang command.
+  std::vector<std::string> Unknown;    ///< Flags not understood, dropped (one warning per run).
+  std::vector<std::string> Refused;    ///< Flags that would load code into tilefit: dropped.
+};
+
+/// Translates \p Cmd. Response files must already be expanded.
+DeviceFlags translateCommand(const CompileCommand &Cmd);
+
+/// Whether \p Compiler (argv[0]) is nvcc.
+bool isNvcc(llvm::StringRef Compiler);
+
+} // namespace frontend
+} // namespace tilefit
+
+#endif

@@ -1,0 +1,41 @@
+//===- CompileCommand.h - Compile commands and compilation databases -*- C++ -*-===//
+#ifndef TILEFIT_FRONTEND_COMPILECOMMAND_H
+#define TILEFIT_FRONTEND_COMPILECOMMAND_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace tilefit {
+namespace frontend {
+
+/// One compile command as a build ran it. Nothing in it is ever executed: tilefit reads the
+/// flags and parses the source itself.
+struct CompileCommand {
+  std::string Directory;              ///< Absolute working directory of the command.
+  std::string File;                   ///< Absolute path of the source file.
+  std::vector<std::string> Arguments; ///< argv; Arguments[0] is the compiler.
+  std::string Origin;                 ///< For messages: `build/compile_commands.json, entry 3`.
+};
+
+/// Reads a JSON compilation database: \p Path is the file or the folder holding
+/// compile_commands.json. Entries may use "command" or "arguments"; relative "directory"
+/// values are taken from the database's folder, relative files from "directory". A malformed
+/// file is an error naming the file and the problem; a malformed entry is skipped with a
+/// message in \p Warnings.
+llvm::Expected<std::vector<CompileCommand>>
+loadCompilationDatabase(llvm::StringRef Path, std::vector<std::string> &Warnings);
+
+/// Splits a "command" string into arguments by the POSIX shell rules the JSON compilation
+/// database format uses (quotes and backslashes).
+std::vector<std::string> splitCommandLine(llvm::StringRef Command);
+
+/// Finds compile_commands.json in \p Dir or a parent of it (as clang-tidy does). Empty if none.
+std::string findCompilationDatabaseAbove(llvm::StringRef Dir);
+
+} // namespace frontend
+} // namespace tilefit
+
+#endif

@@ -1,0 +1,323 @@
+//===- Analyzer.cpp -------------------------------------------------------===//
+#include "tilefit/frontend/Analyzer.h"
+
+#include "tilefit/matchers/InstantiationRecorder.h"
+#include "tilefit/matchers/SharedMemoryCollector.h"
+#include "tilefit/matchers/SourcePosition.h"
+#include "tilefit/model/Arch.h"
+#include "tilefit/model/Checks.h"
+
+#include "clang/AST/ASTConsumer.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/Basic/Cuda.h"
+#include "clang/Basic/Diagnostic.h"
+#include "clang/Basic/DiagnosticOptions.h"
+#include "clang/Basic/FileManager.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendAction.h"
+#include "clang/Sema/Sema.h"
+#include "clang/Tooling/Tooling.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/VirtualFileSystem.h"
+
+#include <algorithm>
+#include <set>
+
+namespace tilefit {
+namespace frontend {
+namespace {
+
+/// Collects Clang's errors (and the notes that follow them) as tilefit diagnostics. Warnings
+/// are not tilefit's business.
+class ErrorCollector : public clang::DiagnosticConsumer {
+public:
+  explicit ErrorCollector(std::vector<Diagnostic> &Out) : Out(Out) {}
+
+  void HandleDiagnostic(clang::DiagnosticsEngine::Level Level,
+                        const clang::Diagnostic &Info) override {
+    clang::DiagnosticConsumer::HandleDiagnostic(Level, Info);
+    llvm::SmallString<256> Msg;
+    Info.FormatDiagnostic(Msg);
+    SourcePos Pos;
+    if (Info.hasSourceManager() && Info.getLocation().isValid())
+      Pos = matchers::toSourcePos(Info.getSourceManager(), Info.getLocation());
+    if (Level == clang::DiagnosticsEngine::Note) {
+      if (InError && !Out.empty())
+        Out.back().Notes.push_back({std::string(Msg), Pos});
+      return;
+    }
+    InError = Level >= clang::DiagnosticsEngine::Error;
+    if (!InError)
+      return;
+    Diagnostic D;
+    D.Level = Severity::Error;
+    D.Check = std::string(checkInfo(CheckId::ClangError).Name);
+    D.Message = std::string(Msg);
+    D.Loc = Pos;
+    Out.push_back(std::move(D));
+  }
+
+private:
+  std::vector<Diagnostic> &Out;
+  bool InError = false;
+};
+
+class CollectConsumer : public clang::ASTConsumer {
+public:
+  CollectConsumer(TranslationUnitFacts &Out, const matchers::InstantiationRecorder &Recorder)
+      : Out(Out), Recorder(Recorder) {}
+  void HandleTranslationUnit(clang::ASTContext &Ctx) override {
+    if (Ctx.getDiagnostics().hasErrorOccurred())
+      return;
+    clang::ast_matchers::MatchFinder Finder;
+    matchers::SharedMemoryCollector Collector;
+    Collector.registerMatchers(Finder);
+    Finder.matchAST(Ctx);
+    Collector.finish(Ctx, Recorder, Out);
+  }
+
+private:
+  TranslationUnitFacts &Out;
+  const matchers::InstantiationRecorder &Recorder;
+};
+
+class CollectAction : public clang::ASTFrontendAction {
+public:
+  explicit CollectAction(TranslationUnitFacts &Out) : Out(Out) {}
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &,
+                                                        llvm::StringRef) override {
+    Recorder = std::make_unique<matchers::InstantiationRecorder>();
+    return std::make_unique<CollectConsumer>(Out, *Recorder);
+  }
+
+  /// Sema is created here rather than by the base class so that the instantiation recorder
+  /// sees the whole parse.
+  void ExecuteAction() override {
+    clang::CompilerInstance &CI = getCompilerInstance();
+    if (!CI.hasSema())
+      CI.createSema(getTranslationUnitKind(), nullptr);
+    // Sema owns the recorder from here on; it outlives the consumer's use of it.
+    CI.getSema().TemplateInstCallbacks.push_back(std::move(Recorder));
+    clang::ASTFrontendAction::ExecuteAction();
+  }
+
+private:
+  TranslationUnitFacts &Out;
+  std::unique_ptr<matchers::InstantiationRecorder> Recorder;
+};
+
+Diagnostic inputError(const std::string &File, std::string Message) {
+  Diagnostic D;
+  D.Level = Severity::Error;
+  D.Check = std::string(checkInfo(CheckId::Input).Name);
+  D.Message = std::move(Message);
+  D.Loc.File = File;
+  return D;
+}
+
+bool canRead(const std::string &File) {
+  int FD;
+  if (llvm::sys::fs::openFileForRead(File, FD))
+    return false;
+  llvm::sys::Process::SafelyCloseFileDescriptor(FD);
+  return true;
+}
+
+bool hasHeader(const std::string &Dir, const char *Name) {
+  llvm::SmallString<256> P(Dir);
+  llvm::sys::path::append(P, Name);
+  return llvm::sys::fs::exists(P);
+}
+
+std::string join(const std::vector<unsigned> &V) {
+  std::string S;
+  for (unsigned X : V)
+    S += (S.empty() ? "" : ",") + std::to_string(X);
+  return S;
+}
+
+} // namespace
+
+std::string clangArchFor(const std::string &Target) {
+  if (clang::StringToOffloadArch(Target) != clang::OffloadArch::UNKNOWN)
+    return Target;
+  return "sm_90";
+}
+
+std::vector<UnitJob> planJobs(const std::vector<CompileCommand> &Commands,
+                              const std::vector<std::string> &ArchOverride) {
+  std::vector<UnitJob> Jobs;
+  for (const CompileCommand &C : Commands) {
+    DeviceFlags Flags = translateCommand(C);
+    std::vector<DeviceTarget> Targets;
+    if (!ArchOverride.empty()) {
+      for (const std::string &A : ArchOverride)
+        if (auto P = parseArch(A))
+          Targets.push_back({P->name(), P->cudaArchMacro()});
+    } else if (!Flags.Targets.empty()) {
+      Targets = Flags.Targets;
+    } else {
+      auto P = parseArch(DefaultArch);
+      Targets.push_back({P->name(), P->cudaArchMacro()});
+    }
+    std::set<unsigned> List;
+    for (const DeviceTarget &T : Targets)
+      List.insert(T.CudaArch);
+    for (const DeviceTarget &T : Targets) {
+      UnitJob J;
+      J.Command = C;
+      J.Flags = Flags;
+      J.Target = T;
+      J.ArchList.assign(List.begin(), List.end());
+      Jobs.push_back(std::move(J));
+    }
+  }
+  return Jobs;
+}
+
+std::vector<std::string> parseCommandLine(const UnitJob &Job, const ParseEnvironment &Env) {
+  const std::string ClangArch = clangArchFor(Job.Target.Real);
+  std::vector<std::string> Args = {"clang++", "-x", "cuda", "--cuda-device-only",
+                                   "--cuda-gpu-arch=" + ClangArch, "-nocudalib"};
+  if (!Env.ClangResourceDir.empty())
+    Args.push_back("-resource-dir=" + Env.ClangResourceDir);
+  Args.insert(Args.end(), Job.Flags.ClangArgs.begin(), Job.Flags.ClangArgs.end());
+
+  const CudaToolkit &TK = Env.Toolkit;
+  if (TK.found()) {
+    Args.push_back("--cuda-path=" + TK.Path);
+    const std::string Inc = TK.Path + "/include";
+    // CUDA 13 dropped four headers Clang 19's CUDA wrapper still includes; tilefit ships empty
+    // stand-ins, used only when the toolkit lacks them.
+    if (!hasHeader(Inc, "texture_fetch_functions.h")) {
+      Args.push_back("-isystem");
+      Args.push_back(Env.ResourceInclude + "/cuda-compat");
+    }
+    // CUDA 13 moved CCCL (cub, thrust, cuda/) under include/cccl.
+    if (TK.HasCccl) {
+      Args.push_back("-isystem");
+      Args.push_back(Inc + "/cccl");
+    }
+    Args.push_back("-Wno-unknown-cuda-version");
+    // A toolkit newer than Clang knows (CUDA 13 for Clang 19) leaves Clang without an SDK
+    // version, and it then expects the pre-9.2 launch API (cudaConfigureCall) for `<<<>>>`.
+    if (clang::CudaStringToVersion(TK.Version) == clang::CudaVersion::UNKNOWN) {
+      Args.push_back("-Xclang");
+      Args.push_back(std::string("-target-sdk-version=") +
+                     clang::CudaVersionToString(clang::CudaVersion::PARTIALLY_SUPPORTED));
+    }
+  } else {
+    // No toolkit: keywords, builtin variables and vector types from tilefit's prelude.
+    Args.push_back("-nocudainc");
+    Args.push_back("-include");
+    Args.push_back(Env.ResourceInclude + "/tilefit/cuda_prelude.h");
+  }
+  // nvcc's macros that Clang does not define, and the target's own __CUDA_ARCH__ when Clang
+  // parses it as another architecture.
+  Args.push_back("-D__CUDA_ARCH_LIST__=" + join(Job.ArchList));
+  auto Real = parseArch(Job.Target.Real);
+  if (ClangArch != Job.Target.Real || !Real || Real->cudaArchMacro() != Job.Target.CudaArch) {
+    Args.push_back("-U__CUDA_ARCH__");
+    Args.push_back("-D__CUDA_ARCH__=" + std::to_string(Job.Target.CudaArch));
+  }
+  if (Real && Real->Suffix && ClangArch != Job.Target.Real) {
+    const std::string N = std::to_string(Real->Number);
+    if (Real->Suffix == 'a') {
+      Args.push_back("-D__CUDA_ARCH_FEAT_SM" + N + "_ALL=1");
+      Args.push_back("-D__CUDA_ARCH_SPECIFIC__=" + std::to_string(Real->cudaArchMacro()));
+    }
+    Args.push_back("-D__CUDA_ARCH_FAMILY_SPECIFIC__=" + std::to_string(Real->cudaArchMacro()));
+  }
+  Args.push_back("-fsyntax-only");
+  Args.push_back("-w");
+  Args.push_back("-ferror-limit=20");
+  // No "N errors generated" on stderr: tilefit reports the errors itself.
+  Args.push_back("-fno-caret-diagnostics");
+  Args.push_back(Job.Command.File);
+  return Args;
+}
+
+TranslationUnitFacts analyzeUnit(const UnitJob &Job, const ParseEnvironment &Env) {
+  TranslationUnitFacts Facts;
+  Facts.File = Job.Command.File;
+  Facts.Arch = Job.Target.Real;
+  Facts.ParsedAs = clangArchFor(Job.Target.Real);
+  Facts.RelocatableDeviceCode = Job.Flags.Rdc;
+
+  // The source must be a readable regular file.
+  llvm::sys::fs::file_status Status;
+  if (std::error_code EC = llvm::sys::fs::status(Job.Command.File, Status)) {
+    Facts.Failed = true;
+    Facts.Diagnostics.push_back(
+        inputError(Job.Command.File, "cannot read '" + Job.Command.File + "': " + EC.message()));
+    return Facts;
+  }
+  if (!llvm::sys::fs::is_regular_file(Status)) {
+    Facts.Failed = true;
+    Facts.Diagnostics.push_back(
+        inputError(Job.Command.File, "'" + Job.Command.File + "' is not a regular file"));
+    return Facts;
+  }
+  if (llvm::sys::fs::access(Job.Command.File, llvm::sys::fs::AccessMode::Exist) ||
+      !llvm::sys::fs::exists(Job.Command.File) || !canRead(Job.Command.File)) {
+    Facts.Failed = true;
+    Facts.Diagnostics.push_back(
+        inputError(Job.Command.File, "cannot read '" + Job.Command.File + "': permission denied"));
+    return Facts;
+  }
+  if (!Job.Flags.IsCuda) {
+    Facts.Failed = true;
+    Facts.Diagnostics.push_back(inputError(
+        Job.Command.File, "'" + Job.Command.File +
+                              "' is not a CUDA source (no .cu extension and no '-x cuda')"));
+    return Facts;
+  }
+
+  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS(llvm::vfs::createPhysicalFileSystem().release());
+  FS->setCurrentWorkingDirectory(Job.Command.Directory);
+  clang::FileSystemOptions FSOpts;
+  FSOpts.WorkingDir = Job.Command.Directory;
+  auto Files = llvm::makeIntrusiveRefCnt<clang::FileManager>(FSOpts, FS);
+
+  ErrorCollector Errors(Facts.Diagnostics);
+  clang::tooling::ToolInvocation Invocation(parseCommandLine(Job, Env),
+                                            std::make_unique<CollectAction>(Facts), Files.get());
+  Invocation.setDiagnosticConsumer(&Errors);
+  bool Ok = Invocation.run();
+  if (!Ok || Errors.getNumErrors() > 0) {
+    Facts.Failed = true;
+    Facts.Vars.clear();
+    Facts.Kernels.clear();
+    if (Facts.Diagnostics.empty())
+      Facts.Diagnostics.push_back(
+          inputError(Job.Command.File, "Clang could not parse '" + Job.Command.File + "'"));
+    for (Diagnostic &D : Facts.Diagnostics) {
+      D.Arch = Facts.Arch;
+      if (D.Loc.File.empty())
+        D.Loc.File = Job.Command.File;
+    }
+  }
+  return Facts;
+}
+
+std::vector<TranslationUnitFacts> analyzeAll(const std::vector<UnitJob> &Jobs,
+                                             const ParseEnvironment &Env, unsigned Threads) {
+  std::vector<TranslationUnitFacts> Results(Jobs.size());
+  if (Threads <= 1 || Jobs.size() <= 1) {
+    for (size_t I = 0; I < Jobs.size(); ++I)
+      Results[I] = analyzeUnit(Jobs[I], Env);
+    return Results;
+  }
+  llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(Threads));
+  for (size_t I = 0; I < Jobs.size(); ++I)
+    Pool.async([&, I] { Results[I] = analyzeUnit(Jobs[I], Env); });
+  Pool.wait();
+  return Results;
+}
+
+} // namespace frontend
+} // namespace tilefit

@@ -1,0 +1,411 @@
+//===- CommandTranslation.cpp ---------------------------------------------===//
+//
+// nvcc's options are described in a table (NvccOptions) rather than in code: each entry names
+// the spellings nvcc accepts, whether it takes a value, and what tilefit does with it.
+//
+//===----------------------------------------------------------------------===//
+#include "tilefit/frontend/CommandTranslation.h"
+
+#include "tilefit/model/Arch.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+#include <initializer_list>
+
+namespace tilefit {
+namespace frontend {
+
+bool isNvcc(llvm::StringRef Compiler) {
+  llvm::StringRef Base = llvm::sys::path::filename(Compiler);
+  return Base == "nvcc" || Base == "nvcc.exe" || Base.ends_with("-nvcc");
+}
+
+namespace {
+
+bool isCudaExtension(llvm::StringRef File) {
+  return llvm::sys::path::extension(File).equals_insensitive(".cu");
+}
+
+void addTarget(DeviceFlags &F, const DeviceTarget &T) {
+  if (std::find(F.Targets.begin(), F.Targets.end(), T) == F.Targets.end())
+    F.Targets.push_back(T);
+}
+
+/// Flags that would make Clang load and run code: never passed on.
+bool isPluginFlag(llvm::StringRef A) {
+  return A.starts_with("-fplugin=") || A.starts_with("-fpass-plugin=") ||
+         A.starts_with("-fplugin-arg-");
+}
+/// -Xclang values that load code; the first three take the plugin (or path) as a value.
+bool isPluginCc1Flag(llvm::StringRef A) {
+  return A == "-load" || A == "-plugin" || A == "-add-plugin" || A.starts_with("-plugin-arg-") ||
+         A.starts_with("-fpass-plugin=") || A == "-load-pass-plugin";
+}
+
+/// Compiler flags that take their value as the next argument, which must be kept or dropped
+/// with them.
+bool clangFlagTakesValue(llvm::StringRef A) {
+  return llvm::StringSwitch<bool>(A)
+      .Cases("-I", "-isystem", "-iquote", "-idirafter", "-include", "-imacros", true)
+      .Cases("-D", "-U", "-x", "-o", "-MF", "-MT", "-MQ", "-MJ", true)
+      .Cases("-Xclang", "-Xarch_host", "-Xarch_device", "-Xcuda-ptxas", "-Xcuda-fatbinary", true)
+      .Cases("-target", "--target", "-isysroot", "--sysroot", "-resource-dir", true)
+      .Cases("-Xlinker", "-Xassembler", "-Xpreprocessor", "-arch", "-working-directory", true)
+      .Default(false);
+}
+
+//===-- clang ------------------------------------------------------------===//
+
+DeviceFlags translateClang(const CompileCommand &Cmd) {
+  DeviceFlags F;
+  F.IsCuda = isCudaExtension(Cmd.File);
+  const auto &A = Cmd.Arguments;
+  std::vector<std::string> Removed;
+  for (size_t I = 1; I < A.size(); ++I) {
+    llvm::StringRef Arg = A[I];
+    auto Next = [&]() -> llvm::StringRef { return I + 1 < A.size() ? llvm::StringRef(A[++I]) : ""; };
+    if (!Arg.starts_with("-") || Arg == "-")
+      continue; // An input: the source itself, or another file.
+    if (isPluginFlag(Arg)) {
+      F.Refused.push_back(Arg.str());
+      continue;
+    }
+    if (Arg == "-Xclang") {
+      llvm::StringRef V = Next();
+      if (isPluginCc1Flag(V)) {
+        F.Refused.push_back("-Xclang " + V.str());
+        // The value of -load/-plugin/-add-plugin follows as another -Xclang.
+        if ((V == "-load" || V == "-plugin" || V == "-add-plugin" || V == "-load-pass-plugin") &&
+            I + 2 < A.size() && A[I + 1] == "-Xclang")
+          I += 2;
+        continue;
+      }
+      F.ClangArgs.push_back("-Xclang");
+      F.ClangArgs.push_back(V.str());
+      continue;
+    }
+    if (Arg.consume_front("--cuda-gpu-arch=") || Arg.consume_front("--offload-arch=")) {
+      llvm::SmallVector<llvm::StringRef, 4> Parts;
+      Arg.split(Parts, ',', -1, false);
+      for (llvm::StringRef P : Parts)
+        if (auto Parsed = parseArch(P))
+          addTarget(F, {Parsed->name(), Parsed->cudaArchMacro()});
+      continue;
+    }
+    if (Arg.consume_front("--no-cuda-gpu-arch=") || Arg.consume_front("--no-offload-arch=")) {
+      if (Arg == "all")
+        F.Targets.clear();
+      else if (auto Parsed = parseArch(Arg))
+        F.Targets.erase(std::remove_if(F.Targets.begin(), F.Targets.end(),
+                                       [&](const DeviceTarget &T) { return T.Real == Parsed->name(); }),
+                        F.Targets.end());
+      continue;
+    }
+    if (Arg.consume_front("--cuda-path=")) {
+      F.CudaPath = Arg.str();
+      continue;
+    }
+    if (Arg == "-fgpu-rdc" || Arg == "-fcuda-rdc") {
+      F.Rdc = true;
+      continue;
+    }
+    if (Arg == "-fno-gpu-rdc") {
+      F.Rdc = false;
+      continue;
+    }
+    if (Arg == "-x" || Arg.starts_with("-x")) {
+      llvm::StringRef Lang = Arg == "-x" ? Next() : Arg.drop_front(2);
+      F.IsCuda = Lang == "cuda" || Lang == "cu";
+      continue;
+    }
+    if (Arg == "-Xarch_device") {
+      if (llvm::StringRef V = Next(); !isPluginFlag(V))
+        F.ClangArgs.push_back(V.str());
+      continue;
+    }
+    // Flags with effects outside the parse (outputs, dependency files, temporaries) or that
+    // would turn harmless warnings into errors.
+    if (Arg == "-o" || Arg == "-MF" || Arg == "-MT" || Arg == "-MQ" || Arg == "-MJ" ||
+        Arg == "-Xarch_host" || Arg == "-Xcuda-ptxas" || Arg == "-Xcuda-fatbinary" ||
+        Arg == "-Xlinker" || Arg == "-Xassembler") {
+      Next();
+      continue;
+    }
+    if (Arg.starts_with("-o") || Arg == "-c" || Arg == "-S" || Arg == "-E" ||
+        Arg == "-fsyntax-only" || Arg == "-M" || Arg == "-MM" || Arg == "-MD" || Arg == "-MMD" ||
+        Arg == "-MP" || Arg == "-MG" || Arg.starts_with("-MF") || Arg.starts_with("-MT") ||
+        Arg.starts_with("-MQ") || Arg.starts_with("-MJ") || Arg.starts_with("-Werror") ||
+        Arg == "-pedantic-errors" || Arg.starts_with("-save-temps") ||
+        Arg.starts_with("-ftime-trace") || Arg.starts_with("-fcrash-diagnostics") ||
+        Arg == "--cuda-host-only" || Arg == "--cuda-device-only" ||
+        Arg == "--cuda-compile-host-device" || Arg.starts_with("-emit-") ||
+        Arg.starts_with("-fmodules-cache-path") || Arg.starts_with("-Wl,") ||
+        Arg.starts_with("-Wa,") || Arg.starts_with("-Wp,")) {
+      continue;
+    }
+    F.ClangArgs.push_back(Arg.str());
+    if (clangFlagTakesValue(Arg) && I + 1 < A.size())
+      F.ClangArgs.push_back(A[++I]);
+  }
+  return F;
+}
+
+//===-- nvcc -------------------------------------------------------------===//
+
+enum class NvccAction {
+  Drop,          ///< Accepted, irrelevant to parsing.
+  Keep,          ///< Passed on as `-<clang spelling><value>`.
+  Arch,          ///< -arch / --gpu-architecture
+  Code,          ///< -code / --gpu-code
+  Gencode,       ///< -gencode / --generate-code
+  Rdc,           ///< -rdc=<bool>
+  RdcOn,         ///< -dc, -dw
+  Language,      ///< -x
+  Std,           ///< -std / --std
+  HostCompiler,  ///< -Xcompiler / --compiler-options: keep -D/-I/-std among them
+  ForwardUnknown ///< -forward-unknown-to-host-compiler
+};
+
+struct NvccOption {
+  std::initializer_list<const char *> Names; ///< With their leading dashes.
+  bool TakesValue;
+  NvccAction Action;
+  const char *Clang = nullptr;               ///< For Keep: the clang flag.
+};
+
+const NvccOption NvccOptions[] = {
+    {{"-I", "--include-path"}, true, NvccAction::Keep, "-I"},
+    {{"-isystem", "--system-include"}, true, NvccAction::Keep, "-isystem"},
+    {{"-D", "--define-macro"}, true, NvccAction::Keep, "-D"},
+    {{"-U", "--undefine-macro"}, true, NvccAction::Keep, "-U"},
+    {{"-include", "--pre-include"}, true, NvccAction::Keep, "-include"},
+    {{"-std", "--std"}, true, NvccAction::Std},
+    {{"-x", "--x"}, true, NvccAction::Language},
+    {{"-arch", "--gpu-architecture"}, true, NvccAction::Arch},
+    {{"-code", "--gpu-code"}, true, NvccAction::Code},
+    {{"-gencode", "--generate-code"}, true, NvccAction::Gencode},
+    {{"-rdc", "--relocatable-device-code"}, true, NvccAction::Rdc},
+    {{"-dc", "--device-c", "-dw", "--device-w"}, false, NvccAction::RdcOn},
+    {{"-Xcompiler", "--compiler-options"}, true, NvccAction::HostCompiler},
+    {{"-forward-unknown-to-host-compiler", "--forward-unknown-to-host-compiler",
+      "-forward-unknown-opts", "--forward-unknown-opts"},
+     false, NvccAction::ForwardUnknown},
+    // Accepted and irrelevant to a device-side parse.
+    {{"-o", "--output-file", "-ccbin", "--compiler-bindir", "-Xptxas", "--ptxas-options",
+      "-Xlinker", "--linker-options", "-Xnvlink", "--nvlink-options", "-Xcudafe", "-Xcicc",
+      "-Xfatbin", "--fatbin-options", "-Xarchive", "--archive-options", "-maxrregcount",
+      "--maxrregcount", "-t", "--threads", "--diag-suppress", "-diag-suppress", "--diag-warn",
+      "-diag-warn", "--diag-error", "-diag-error", "--keep-dir", "-keep-dir", "-odir",
+      "--output-directory", "-MF", "--dependency-output", "-MT", "--dependency-target-name",
+      "-cudart", "--cudart", "-cudadevrt", "--cudadevrt", "--default-stream", "-default-stream",
+      "-l", "--library", "-L", "--library-path", "-ftz", "--ftz", "-prec-div", "--prec-div",
+      "-prec-sqrt", "--prec-sqrt", "-fmad", "--fmad", "-time", "--time", "-split-compile",
+      "--split-compile", "-Werror", "--Werror", "-err-no", "-ftemplate-depth",
+      "--ftemplate-depth", "-dlto", "-dlink-time-opt", "-arch-ls", "-ptxas-options",
+      "-jump-table-density", "-Xnvlink", "-E", "--list-gpu-arch"},
+     true, NvccAction::Drop},
+    {{"-c", "--compile", "-lineinfo", "--generate-line-info", "-G", "--device-debug", "-g",
+      "--debug", "-keep", "--keep", "-w", "--disable-warnings", "-Wno-deprecated-gpu-targets",
+      "-Wno-deprecated-declarations", "-use_fast_math", "--use_fast_math", "-expt-relaxed-constexpr",
+      "--expt-relaxed-constexpr", "-expt-extended-lambda", "--expt-extended-lambda",
+      "-extended-lambda", "--extended-lambda", "-m64", "--machine", "-MD", "-MMD", "-M",
+      "--generate-dependencies", "--generate-nonsystem-dependencies", "-res-usage",
+      "--resource-usage", "-v", "--verbose", "-dryrun", "--dryrun", "-shared", "--shared",
+      "-lib", "--lib", "-link", "--link", "-cubin", "--cubin", "-ptx", "--ptx", "-fatbin",
+      "--fatbin", "-dlink", "--device-link", "-Wreorder", "-Wext-lambda-captures-this",
+      "-Wno-deprecated-gpu-targets", "-restrict", "--restrict", "-src-in-ptx", "--source-in-ptx",
+      "-allow-unsupported-compiler", "--allow-unsupported-compiler", "-noprof", "--dont-use-profile",
+      "-static-global-template-stub", "--static-global-template-stub", "-pg", "-O0", "-O1", "-O2",
+      "-O3", "-Os", "-Og", "-Wall", "-Wextra", "-pedantic", "-fPIC", "-pthread", "-DNDEBUG"},
+     false, NvccAction::Drop},
+};
+
+const NvccOption *findNvccOption(llvm::StringRef Name) {
+  for (const NvccOption &O : NvccOptions)
+    for (const char *N : O.Names)
+      if (Name == N)
+        return &O;
+  return nullptr;
+}
+
+/// `sm_86`, `compute_80`, `[sm_80,compute_80]`, `"sm_80,sm_86"` -> parts.
+llvm::SmallVector<llvm::StringRef, 4> archList(llvm::StringRef V) {
+  V = V.trim("\"'");
+  V = V.trim("[]");
+  llvm::SmallVector<llvm::StringRef, 4> Out;
+  V.split(Out, ',', -1, false);
+  for (auto &P : Out)
+    P = P.trim().trim("\"'");
+  return Out;
+}
+
+/// A -gencode value: `arch=compute_80,code=[sm_80,compute_80]`.
+void addGencode(DeviceFlags &F, llvm::StringRef V) {
+  V = V.trim("\"'");
+  llvm::StringRef ArchPart, CodePart;
+  // Split at ",code=" (code's list may hold commas itself).
+  size_t C = V.find("code=");
+  if (C == llvm::StringRef::npos)
+    return;
+  ArchPart = V.take_front(C).rtrim(',');
+  CodePart = V.drop_front(C + 5);
+  ArchPart.consume_front("arch=");
+  auto Virt = parseArch(ArchPart);
+  for (llvm::StringRef Code : archList(CodePart)) {
+    auto Real = parseArch(Code);
+    if (!Real)
+      continue;
+    // A PTX-only code (compute_XX) is analysed as sm_XX.
+    unsigned CudaArch = Virt ? Virt->cudaArchMacro() : Real->cudaArchMacro();
+    DeviceTarget T{Real->name(), CudaArch};
+    // code=[sm_80,compute_80]: the PTX for the same architecture adds no target.
+    addTarget(F, T);
+  }
+}
+
+void translateHostFlags(DeviceFlags &F, llvm::StringRef List) {
+  llvm::SmallVector<llvm::StringRef, 8> Parts;
+  List.split(Parts, ',', -1, false);
+  for (size_t I = 0; I < Parts.size(); ++I) {
+    llvm::StringRef P = Parts[I].trim().trim("\"'");
+    if (P.starts_with("-D") || P.starts_with("-U") || P.starts_with("-I") ||
+        P.starts_with("-std=") || P.starts_with("-isystem")) {
+      F.ClangArgs.push_back(P.str());
+      if ((P == "-D" || P == "-U" || P == "-I" || P == "-isystem") && I + 1 < Parts.size())
+        F.ClangArgs.push_back(Parts[++I].trim().str());
+    }
+  }
+}
+
+DeviceFlags translateNvcc(const CompileCommand &Cmd) {
+  DeviceFlags F;
+  F.IsNvcc = true;
+  F.IsCuda = isCudaExtension(Cmd.File);
+  const auto &A = Cmd.Arguments;
+  std::vector<std::string> ArchValues, CodeValues;
+  bool ForwardUnknown = false;
+  for (size_t I = 1; I < A.size(); ++I) {
+    llvm::StringRef Arg = A[I];
+    if (!Arg.starts_with("-") || Arg == "-")
+      continue; // An input.
+    if (isPluginFlag(Arg)) {
+      F.Refused.push_back(Arg.str());
+      continue;
+    }
+    llvm::StringRef Name = Arg, Value;
+    bool HasValue = false;
+    if (size_t Eq = Arg.find('='); Eq != llvm::StringRef::npos) {
+      Name = Arg.take_front(Eq);
+      Value = Arg.drop_front(Eq + 1);
+      HasValue = true;
+    }
+    const NvccOption *O = findNvccOption(Name);
+    // Attached values: -I/path, -DNAME=1, -Ufoo, -lfoo, -L/dir, -O3.
+    if (!O && !HasValue) {
+      for (const char *Short : {"-I", "-D", "-U", "-l", "-L"}) {
+        if (Arg.size() > 2 && Arg.starts_with(Short)) {
+          O = findNvccOption(Short);
+          Name = Short;
+          Value = Arg.drop_front(2);
+          HasValue = true;
+          break;
+        }
+      }
+    }
+    if (!O && HasValue && Name.starts_with("-D")) {
+      // -DNAME=VALUE
+      O = findNvccOption("-D");
+      Value = Arg.drop_front(2);
+    }
+    if (!O) {
+      // nvcc passes unknown flags to the host compiler with -forward-unknown-to-host-compiler;
+      // the host compiler's flags do not change the device-side parse.
+      bool HostLike = Arg.starts_with("-W") || Arg.starts_with("-f") || Arg.starts_with("-m") ||
+                      Arg.starts_with("-O") || Arg.starts_with("-g") || Arg == "-pthread";
+      if (!(ForwardUnknown && HostLike) && !Arg.starts_with("-O"))
+        F.Unknown.push_back(Name.str());
+      continue;
+    }
+    if (O->TakesValue && !HasValue) {
+      if (I + 1 >= A.size())
+        break;
+      Value = A[++I];
+    }
+    switch (O->Action) {
+    case NvccAction::Drop:
+      break;
+    case NvccAction::Keep:
+      F.ClangArgs.push_back(O->Clang);
+      F.ClangArgs.push_back(Value.str());
+      break;
+    case NvccAction::Std:
+      F.ClangArgs.push_back("-std=" + Value.str());
+      break;
+    case NvccAction::Language:
+      F.IsCuda = Value == "cu" || Value == "cuda";
+      break;
+    case NvccAction::Arch:
+      ArchValues.push_back(Value.str());
+      break;
+    case NvccAction::Code:
+      CodeValues.push_back(Value.str());
+      break;
+    case NvccAction::Gencode:
+      addGencode(F, Value);
+      break;
+    case NvccAction::Rdc:
+      F.Rdc = Value == "true" || Value == "1";
+      break;
+    case NvccAction::RdcOn:
+      F.Rdc = true;
+      break;
+    case NvccAction::HostCompiler:
+      translateHostFlags(F, Value);
+      break;
+    case NvccAction::ForwardUnknown:
+      ForwardUnknown = true;
+      break;
+    }
+  }
+
+  // -arch / -code, after -gencode (both may appear; nvcc adds them together).
+  for (const std::string &AV : ArchValues) {
+    for (llvm::StringRef V : archList(AV)) {
+      if (V == "all" || V == "all-major") {
+        for (const std::string &R : nvccRealArchs()) {
+          auto P = parseArch(R);
+          if (V == "all-major" && P->Number % 10 != 0)
+            continue;
+          addTarget(F, {P->name(), P->cudaArchMacro()});
+        }
+        continue;
+      }
+      auto Virt = parseArch(V);
+      if (!Virt)
+        continue;
+      if (CodeValues.empty()) {
+        addTarget(F, {Virt->name(), Virt->cudaArchMacro()});
+        continue;
+      }
+      for (const std::string &CV : CodeValues)
+        for (llvm::StringRef Code : archList(CV))
+          if (auto Real = parseArch(Code))
+            addTarget(F, {Real->name(), Virt->cudaArchMacro()});
+    }
+  }
+  return F;
+}
+
+} // namespace
+
+DeviceFlags translateCommand(const CompileCommand &Cmd) {
+  if (!Cmd.Arguments.empty() && isNvcc(Cmd.Arguments[0]))
+    return translateNvcc(Cmd);
+  return translateClang(Cmd);
+}
+
+} // namespace frontend
+} // namespace tilefit

@@ -1,0 +1,147 @@
+//===- CompileCommand.cpp -------------------------------------------------===//
+#include "tilefit/frontend/CompileCommand.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/StringSaver.h"
+
+#include <nlohmann/json.hpp>
+
+namespace tilefit {
+namespace frontend {
+
+std::vector<std::string> splitCommandLine(llvm::StringRef Command) {
+  llvm::BumpPtrAllocator Alloc;
+  llvm::StringSaver Saver(Alloc);
+  llvm::SmallVector<const char *, 64> Argv;
+  llvm::cl::TokenizeGNUCommandLine(Command, Saver, Argv, /*MarkEOLs=*/false);
+  std::vector<std::string> Out;
+  for (const char *A : Argv)
+    if (A)
+      Out.emplace_back(A);
+  return Out;
+}
+
+namespace {
+
+std::string absolute(llvm::StringRef Base, llvm::StringRef P) {
+  llvm::SmallString<256> Out(P);
+  if (!llvm::sys::path::is_absolute(Out)) {
+    Out = Base;
+    llvm::sys::path::append(Out, P);
+  }
+  llvm::sys::path::remove_dots(Out, /*remove_dot_dot=*/true);
+  return std::string(Out);
+}
+
+} // namespace
+
+llvm::Expected<std::vector<CompileCommand>>
+loadCompilationDatabase(llvm::StringRef Path, std::vector<std::string> &Warnings) {
+  llvm::SmallString<256> File(Path);
+  if (llvm::sys::fs::is_directory(File))
+    llvm::sys::path::append(File, "compile_commands.json");
+  llvm::sys::fs::make_absolute(File);
+  llvm::sys::path::remove_dots(File, true);
+  auto Buf = llvm::MemoryBuffer::getFile(File, /*IsText=*/true);
+  if (!Buf)
+    return llvm::createStringError(Buf.getError(), "%s: cannot read the compilation database: %s",
+                                   File.c_str(), Buf.getError().message().c_str());
+  llvm::StringRef Text = (*Buf)->getBuffer();
+  nlohmann::json J;
+  try {
+    J = nlohmann::json::parse(Text.begin(), Text.end());
+  } catch (const nlohmann::json::parse_error &E) {
+    size_t Offset = std::min<size_t>(E.byte ? E.byte - 1 : 0, Text.size());
+    llvm::StringRef Before = Text.take_front(Offset);
+    unsigned Line = 1 + Before.count('\n');
+    unsigned Col = Offset - (Before.rfind('\n') == llvm::StringRef::npos ? -1 : Before.rfind('\n'));
+    return llvm::createStringError(std::errc::invalid_argument,
+                                   "%s:%u:%u: the compilation database is not valid JSON",
+                                   File.c_str(), Line, Col);
+  }
+  if (!J.is_array())
+    return llvm::createStringError(std::errc::invalid_argument,
+                                   "%s: the compilation database must be a JSON array of entries",
+                                   File.c_str());
+
+  const std::string DbDir = std::string(llvm::sys::path::parent_path(File));
+  std::vector<CompileCommand> Out;
+  for (size_t I = 0; I < J.size(); ++I) {
+    const nlohmann::json &E = J[I];
+    std::string Origin = std::string(File) + ", entry " + std::to_string(I + 1);
+    auto Skip = [&](const std::string &Why) { Warnings.push_back(Origin + ": " + Why + "; skipped"); };
+    if (!E.is_object()) {
+      Skip("not an object");
+      continue;
+    }
+    auto Str = [&](const char *Key) -> const nlohmann::json * {
+      auto It = E.find(Key);
+      return It != E.end() && It->is_string() ? &*It : nullptr;
+    };
+    const nlohmann::json *Dir = Str("directory"), *Src = Str("file"), *Cmd = Str("command");
+    if (!Dir) {
+      Skip("no \"directory\" string");
+      continue;
+    }
+    if (!Src) {
+      Skip("no \"file\" string");
+      continue;
+    }
+    CompileCommand C;
+    C.Origin = Origin;
+    C.Directory = absolute(DbDir, Dir->get<std::string>());
+    C.File = absolute(C.Directory, Src->get<std::string>());
+    if (auto It = E.find("arguments"); It != E.end()) {
+      if (!It->is_array()) {
+        Skip("\"arguments\" is not an array");
+        continue;
+      }
+      bool Ok = true;
+      for (const auto &A : *It) {
+        if (!A.is_string()) {
+          Ok = false;
+          break;
+        }
+        C.Arguments.push_back(A.get<std::string>());
+      }
+      if (!Ok) {
+        Skip("\"arguments\" holds something other than strings");
+        continue;
+      }
+    } else if (Cmd) {
+      C.Arguments = splitCommandLine(Cmd->get<std::string>());
+    } else {
+      Skip("neither \"arguments\" nor \"command\"");
+      continue;
+    }
+    if (C.Arguments.empty()) {
+      Skip("empty command");
+      continue;
+    }
+    Out.push_back(std::move(C));
+  }
+  return Out;
+}
+
+std::string findCompilationDatabaseAbove(llvm::StringRef Dir) {
+  llvm::SmallString<256> Cur(Dir);
+  llvm::sys::fs::make_absolute(Cur);
+  while (!Cur.empty()) {
+    llvm::SmallString<256> Candidate(Cur);
+    llvm::sys::path::append(Candidate, "compile_commands.json");
+    if (llvm::sys::fs::is_regular_file(Candidate))
+      return std::string(Candidate);
+    llvm::StringRef Parent = llvm::sys::path::parent_path(Cur);
+    if (Parent == Cur)
+      break;
+    Cur = Parent;
+  }
+  return "";
+}
+
+} // namespace frontend
+} // namespace tilefit

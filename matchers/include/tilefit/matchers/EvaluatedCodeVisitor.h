@@ -1,0 +1,92 @@
+//===- EvaluatedCodeVisitor.h - Walk only code that is evaluated -*- C++ -*-===//
+//
+// A RecursiveASTVisitor base for walking one function's body as code generation sees it:
+// unevaluated operands (sizeof, alignof, decltype, noexcept, typeid of a non-polymorphic
+// operand) and the discarded branch of `if constexpr` are skipped, and the bodies of lambdas
+// and local classes are left to the derived visitor (they are functions of their own).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEFIT_MATCHERS_EVALUATEDCODEVISITOR_H
+#define TILEFIT_MATCHERS_EVALUATEDCODEVISITOR_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+
+namespace tilefit {
+namespace matchers {
+
+template <typename Derived>
+class EvaluatedCodeVisitor : public clang::RecursiveASTVisitor<Derived> {
+  using Base = clang::RecursiveASTVisitor<Derived>;
+
+public:
+  explicit EvaluatedCodeVisitor(clang::ASTContext &Ctx) : Ctx(Ctx) {}
+
+  bool shouldVisitImplicitCode() const { return true; }
+  bool shouldVisitTemplateInstantiations() const { return false; }
+
+  /// Walks \p FD's member initializers and body.
+  void walkFunction(const clang::FunctionDecl *FD) {
+    if (const auto *Ctor = llvm::dyn_cast<clang::CXXConstructorDecl>(FD))
+      for (const clang::CXXCtorInitializer *Init : Ctor->inits())
+        derived().TraverseStmt(Init->getInit());
+    derived().TraverseStmt(FD->getBody());
+  }
+
+  // Unevaluated operands generate no code.
+  bool TraverseUnaryExprOrTypeTraitExpr(clang::UnaryExprOrTypeTraitExpr *) { return true; }
+  bool TraverseCXXNoexceptExpr(clang::CXXNoexceptExpr *) { return true; }
+  bool TraverseDecltypeTypeLoc(clang::DecltypeTypeLoc) { return true; }
+  bool TraverseTypeOfExprTypeLoc(clang::TypeOfExprTypeLoc) { return true; }
+  bool TraverseCXXTypeidExpr(clang::CXXTypeidExpr *E) {
+    return E->isPotentiallyEvaluated() ? Base::TraverseCXXTypeidExpr(E) : true;
+  }
+
+  // `if constexpr` in non-template code keeps its discarded branch in the AST (an
+  // instantiation drops it already): walk only the branch that is taken. With
+  // PruneConstantBranches, plain `if`s whose condition folds to a constant are treated the
+  // same way (the optimizer removes the dead branch).
+  bool TraverseIfStmt(clang::IfStmt *S) {
+    bool Value = false;
+    if (!(S->isConstexpr() || derived().pruneConstantBranches()) || !S->getCond() ||
+        S->getCond()->isValueDependent() ||
+        !S->getCond()->EvaluateAsBooleanCondition(Value, Ctx))
+      return Base::TraverseIfStmt(S);
+    if (S->getInit())
+      derived().TraverseStmt(S->getInit());
+    if (S->getConditionVariableDeclStmt())
+      derived().TraverseStmt(S->getConditionVariableDeclStmt());
+    if (clang::Stmt *Taken = Value ? S->getThen() : S->getElse())
+      derived().TraverseStmt(Taken);
+    return true;
+  }
+  bool pruneConstantBranches() const { return false; }
+
+protected:
+  Derived &derived() { return *static_cast<Derived *>(this); }
+  clang::ASTContext &Ctx;
+};
+
+/// Whether \p FD is a template instantiation: a function template specialization (implicit or
+/// explicitly instantiated) or a member function of a class template specialization. Explicit
+/// specializations (`template<> void f<3>()`) are ordinary functions.
+inline bool isTemplateInstance(const clang::FunctionDecl *FD) {
+  return FD->isTemplateInstantiation();
+}
+
+/// Whether \p FD is nested in another function: a lambda's call operator or a member of a
+/// local class.
+inline bool isNestedFunction(const clang::FunctionDecl *FD) {
+  for (const clang::DeclContext *DC = FD->getDeclContext(); DC; DC = DC->getParent())
+    if (llvm::isa<clang::FunctionDecl>(DC))
+      return true;
+  if (const auto *MD = llvm::dyn_cast<clang::CXXMethodDecl>(FD))
+    return MD->getParent()->isLambda();
+  return false;
+}
+
+} // namespace matchers
+} // namespace tilefit
+
+#endif

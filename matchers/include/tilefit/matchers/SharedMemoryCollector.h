@@ -1,0 +1,53 @@
+//===- SharedMemoryCollector.h - Kernels and __shared__ storage -*- C++ -*-===//
+//
+// AST matchers that find, in one translation unit parsed in CUDA device mode, every kernel
+// (each template instantiation its own) and every `__shared__` variable, and a walk of each
+// kernel's call graph that records which variables it reaches. The callbacks only translate:
+// Clang locations become SourcePos, Clang types become layouts; the model decides the rest.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEFIT_MATCHERS_SHAREDMEMORYCOLLECTOR_H
+#define TILEFIT_MATCHERS_SHAREDMEMORYCOLLECTOR_H
+
+#include "tilefit/model/Facts.h"
+
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+#include <memory>
+#include <vector>
+
+namespace clang {
+class ASTContext;
+class FunctionDecl;
+class VarDecl;
+} // namespace clang
+
+namespace tilefit {
+namespace matchers {
+
+class InstantiationRecorder;
+
+class SharedMemoryCollector {
+public:
+  SharedMemoryCollector();
+  ~SharedMemoryCollector();
+
+  /// Adds the matchers to \p Finder; the collector must outlive the match run.
+  void registerMatchers(clang::ast_matchers::MatchFinder &Finder);
+
+  /// After the finder has run over \p Ctx: walks each kernel's call graph and fills
+  /// \p Out.Vars and \p Out.Kernels.
+  void finish(clang::ASTContext &Ctx, const InstantiationRecorder &Instantiations,
+              TranslationUnitFacts &Out);
+
+private:
+  class SharedVarCallback;
+  class KernelCallback;
+  std::unique_ptr<SharedVarCallback> Vars;
+  std::unique_ptr<KernelCallback> Kernels;
+};
+
+} // namespace matchers
+} // namespace tilefit
+
+#endif

@@ -1,0 +1,332 @@
+//===- SharedMemoryCollector.cpp ------------------------------------------===//
+#include "tilefit/matchers/SharedMemoryCollector.h"
+
+#include "tilefit/matchers/EmissionWalk.h"
+#include "tilefit/matchers/EvaluatedCodeVisitor.h"
+#include "tilefit/matchers/SourcePosition.h"
+#include "tilefit/matchers/TypeLayout.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/GlobalDecl.h"
+#include "clang/AST/Mangle.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <algorithm>
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace tilefit {
+namespace matchers {
+namespace {
+
+/// A declaration inside an uninstantiated template (a pattern): its types may be dependent and
+/// it is never emitted. Only its instantiations get figures.
+AST_MATCHER(Decl, isTemplated) { return Node.isTemplated(); }
+
+/// `extern template` declarations: the definition lives in another translation unit.
+AST_MATCHER(FunctionDecl, isExplicitInstantiationDeclaration) {
+  return Node.getTemplateSpecializationKind() == TSK_ExplicitInstantiationDeclaration;
+}
+
+/// Every `__shared__` variable with a concrete type: namespace-scope ones, function-local
+/// statics of kernels and device functions, and those of every template instantiation (the
+/// finder visits instantiations), but not the uninstantiated template patterns.
+DeclarationMatcher sharedVarMatcher() {
+  return varDecl(hasAttr(attr::CUDAShared), unless(isTemplated())).bind("var");
+}
+
+/// Every kernel that gets code: a `__global__` definition that is not a template pattern,
+/// i.e. a plain kernel or an implicit or explicit instantiation of a kernel template.
+DeclarationMatcher kernelMatcher() {
+  return functionDecl(hasAttr(attr::CUDAGlobal), isDefinition(), unless(isTemplated()),
+                      unless(isExplicitInstantiationDeclaration()))
+      .bind("kernel");
+}
+
+/// What one function's definition refers to in code that runs: the `__shared__` variables it
+/// names and the functions it calls or takes the address of. Branches whose condition folds to
+/// a constant are pruned as the optimizer prunes them; lambdas and local classes are
+/// functions of their own, reached through their calls.
+class ReferenceScanner : public EvaluatedCodeVisitor<ReferenceScanner> {
+public:
+  using EvaluatedCodeVisitor::EvaluatedCodeVisitor;
+
+  llvm::SetVector<const VarDecl *> Vars;
+  llvm::SetVector<const FunctionDecl *> Callees;
+
+  bool pruneConstantBranches() const { return true; }
+
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    if (const auto *VD = dyn_cast<VarDecl>(E->getDecl())) {
+      if (VD->hasAttr<CUDASharedAttr>())
+        Vars.insert(VD->getCanonicalDecl());
+    } else if (const auto *FD = dyn_cast<FunctionDecl>(E->getDecl())) {
+      Callees.insert(FD);
+    }
+    return true;
+  }
+  bool VisitMemberExpr(MemberExpr *E) {
+    if (const auto *MD = dyn_cast<CXXMethodDecl>(E->getMemberDecl()))
+      Callees.insert(MD);
+    return true;
+  }
+  bool VisitCXXConstructExpr(CXXConstructExpr *E) {
+    Callees.insert(E->getConstructor());
+    return true;
+  }
+  bool VisitCXXNewExpr(CXXNewExpr *E) {
+    if (const FunctionDecl *FD = E->getOperatorNew())
+      Callees.insert(FD);
+    return true;
+  }
+  bool VisitCXXDeleteExpr(CXXDeleteExpr *E) {
+    if (const FunctionDecl *FD = E->getOperatorDelete())
+      Callees.insert(FD);
+    return true;
+  }
+  bool TraverseLambdaExpr(LambdaExpr *E) {
+    for (Expr *Init : E->capture_inits())
+      if (Init)
+        TraverseStmt(Init);
+    return true;
+  }
+  bool TraverseCXXRecordDecl(CXXRecordDecl *) { return true; }
+  bool TraverseClassTemplateSpecializationDecl(ClassTemplateSpecializationDecl *) { return true; }
+};
+
+const FunctionDecl *enclosingFunction(const Decl *D) {
+  for (const DeclContext *DC = D->getDeclContext(); DC; DC = DC->getParent())
+    if (const auto *FD = dyn_cast<FunctionDecl>(DC))
+      return FD;
+  return nullptr;
+}
+
+std::string functionName(const FunctionDecl *FD) {
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  PrintingPolicy PP(FD->getASTContext().getLangOpts());
+  PP.SuppressTagKeyword = true;
+  PP.SuppressInlineNamespace = true;
+  FD->getNameForDiagnostic(OS, PP, /*Qualified=*/true);
+  return OS.str();
+}
+
+/// The name ptxas prints for \p FD. Clang's device-side Itanium mangling agrees with nvcc's
+/// except for internal-linkage functions: Clang marks them with 'L' before the name
+/// (`_ZL2ksPc`), nvcc does not (`_Z2ksPc`).
+std::string ptxasName(MangleContext &MC, const FunctionDecl *FD) {
+  if (!MC.shouldMangleDeclName(FD))
+    return FD->getNameAsString();
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  MC.mangleName(GlobalDecl(FD), OS);
+  OS.flush();
+  if (!FD->isExternallyVisible() && !FD->isInAnonymousNamespace() && FD->getIdentifier()) {
+    std::string Marker = "L" + std::to_string(FD->getName().size()) + FD->getName().str();
+    if (auto P = S.find(Marker); P != std::string::npos)
+      S.erase(P, 1);
+  }
+  return S;
+}
+
+} // namespace
+
+class SharedMemoryCollector::SharedVarCallback : public MatchFinder::MatchCallback {
+public:
+  void run(const MatchFinder::MatchResult &Result) override {
+    if (const auto *VD = Result.Nodes.getNodeAs<VarDecl>("var"))
+      if (Seen.insert(VD->getCanonicalDecl()).second)
+        Vars.push_back(VD->getCanonicalDecl());
+  }
+  llvm::DenseSet<const VarDecl *> Seen;
+  std::vector<const VarDecl *> Vars; ///< In the order the finder met them.
+};
+
+class SharedMemoryCollector::KernelCallback : public MatchFinder::MatchCallback {
+public:
+  void run(const MatchFinder::MatchResult &Result) override {
+    if (const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>("kernel"))
+      if (Seen.insert(FD).second)
+        Kernels.push_back(FD);
+  }
+  llvm::DenseSet<const FunctionDecl *> Seen;
+  std::vector<const FunctionDecl *> Kernels;
+};
+
+SharedMemoryCollector::SharedMemoryCollector()
+    : Vars(std::make_unique<SharedVarCallback>()), Kernels(std::make_unique<KernelCallback>()) {}
+SharedMemoryCollector::~SharedMemoryCollector() = default;
+
+void SharedMemoryCollector::registerMatchers(MatchFinder &Finder) {
+  Finder.addMatcher(sharedVarMatcher(), Vars.get());
+  Finder.addMatcher(kernelMatcher(), Kernels.get());
+}
+
+void SharedMemoryCollector::finish(ASTContext &Ctx, const InstantiationRecorder &Instantiations,
+                                   TranslationUnitFacts &Out) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  auto Before = [&](SourceLocation A, SourceLocation B) {
+    return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(A), SM.getExpansionLoc(B));
+  };
+
+  // Declaration order: a rank per distinct declaration position.
+  std::vector<const VarDecl *> ByPos = Vars->Vars;
+  std::stable_sort(ByPos.begin(), ByPos.end(), [&](const VarDecl *A, const VarDecl *B) {
+    return Before(A->getLocation(), B->getLocation());
+  });
+  llvm::DenseMap<const VarDecl *, uint64_t> DeclOrder;
+  for (size_t I = 0; I < ByPos.size(); ++I) {
+    bool Same = I > 0 && !Before(ByPos[I - 1]->getLocation(), ByPos[I]->getLocation());
+    DeclOrder[ByPos[I]] = Same ? DeclOrder[ByPos[I - 1]] : I;
+  }
+
+  // Namespaces in order of first opening.
+  std::vector<const NamespaceDecl *> Namespaces;
+  for (const VarDecl *VD : Vars->Vars)
+    for (const DeclContext *DC = VD->getDeclContext(); DC; DC = DC->getParent())
+      if (const auto *ND = dyn_cast<NamespaceDecl>(DC))
+        Namespaces.push_back(ND->getCanonicalDecl());
+  std::sort(Namespaces.begin(), Namespaces.end());
+  Namespaces.erase(std::unique(Namespaces.begin(), Namespaces.end()), Namespaces.end());
+  std::stable_sort(Namespaces.begin(), Namespaces.end(),
+                   [&](const NamespaceDecl *A, const NamespaceDecl *B) {
+                     return Before(A->getLocation(), B->getLocation());
+                   });
+  llvm::DenseMap<const NamespaceDecl *, unsigned> NamespaceOrdinal;
+  for (size_t I = 0; I < Namespaces.size(); ++I)
+    NamespaceOrdinal[Namespaces[I]] = static_cast<unsigned>(I);
+
+  // The variables, translated.
+  llvm::DenseMap<const VarDecl *, size_t> VarIndex;
+  for (const VarDecl *VD : Vars->Vars) {
+    SharedVar V;
+    V.Name = VD->getNameAsString();
+    const FunctionDecl *Fn = enclosingFunction(VD);
+    if (Fn)
+      V.Function = functionName(Fn);
+    V.QualifiedName = Fn ? V.Function + "::" + V.Name : VD->getQualifiedNameAsString();
+    V.Loc = toSourcePos(SM, VD->getLocation());
+    describeVariableLayout(Ctx, VD, V);
+
+    EmissionFacts &E = V.Emission;
+    if (!Fn) {
+      std::vector<unsigned> Chain;
+      for (const DeclContext *DC = VD->getDeclContext(); DC; DC = DC->getParent())
+        if (const auto *ND = dyn_cast<NamespaceDecl>(DC))
+          Chain.push_back(NamespaceOrdinal[ND->getCanonicalDecl()]);
+      E.Namespaces.assign(Chain.rbegin(), Chain.rend());
+    }
+    E.DeclOrder = DeclOrder[VD];
+
+    VarIndex[VD] = Out.Vars.size();
+    Out.Vars.push_back(std::move(V));
+  }
+
+  Out.Emission = buildEmissionProgram(Ctx, VarIndex, Instantiations);
+
+  // Local `__shared__` variables per function, to tell which ones are never referenced.
+  llvm::DenseMap<const FunctionDecl *, std::vector<const VarDecl *>> LocalsOf;
+  for (const VarDecl *VD : Vars->Vars)
+    if (VD->isLocalVarDecl())
+      if (const auto *FD = dyn_cast<FunctionDecl>(VD->getDeclContext()))
+        LocalsOf[FD->getCanonicalDecl()].push_back(VD);
+
+  // What each function refers to, scanned once per function.
+  llvm::DenseMap<const FunctionDecl *, std::unique_ptr<ReferenceScanner>> Scans;
+  auto ScanOf = [&](const FunctionDecl *FD) -> const ReferenceScanner & {
+    auto &Slot = Scans[FD];
+    if (!Slot) {
+      Slot = std::make_unique<ReferenceScanner>(Ctx);
+      Slot->walkFunction(FD);
+    }
+    return *Slot;
+  };
+
+  // Whether a function can reach itself through calls (NVVM does not inline those).
+  llvm::DenseMap<const FunctionDecl *, bool> Recursive;
+  auto isRecursive = [&](const FunctionDecl *Start) {
+    auto [It, Inserted] = Recursive.try_emplace(Start, false);
+    if (!Inserted)
+      return It->second;
+    llvm::DenseSet<const FunctionDecl *> Seen;
+    std::vector<const FunctionDecl *> Work{Start};
+    bool Found = false;
+    while (!Work.empty() && !Found) {
+      const FunctionDecl *FD = Work.back();
+      Work.pop_back();
+      for (const FunctionDecl *Callee : ScanOf(FD).Callees) {
+        const FunctionDecl *Def = Callee->getDefinition();
+        if (!Def || !Def->hasBody())
+          continue;
+        if (Def == Start) {
+          Found = true;
+          break;
+        }
+        if (Seen.insert(Def).second)
+          Work.push_back(Def);
+      }
+    }
+    Recursive[Start] = Found;
+    return Found;
+  };
+
+  std::unique_ptr<MangleContext> MC(Ctx.createMangleContext());
+  for (const FunctionDecl *Kernel : Kernels->Kernels) {
+    KernelFacts K;
+    K.Name = functionName(Kernel);
+    K.Mangled = ptxasName(*MC, Kernel);
+    K.Loc = toSourcePos(SM, Kernel->getLocation());
+    if (Kernel->isTemplateInstantiation() && Kernel->getPointOfInstantiation().isValid())
+      K.InstantiatedAt = toSourcePos(SM, Kernel->getPointOfInstantiation());
+
+    // Depth-first over the call graph; each function once, so recursion terminates.
+    llvm::SetVector<const FunctionDecl *> Reached;
+    llvm::SetVector<const VarDecl *> Used;
+    std::vector<const FunctionDecl *> Work{Kernel};
+    while (!Work.empty()) {
+      const FunctionDecl *FD = Work.back();
+      Work.pop_back();
+      const FunctionDecl *Def = FD->getDefinition();
+      if (!Def || !Def->hasBody() || !Reached.insert(Def))
+        continue;
+      const ReferenceScanner &S = ScanOf(Def);
+      for (const VarDecl *VD : S.Vars)
+        Used.insert(VD);
+      for (auto It = S.Callees.rbegin(); It != S.Callees.rend(); ++It)
+        Work.push_back(*It);
+    }
+    for (const VarDecl *VD : Used)
+      if (auto It = VarIndex.find(VD); It != VarIndex.end())
+        K.Reached.push_back(It->second);
+    // NVVM inlines device functions into the kernel, except `__noinline__` ones and those on a
+    // call cycle; their statics stay at module scope.
+    for (const FunctionDecl *FD : Reached) {
+      if (FD == Kernel->getDefinition() || !(FD->hasAttr<NoInlineAttr>() || isRecursive(FD)))
+        continue;
+      for (const VarDecl *VD : ScanOf(FD).Vars)
+        if (auto It = VarIndex.find(VD); It != VarIndex.end())
+          Out.Vars[It->second].ReferencedOutOfLine = true;
+    }
+    for (const FunctionDecl *FD : Reached) {
+      auto It = LocalsOf.find(FD->getCanonicalDecl());
+      if (It == LocalsOf.end())
+        continue;
+      for (const VarDecl *VD : It->second)
+        if (!Used.count(VD))
+          K.Unreferenced.push_back(VarIndex[VD]);
+    }
+    Out.Kernels.push_back(std::move(K));
+  }
+}
+
+} // namespace matchers
+} // namespace tilefit

@@ -1,0 +1,136 @@
+//===- Facts.h - What the front end found in one translation unit -*- C++ -*-===//
+//
+// The records the matchers fill while Clang's AST is alive. They hold no Clang types: every
+// location is already a file/line/column, every type already a layout (shape, element size,
+// alignment). The model decides everything else from them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEFIT_MODEL_FACTS_H
+#define TILEFIT_MODEL_FACTS_H
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tilefit {
+
+/// A position in a source file, 1-based as in clang's diagnostics. Line 0: no position.
+struct SourcePos {
+  std::string File;
+  unsigned Line = 0;
+  unsigned Column = 0;
+  bool valid() const { return Line != 0; }
+};
+
+/// Where a `__shared__` variable is declared, for the emission order (Layout.cpp).
+struct EmissionFacts {
+  /// Enclosing namespaces (named, anonymous or inline), outermost first, each as the ordinal
+  /// of the namespace's first opening in the translation unit. Empty for the global namespace
+  /// and for every function-local variable (they are ordered with their function).
+  std::vector<unsigned> Namespaces;
+  /// Position of the declaration in the unit (the template's own for an instantiation).
+  uint64_t DeclOrder = 0;
+};
+
+/// One step of the walk that NVVM's front end makes over the unit. Index refers to
+/// TranslationUnitFacts::Vars for Variable, to EmissionProgram::Functions otherwise.
+struct EmissionEvent {
+  enum class Kind {
+    Variable,   ///< A global-namespace declaration, or a first reference to a variable template.
+    Function,   ///< A function definition completes (top level: a non-template definition).
+    Instantiate ///< A reference to a template specialization (a call, a launch, an explicit
+                ///< instantiation): listed for instantiation, or instantiated right there.
+  };
+  Kind K = Kind::Variable;
+  size_t Index = 0;
+};
+
+/// A function as NVVM's front end completes it.
+struct EmissionFunction {
+  std::string Name;                  ///< For messages and tests.
+  bool IsTemplateInstance = false;   ///< Completed when instantiated, at the end of the unit.
+  bool ReturnsAuto = false;          ///< A template instantiated where it is first used.
+  bool Nested = false;               ///< A lambda's call operator or a local class's member.
+  bool ContainsLambda = false;       ///< Its body holds a lambda expression at any depth.
+  bool InsideLambda = false;         ///< Nested inside a lambda's body.
+  std::vector<EmissionEvent> Body;   ///< In source order: references and nested functions.
+  std::vector<size_t> Statics;       ///< Its own `__shared__` statics, block scopes in pre-order.
+};
+
+/// The unit as NVVM's front end walks it: enough to derive the order of its `.shared`
+/// variables in the PTX module.
+struct EmissionProgram {
+  std::vector<EmissionFunction> Functions;
+  std::vector<EmissionEvent> TopLevel; ///< In source order.
+};
+
+/// One `__shared__` declaration, evaluated.
+struct SharedVar {
+  std::string Name;             ///< As written: `tile`.
+  std::string Function;         ///< Enclosing function with template arguments; "" at namespace scope.
+  std::string QualifiedName;    ///< `ns::tile`, or `f<64>::tile` for a function-local one.
+  SourcePos Loc;                ///< The declaration (the template's own line for instantiations).
+  std::string Type;             ///< After template substitution: `float[3][64][17]`.
+  std::string ElementType;      ///< Innermost non-array type, sugar kept: `__half`.
+  std::string CanonicalElementType; ///< The same without sugar: `struct __half`.
+  std::vector<uint64_t> Shape;  ///< Array extents, outermost first; empty for a scalar or object.
+  uint64_t ElementBytes = 0;    ///< sizeof the element type.
+  uint64_t Align = 1;           ///< Alignment in bytes, raised by alignas/__align__ on type or variable.
+  std::optional<uint64_t> Bytes;///< Size in bytes; unset when it cannot be known (see UnknownReason).
+  std::string UnknownReason;    ///< Why Bytes is unknown.
+  bool IsDynamic = false;       ///< `extern __shared__ T x[]`: its size is given at launch.
+  /// Referenced by a function NVVM keeps out of line (`__noinline__`, recursive): the variable
+  /// is then emitted at module scope even when only one kernel reaches it.
+  bool ReferencedOutOfLine = false;
+  EmissionFacts Emission;
+};
+
+/// One kernel (one instantiation, for templates) with what it reaches.
+struct KernelFacts {
+  std::string Name;             ///< Qualified, with template arguments: `ns::staged<64, 16, 3>`.
+  std::string Mangled;          ///< The Itanium name ptxas prints.
+  SourcePos Loc;                ///< The kernel's name in its definition.
+  std::optional<SourcePos> InstantiatedAt; ///< For template instantiations: where requested.
+  /// Indices into TranslationUnitFacts::Vars of every `__shared__` variable (static or dynamic)
+  /// the kernel and the functions it calls, directly or transitively, refer to; each once.
+  std::vector<size_t> Reached;
+  /// Indices of variables declared in functions the kernel reaches but never referred to by
+  /// evaluated code: nvcc does not emit them, so they take no memory.
+  std::vector<size_t> Unreferenced;
+};
+
+enum class Severity { Note, Warning, Error };
+
+struct Note {
+  std::string Message;
+  SourcePos Loc;
+};
+
+/// A finding in clang's shape: a primary location, a message, the check, and notes.
+struct Diagnostic {
+  Severity Level = Severity::Error;
+  std::string Check;            ///< `tilefit-static-limit`; `clang-diagnostic-error` for parse errors.
+  std::string Message;          ///< Lowercase, no trailing period, concrete numbers.
+  SourcePos Loc;
+  std::string Arch;             ///< The architecture the finding is about; "" if none.
+  std::vector<Note> Notes;
+};
+
+/// Everything the front end learnt from one translation unit parsed for one architecture.
+struct TranslationUnitFacts {
+  std::string File;
+  std::string Arch;             ///< The target: `sm_100a`.
+  std::string ParsedAs;         ///< The architecture Clang parsed for (`sm_90` for `sm_100a`).
+  bool RelocatableDeviceCode = false;
+  bool Failed = false;          ///< The unit could not be analysed; see Diagnostics.
+  std::vector<SharedVar> Vars;
+  std::vector<KernelFacts> Kernels;
+  EmissionProgram Emission;
+  /// Problems with the unit itself: unreadable, not CUDA, parse errors.
+  std::vector<Diagnostic> Diagnostics;
+};
+
+} // namespace tilefit
+
+#endif

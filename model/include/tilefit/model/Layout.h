@@ -1,0 +1,58 @@
+//===- Layout.h - ptxas's static shared-memory layout ------------*- C++ -*-===//
+//
+// Where ptxas puts each `__shared__` variable of a kernel, and the "bytes smem" figure it
+// prints. The rules, and the probes they were worked out from, are documented in Layout.cpp.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEFIT_MODEL_LAYOUT_H
+#define TILEFIT_MODEL_LAYOUT_H
+
+#include "tilefit/model/Facts.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tilefit {
+
+struct Placement {
+  size_t Var = 0;                ///< Index into TranslationUnitFacts::Vars.
+  std::optional<uint64_t> Offset;///< Byte offset in the kernel's static shared memory.
+  bool SharedWithOtherKernels = false; ///< Another kernel of the unit reaches it too.
+  bool AtModuleScope = false;          ///< Placed after the kernel's own variables.
+};
+
+struct KernelLayout {
+  /// The kernel's static shared memory as ptxas reports it; unset when unknown.
+  std::optional<uint64_t> Total;
+  std::string UnknownReason;
+  /// The end of the last variable, before any rounding of the total (equal to Total unless
+  /// RoundedTo is set).
+  std::optional<uint64_t> End;
+  /// Set when the total was rounded up to this multiple (see Layout.cpp).
+  std::optional<uint64_t> RoundedTo;
+  std::vector<Placement> Placed; ///< Static variables in layout order.
+  bool DynamicDeclared = false;  ///< The kernel reaches an `extern __shared__` array.
+  std::vector<size_t> Dynamic;   ///< The `extern __shared__` arrays it reaches.
+};
+
+/// The layout of every kernel of one translation unit (one architecture).
+class UnitLayout {
+public:
+  explicit UnitLayout(const TranslationUnitFacts &TU);
+  KernelLayout layout(size_t Kernel) const;
+
+  /// The unit's variables in the order nvcc emits them in the PTX module.
+  const std::vector<size_t> &emissionOrder() const { return Order; }
+
+private:
+  const TranslationUnitFacts &TU;
+  std::vector<size_t> Order;         ///< Emission order (indices into Vars).
+  std::vector<unsigned> Rank;        ///< Rank[var] = its position in Order.
+  std::vector<unsigned> ReachCount;  ///< How many kernels reach each variable.
+  std::optional<uint64_t> ExternRounding; ///< See Layout.cpp.
+};
+
+} // namespace tilefit
+
+#endif

@@ -1,0 +1,72 @@
+//===- Report.h - What tilefit reports, for every reporter ------*- C++ -*-===//
+//
+// The model's output. Reporters (text, JSON) render this and nothing else: they never see Clang.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEFIT_MODEL_REPORT_H
+#define TILEFIT_MODEL_REPORT_H
+
+#include "tilefit/model/Facts.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tilefit {
+
+/// The capacity database's limits for one architecture, as reported with each kernel (bytes).
+struct Limits {
+  std::optional<uint64_t> StaticMax;
+  std::optional<uint64_t> BlockDefaultMax;
+  std::optional<uint64_t> BlockOptinMax;
+  std::optional<uint64_t> SmMax;
+  std::optional<uint64_t> ReservedPerBlock;
+};
+
+/// One static `__shared__` variable of a kernel, placed.
+struct AllocationReport {
+  SharedVar Var;
+  std::optional<uint64_t> Offset;      ///< Unset when an earlier size is unknown.
+  bool SharedWithOtherKernels = false; ///< Another kernel of the unit reaches it too.
+  bool AtModuleScope = false;          ///< ptxas places it after the kernel's own variables.
+};
+
+/// One kernel (instantiation) on one architecture.
+struct KernelReport {
+  std::string Name;
+  std::string Mangled;
+  SourcePos Loc;
+  std::optional<SourcePos> InstantiatedAt;
+  std::string TranslationUnit;        ///< The source file that was parsed.
+  std::string Arch;
+  std::string ParsedAs;               ///< Differs from Arch when Clang does not know Arch.
+  std::optional<uint64_t> StaticBytes;///< "bytes smem" as ptxas prints it; unset when unknown.
+  std::string UnknownReason;
+  std::optional<uint64_t> RoundedTo;  ///< The total was rounded up to this multiple.
+  bool DynamicDeclared = false;       ///< It reaches an `extern __shared__` array.
+  std::vector<SharedVar> DynamicVars;
+  std::vector<AllocationReport> Allocations; ///< In layout order.
+  std::vector<SharedVar> Unreferenced;       ///< Declared, never used: not allocated.
+  Limits Limit;
+};
+
+/// One translation unit parsed for one architecture.
+struct UnitReport {
+  std::string File;
+  std::string Arch;
+  std::string ParsedAs;
+  bool Ok = true;
+  std::vector<Diagnostic> Messages;   ///< Problems with the unit itself (parse errors).
+};
+
+struct Report {
+  std::vector<UnitReport> Units;
+  std::vector<KernelReport> Kernels;
+  std::vector<Diagnostic> Diagnostics;
+  /// Problems that belong to no translation unit (a bad compilation database entry).
+  std::vector<Diagnostic> ToolMessages;
+};
+
+} // namespace tilefit
+
+#endif

@@ -1,0 +1,23 @@
+//===- Units.h - Byte counts for people, and overflow-safe arithmetic -*- C++ -*-===//
+#ifndef TILEFIT_MODEL_UNITS_H
+#define TILEFIT_MODEL_UNITS_H
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace tilefit {
+
+/// `812 B`, `12.2 KiB`, `1.5 MiB`: KiB = 1024 bytes. Exact values keep no decimals (`48 KiB`).
+std::string humanBytes(uint64_t Bytes);
+
+/// A * B, or nothing on 64-bit overflow.
+std::optional<uint64_t> checkedMul(uint64_t A, uint64_t B);
+/// A + B, or nothing on 64-bit overflow.
+std::optional<uint64_t> checkedAdd(uint64_t A, uint64_t B);
+/// The next multiple of Align (>= 1) at or above V, or nothing on overflow.
+std::optional<uint64_t> alignUp(uint64_t V, uint64_t Align);
+
+} // namespace tilefit
+
+#endif

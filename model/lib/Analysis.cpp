@@ -1,0 +1,214 @@
+//===- Analysis.cpp - Figures and findings for one translation unit -------===//
+#include "tilefit/model/Analysis.h"
+
+#include "tilefit/model/Checks.h"
+#include "tilefit/model/Layout.h"
+#include "tilefit/model/Units.h"
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+
+namespace tilefit {
+namespace {
+
+std::string bytesPhrase(uint64_t Bytes) {
+  std::string S = std::to_string(Bytes) + (Bytes == 1 ? " byte" : " bytes");
+  if (Bytes >= 1024)
+    S += " (" + humanBytes(Bytes) + ")";
+  return S;
+}
+
+std::string shapeSuffix(const SharedVar &V) {
+  return V.Type.empty() ? "" : " (" + V.Type + ")";
+}
+
+/// One note per allocation, largest first; \p Advice is appended to the largest one's note.
+std::vector<Note> allocationNotes(const KernelReport &K, const std::string &Advice) {
+  std::vector<const AllocationReport *> Sorted;
+  for (const AllocationReport &A : K.Allocations)
+    Sorted.push_back(&A);
+  std::stable_sort(Sorted.begin(), Sorted.end(),
+                   [](const AllocationReport *L, const AllocationReport *R) {
+                     return L->Var.Bytes.value_or(0) > R->Var.Bytes.value_or(0);
+                   });
+  std::vector<Note> Notes;
+  for (const AllocationReport *A : Sorted) {
+    std::string Msg = "'" + A->Var.Name + "' takes " +
+                      (A->Var.Bytes ? bytesPhrase(*A->Var.Bytes) : std::string("an unknown size")) +
+                      shapeSuffix(A->Var);
+    if (A->Offset)
+      Msg += " at offset " + std::to_string(*A->Offset);
+    if (A->SharedWithOtherKernels)
+      Msg += ", shared with other kernels of the translation unit";
+    if (Notes.empty() && !Advice.empty())
+      Msg += "; " + Advice;
+    Notes.push_back({Msg, A->Var.Loc});
+  }
+  return Notes;
+}
+
+void addInstantiationNote(const KernelReport &K, Diagnostic &D) {
+  if (K.InstantiatedAt)
+    D.Notes.push_back({"in instantiation of kernel '" + K.Name + "' requested here",
+                       *K.InstantiatedAt});
+}
+
+Diagnostic makeDiagnostic(CheckId Id, const KernelReport &K, std::string Message) {
+  const CheckInfo &C = checkInfo(Id);
+  Diagnostic D;
+  D.Level = C.DefaultSeverity;
+  D.Check = std::string(C.Name);
+  D.Message = std::move(Message);
+  D.Loc = K.Loc;
+  D.Arch = K.Arch;
+  return D;
+}
+
+void checkKernel(const KernelReport &K, const AnalysisOptions &Opts,
+                 std::vector<Diagnostic> &Out) {
+  if (!K.StaticBytes)
+    return;
+  const uint64_t Total = *K.StaticBytes;
+  const std::string Who = "kernel '" + K.Name + "'";
+  bool Error = false;
+
+  if (K.Limit.StaticMax && Total > *K.Limit.StaticMax) {
+    Diagnostic D = makeDiagnostic(
+        CheckId::StaticLimit, K,
+        Who + " uses " + bytesPhrase(Total) + " of static shared memory on " + K.Arch +
+            ", more than the " + bytesPhrase(*K.Limit.StaticMax) +
+            " ptxas accepts for static allocations");
+    D.Notes = allocationNotes(K, "declare it 'extern __shared__' and size it at launch to go "
+                                 "above the static limit");
+    addInstantiationNote(K, D);
+    Out.push_back(std::move(D));
+    Error = true;
+  }
+  if (K.Limit.BlockOptinMax && Total > *K.Limit.BlockOptinMax) {
+    Diagnostic D = makeDiagnostic(
+        CheckId::Capacity, K,
+        Who + " needs " + bytesPhrase(Total) + " of shared memory per block on " + K.Arch +
+            ", more than the " + bytesPhrase(*K.Limit.BlockOptinMax) +
+            " a block can have there even with opt-in");
+    D.Notes = allocationNotes(K, "shrink it for " + K.Arch);
+    addInstantiationNote(K, D);
+    Out.push_back(std::move(D));
+    Error = true;
+  }
+  if (!Error && K.Limit.BlockOptinMax && *K.Limit.BlockOptinMax > 0) {
+    const double Fraction = static_cast<double>(Total) / static_cast<double>(*K.Limit.BlockOptinMax);
+    if (Fraction > Opts.Budget) {
+      char Pct[32], BudgetPct[32];
+      std::snprintf(Pct, sizeof(Pct), "%.1f%%", Fraction * 100);
+      std::snprintf(BudgetPct, sizeof(BudgetPct), "%g%%", Opts.Budget * 100);
+      Diagnostic D = makeDiagnostic(
+          CheckId::Budget, K,
+          Who + " uses " + bytesPhrase(Total) + " of shared memory on " + K.Arch + ", " + Pct +
+              " of the " + bytesPhrase(*K.Limit.BlockOptinMax) + " per-block maximum, above the " +
+              BudgetPct + " budget");
+      D.Notes = allocationNotes(K, "");
+      addInstantiationNote(K, D);
+      Out.push_back(std::move(D));
+    }
+  }
+}
+
+Limits limitsOf(const ArchCapacity *C) {
+  Limits L;
+  if (!C)
+    return L;
+  L.StaticMax = C->StaticMax;
+  L.BlockDefaultMax = C->BlockDefaultMax;
+  L.BlockOptinMax = C->BlockOptinMax;
+  L.SmMax = C->SharedPerSm;
+  L.ReservedPerBlock = C->ReservedPerBlock;
+  return L;
+}
+
+auto posKey(const SourcePos &P) { return std::tie(P.File, P.Line, P.Column); }
+
+} // namespace
+
+void analyzeUnit(const TranslationUnitFacts &TU, const CapacityDatabase &DB,
+                 const AnalysisOptions &Opts, Report &Out) {
+  UnitReport U;
+  U.File = TU.File;
+  U.Arch = TU.Arch;
+  U.ParsedAs = TU.ParsedAs;
+  U.Ok = !TU.Failed;
+  U.Messages = TU.Diagnostics;
+  Out.Units.push_back(std::move(U));
+  if (TU.Failed)
+    return;
+
+  const Limits Lim = limitsOf(DB.lookup(TU.Arch));
+  UnitLayout Layout(TU);
+  for (size_t I = 0; I < TU.Kernels.size(); ++I) {
+    const KernelFacts &KF = TU.Kernels[I];
+    KernelLayout L = Layout.layout(I);
+    KernelReport K;
+    K.Name = KF.Name;
+    K.Mangled = KF.Mangled;
+    K.Loc = KF.Loc;
+    K.InstantiatedAt = KF.InstantiatedAt;
+    K.TranslationUnit = TU.File;
+    K.Arch = TU.Arch;
+    K.ParsedAs = TU.ParsedAs;
+    K.StaticBytes = L.Total;
+    K.UnknownReason = L.UnknownReason;
+    K.RoundedTo = L.RoundedTo;
+    K.DynamicDeclared = L.DynamicDeclared;
+    for (size_t V : L.Dynamic)
+      K.DynamicVars.push_back(TU.Vars[V]);
+    for (const Placement &P : L.Placed)
+      K.Allocations.push_back(
+          {TU.Vars[P.Var], P.Offset, P.SharedWithOtherKernels, P.AtModuleScope});
+    for (size_t V : KF.Unreferenced)
+      K.Unreferenced.push_back(TU.Vars[V]);
+    K.Limit = Lim;
+    checkKernel(K, Opts, Out.Diagnostics);
+    Out.Kernels.push_back(std::move(K));
+  }
+}
+
+void finalizeReport(Report &R) {
+  std::stable_sort(R.Units.begin(), R.Units.end(), [](const UnitReport &A, const UnitReport &B) {
+    return std::tie(A.File, A.Arch) < std::tie(B.File, B.Arch);
+  });
+  std::stable_sort(R.Kernels.begin(), R.Kernels.end(),
+                   [](const KernelReport &A, const KernelReport &B) {
+                     return std::tie(A.TranslationUnit, A.Loc.File, A.Loc.Line, A.Loc.Column,
+                                     A.Name, A.Arch) <
+                            std::tie(B.TranslationUnit, B.Loc.File, B.Loc.Line, B.Loc.Column,
+                                     B.Name, B.Arch);
+                   });
+  auto Less = [](const Diagnostic &A, const Diagnostic &B) {
+    return std::tuple_cat(posKey(A.Loc), std::tie(A.Arch, A.Check, A.Message)) <
+           std::tuple_cat(posKey(B.Loc), std::tie(B.Arch, B.Check, B.Message));
+  };
+  std::stable_sort(R.Diagnostics.begin(), R.Diagnostics.end(), Less);
+  R.Diagnostics.erase(std::unique(R.Diagnostics.begin(), R.Diagnostics.end(),
+                                  [&](const Diagnostic &A, const Diagnostic &B) {
+                                    return !Less(A, B) && !Less(B, A);
+                                  }),
+                      R.Diagnostics.end());
+}
+
+std::optional<Severity> worstSeverity(const Report &R) {
+  std::optional<Severity> Worst;
+  auto Take = [&](Severity S) {
+    if (!Worst || static_cast<int>(S) > static_cast<int>(*Worst))
+      Worst = S;
+  };
+  for (const Diagnostic &D : R.Diagnostics)
+    Take(D.Level);
+  for (const UnitReport &U : R.Units)
+    for (const Diagnostic &D : U.Messages)
+      Take(D.Level);
+  for (const Diagnostic &D : R.ToolMessages)
+    Take(D.Level);
+  return Worst;
+}
+
+} // namespace tilefit

@@ -1,0 +1,239 @@
+//===- Layout.cpp - ptxas's static shared-memory layout -------------------===//
+//
+// How nvcc 13 / ptxas lay out a kernel's static shared memory, as observed with nvcc/ptxas 13.0
+// (`nvcc -Xptxas -v`, whole-program mode, no -G). The fixtures under tests/fixtures exercise
+// every rule below and the ptxas cross-check compiles them.
+//
+// Placement (ptxas), per kernel:
+//  - A variable that only one kernel reaches is emitted inside that kernel's `.entry`; one that
+//    several kernels reach, or that a function NVVM keeps out of line refers to (a
+//    `__noinline__` or recursive helper), at module scope. ptxas places the kernel's own variables first,
+//    then the shared ones, each group in the module's emission order, each variable at the
+//    next multiple of its alignment. Nothing is sorted. The figure is the end of the last one.
+//  - If any kernel of the unit reaches an `extern __shared__` array, NVVM emits it with
+//    `.align max(16, alignof(T))`, and every kernel whose figure is nonzero reports it rounded
+//    up to the largest such alignment, even kernels that do not use it.
+//
+// Emission order (NVVM's front end), five groups in this order:
+//  G1  the walk over the unit in source order: global-namespace variables at their declaration,
+//      and the statics of each non-template function when its definition completes (nested
+//      lambdas and local classes complete first; within a function, block scopes in pre-order).
+//      A reference to a template specialization lists it for instantiation; a template whose
+//      return type is `auto` is instantiated right where it is used.
+//  G2  at the end of the unit the listed specializations are instantiated in list order; a
+//      specialization first referenced while another is instantiated is instantiated at once,
+//      depth-first, while one already listed waits for its turn.
+//  G3a statics of nested functions (lambdas, local-class members) that contain a lambda or lie
+//      inside a lambda's body, in completion order;
+//  G3b statics of top-level functions whose body contains a lambda, in completion order;
+//  G4  namespace-scope variables: namespaces in order of first opening, a namespace's nested
+//      namespaces (recursively) before its own variables, those in declaration order.
+//
+//===----------------------------------------------------------------------===//
+#include "tilefit/model/Layout.h"
+
+#include "tilefit/model/Units.h"
+
+#include <algorithm>
+#include <tuple>
+
+namespace tilefit {
+namespace {
+
+/// Runs the walk of NVVM's front end over an EmissionProgram (see the file comment).
+class EmissionSimulator {
+public:
+  EmissionSimulator(const TranslationUnitFacts &TU)
+      : TU(TU), P(TU.Emission), Listed(P.Functions.size(), false),
+        Started(P.Functions.size(), false), Emitted(TU.Vars.size(), false) {}
+
+  std::vector<size_t> run() {
+    for (const EmissionEvent &E : P.TopLevel)
+      step(E);
+    AtEnd = true;
+    for (size_t I = 0; I < Pending.size(); ++I)
+      instantiate(Pending[I]);
+
+    std::vector<size_t> Order;
+    for (const auto *G : {&G1, &G2, &G3a, &G3b})
+      Order.insert(Order.end(), G->begin(), G->end());
+    // G4, then anything the walk did not reach, by declaration.
+    std::vector<size_t> Rest;
+    for (size_t V = 0; V < TU.Vars.size(); ++V)
+      if (!Emitted[V])
+        Rest.push_back(V);
+    std::stable_sort(Rest.begin(), Rest.end(), [&](size_t A, size_t B) {
+      const EmissionFacts &EA = TU.Vars[A].Emission, &EB = TU.Vars[B].Emission;
+      bool NA = !EA.Namespaces.empty(), NB = !EB.Namespaces.empty();
+      if (NA != NB)
+        return NA;
+      if (EA.Namespaces != EB.Namespaces)
+        return namespaceBefore(EA.Namespaces, EB.Namespaces);
+      return EA.DeclOrder < EB.DeclOrder;
+    });
+    Order.insert(Order.end(), Rest.begin(), Rest.end());
+    return Order;
+  }
+
+private:
+  /// A nested namespace before its parent's own variables: A::B, A::C, A, D.
+  static bool namespaceBefore(const std::vector<unsigned> &L, const std::vector<unsigned> &R) {
+    size_t Common = 0;
+    while (Common < L.size() && Common < R.size() && L[Common] == R[Common])
+      ++Common;
+    if (Common < L.size() && Common < R.size())
+      return L[Common] < R[Common];
+    return L.size() > R.size();
+  }
+
+  std::vector<size_t> &current() { return AtEnd ? G2 : G1; }
+
+  void emit(std::vector<size_t> &Group, size_t V) {
+    if (V < Emitted.size() && !Emitted[V]) {
+      Emitted[V] = true;
+      Group.push_back(V);
+    }
+  }
+
+  void step(const EmissionEvent &E) {
+    switch (E.K) {
+    case EmissionEvent::Kind::Variable:
+      emit(current(), E.Index);
+      break;
+    case EmissionEvent::Kind::Function:
+      complete(E.Index);
+      break;
+    case EmissionEvent::Kind::Instantiate:
+      reference(E.Index);
+      break;
+    }
+  }
+
+  void reference(size_t F) {
+    if (F >= P.Functions.size() || Started[F])
+      return;
+    const EmissionFunction &Fn = P.Functions[F];
+    // Non-template functions complete at their definition, wherever they are referenced.
+    if (!Fn.IsTemplateInstance)
+      return;
+    if (Fn.ReturnsAuto || (AtEnd && !Listed[F])) {
+      Listed[F] = true;
+      complete(F);
+      return;
+    }
+    if (!Listed[F]) {
+      Listed[F] = true;
+      Pending.push_back(F);
+    }
+  }
+
+  void instantiate(size_t F) {
+    if (!Started[F])
+      complete(F);
+  }
+
+  /// Walks F's body, then places its statics.
+  void complete(size_t F) {
+    if (F >= P.Functions.size() || Started[F])
+      return;
+    Started[F] = true;
+    const EmissionFunction &Fn = P.Functions[F];
+    for (const EmissionEvent &E : Fn.Body)
+      step(E);
+    std::vector<size_t> *Group = &current();
+    if (!Fn.Nested && Fn.ContainsLambda)
+      Group = &G3b;
+    else if (Fn.Nested && (Fn.ContainsLambda || Fn.InsideLambda))
+      Group = &G3a;
+    for (size_t V : Fn.Statics)
+      emit(*Group, V);
+  }
+
+  const TranslationUnitFacts &TU;
+  const EmissionProgram &P;
+  std::vector<bool> Listed, Started, Emitted;
+  std::vector<size_t> Pending;
+  std::vector<size_t> G1, G2, G3a, G3b;
+  bool AtEnd = false;
+};
+
+} // namespace
+
+UnitLayout::UnitLayout(const TranslationUnitFacts &TU) : TU(TU) {
+  Order = EmissionSimulator(TU).run();
+  Rank.assign(TU.Vars.size(), 0);
+  for (size_t I = 0; I < Order.size(); ++I)
+    Rank[Order[I]] = static_cast<unsigned>(I);
+
+  ReachCount.assign(TU.Vars.size(), 0);
+  for (const KernelFacts &K : TU.Kernels)
+    for (size_t V : K.Reached)
+      ++ReachCount[V];
+
+  // Any `extern __shared__` array a kernel reaches rounds every nonzero total up to the
+  // largest such array's alignment, at least 16.
+  for (size_t V = 0; V < TU.Vars.size(); ++V)
+    if (TU.Vars[V].IsDynamic && ReachCount[V] > 0)
+      ExternRounding = std::max<uint64_t>(ExternRounding.value_or(16),
+                                          std::max<uint64_t>(16, TU.Vars[V].Align));
+}
+
+KernelLayout UnitLayout::layout(size_t KernelIndex) const {
+  const KernelFacts &K = TU.Kernels[KernelIndex];
+  KernelLayout L;
+
+  std::vector<size_t> Static;
+  for (size_t V : K.Reached) {
+    if (TU.Vars[V].IsDynamic) {
+      L.DynamicDeclared = true;
+      L.Dynamic.push_back(V);
+    } else {
+      Static.push_back(V);
+    }
+  }
+  // Own variables first, then module-scope ones; each group in emission order.
+  auto AtModuleScope = [&](size_t V) {
+    return ReachCount[V] > 1 || TU.Vars[V].ReferencedOutOfLine;
+  };
+  std::sort(Static.begin(), Static.end(), [&](size_t A, size_t B) {
+    bool SA = AtModuleScope(A), SB = AtModuleScope(B);
+    if (SA != SB)
+      return !SA;
+    return Rank[A] < Rank[B];
+  });
+
+  std::optional<uint64_t> End = 0;
+  for (size_t V : Static) {
+    const SharedVar &Var = TU.Vars[V];
+    Placement P;
+    P.Var = V;
+    P.SharedWithOtherKernels = ReachCount[V] > 1;
+    P.AtModuleScope = AtModuleScope(V);
+    if (End) {
+      if (!Var.Bytes) {
+        L.UnknownReason = "the size of '" + Var.QualifiedName + "' is unknown: " + Var.UnknownReason;
+        End.reset();
+      } else if (auto Start = alignUp(*End, Var.Align)) {
+        P.Offset = *Start;
+        End = checkedAdd(*Start, *Var.Bytes);
+        if (!End)
+          L.UnknownReason = "the total overflows 64 bits";
+      } else {
+        End.reset();
+        L.UnknownReason = "the total overflows 64 bits";
+      }
+    }
+    L.Placed.push_back(P);
+  }
+  L.End = End;
+  L.Total = End;
+  if (End && *End > 0 && ExternRounding && *End % *ExternRounding != 0) {
+    L.Total = alignUp(*End, *ExternRounding);
+    L.RoundedTo = ExternRounding;
+    if (!L.Total)
+      L.UnknownReason = "the total overflows 64 bits";
+  }
+  return L;
+}
+
+} // namespace tilefit

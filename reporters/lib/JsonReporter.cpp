@@ -1,0 +1,129 @@
+//===- JsonReporter.cpp ---------------------------------------------------===//
+#include "tilefit/reporters/JsonReporter.h"
+
+#include "tilefit/model/Checks.h"
+
+#include <nlohmann/json.hpp>
+
+namespace tilefit {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+json optional(const std::optional<uint64_t> &V) { return V ? json(*V) : json(nullptr); }
+
+json note(const Note &N) {
+  return {{"message", N.Message}, {"file", N.Loc.File}, {"line", N.Loc.Line},
+          {"column", N.Loc.Column}};
+}
+
+json diagnostic(const Diagnostic &D) {
+  json Notes = json::array();
+  for (const Note &N : D.Notes)
+    Notes.push_back(note(N));
+  return {{"severity", std::string(severityName(D.Level))},
+          {"check", D.Check},
+          {"message", D.Message},
+          {"file", D.Loc.File},
+          {"line", D.Loc.Line},
+          {"column", D.Loc.Column},
+          {"arch", D.Arch},
+          {"notes", std::move(Notes)}};
+}
+
+json variable(const SharedVar &V, const std::optional<uint64_t> &Offset, bool WithOffset) {
+  json J = {{"name", V.Name},
+            {"function", V.Function},
+            {"file", V.Loc.File},
+            {"line", V.Loc.Line},
+            {"column", V.Loc.Column},
+            {"type", V.Type},
+            {"element_type", V.ElementType},
+            {"canonical_element_type", V.CanonicalElementType},
+            {"shape", V.Shape},
+            {"element_bytes", V.ElementBytes},
+            {"align", V.Align},
+            {"bytes", optional(V.Bytes)}};
+  if (WithOffset)
+    J["offset"] = optional(Offset);
+  if (!V.Bytes && !V.UnknownReason.empty())
+    J["unknown_reason"] = V.UnknownReason;
+  return J;
+}
+
+} // namespace
+
+void renderJson(const Report &R, const ToolInfo &Tool, std::ostream &OS) {
+  json Doc;
+  Doc["schema"] = "tilefit-report/1";
+  Doc["tool"] = {{"name", Tool.Name}, {"version", Tool.Version}};
+
+  json Units = json::array();
+  for (const UnitReport &U : R.Units) {
+    json Messages = json::array();
+    for (const Diagnostic &D : U.Messages)
+      Messages.push_back(diagnostic(D));
+    Units.push_back({{"file", U.File},
+                     {"arch", U.Arch},
+                     {"parsed_as", U.ParsedAs},
+                     {"status", U.Ok ? "ok" : "error"},
+                     {"messages", std::move(Messages)}});
+  }
+  Doc["translation_units"] = std::move(Units);
+
+  json Kernels = json::array();
+  for (const KernelReport &K : R.Kernels) {
+    json Allocs = json::array();
+    for (const AllocationReport &A : K.Allocations) {
+      json J = variable(A.Var, A.Offset, true);
+      J["shared_with_other_kernels"] = A.SharedWithOtherKernels;
+      J["module_scope"] = A.AtModuleScope;
+      Allocs.push_back(std::move(J));
+    }
+    json Dynamic = {{"declared", K.DynamicDeclared}};
+    json DynVars = json::array();
+    for (const SharedVar &V : K.DynamicVars)
+      DynVars.push_back(variable(V, std::nullopt, false));
+    Dynamic["variables"] = std::move(DynVars);
+    json Unused = json::array();
+    for (const SharedVar &V : K.Unreferenced)
+      Unused.push_back(variable(V, std::nullopt, false));
+    json Kj = {{"name", K.Name},
+               {"mangled", K.Mangled},
+               {"file", K.Loc.File},
+               {"line", K.Loc.Line},
+               {"column", K.Loc.Column},
+               {"translation_unit", K.TranslationUnit},
+               {"arch", K.Arch},
+               {"parsed_as", K.ParsedAs},
+               {"static_smem_bytes", optional(K.StaticBytes)},
+               {"unknown_reason", K.StaticBytes ? json(nullptr) : json(K.UnknownReason)},
+               {"dynamic_smem", std::move(Dynamic)},
+               {"allocations", std::move(Allocs)},
+               {"unreferenced", std::move(Unused)},
+               {"limits",
+                {{"static_max", optional(K.Limit.StaticMax)},
+                 {"block_default_max", optional(K.Limit.BlockDefaultMax)},
+                 {"block_optin_max", optional(K.Limit.BlockOptinMax)},
+                 {"sm_max", optional(K.Limit.SmMax)},
+                 {"reserved_per_block", optional(K.Limit.ReservedPerBlock)}}}};
+    if (K.InstantiatedAt)
+      Kj["instantiated_at"] = {{"file", K.InstantiatedAt->File},
+                               {"line", K.InstantiatedAt->Line},
+                               {"column", K.InstantiatedAt->Column}};
+    if (K.RoundedTo)
+      Kj["rounded_to"] = *K.RoundedTo;
+    Kernels.push_back(std::move(Kj));
+  }
+  Doc["kernels"] = std::move(Kernels);
+
+  json Diags = json::array();
+  for (const Diagnostic &D : R.ToolMessages)
+    Diags.push_back(diagnostic(D));
+  for (const Diagnostic &D : R.Diagnostics)
+    Diags.push_back(diagnostic(D));
+  Doc["diagnostics"] = std::move(Diags);
+  OS << Doc.dump(2) << "\n";
+}
+
+} // namespace tilefit

@@ -1,0 +1,3 @@
+// Empty stand-in shipped by tilefit: CUDA 13 removed texture_fetch_functions.h, which the CUDA wrapper of
+// Clang 19 still includes. Used only when the toolkit lacks it.
+#pragma once
