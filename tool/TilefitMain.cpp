@@ -66,6 +66,11 @@ cl::list<std::string> CapacityDb("capacity-db",
 cl::opt<std::string> CudaPath("cuda-path", cl::desc("CUDA toolkit to parse with"),
                               cl::value_desc("dir"), cl::cat(Category));
 
+cl::opt<bool> NoCudaToolkit("no-cuda-toolkit",
+                            cl::desc("Parse with tilefit's built-in CUDA prelude instead of a\n"
+                                     "toolkit (plain kernels only; faster)"),
+                            cl::cat(Category));
+
 cl::opt<double> Budget("budget",
                        cl::desc("tilefit-budget warns above this fraction of the per-block\n"
                                 "opt-in maximum (default 0.9)"),
@@ -168,7 +173,11 @@ std::vector<frontend::CompileCommand> selectCommands(const std::vector<std::stri
     return Out;
   }
   std::set<std::pair<std::string, std::vector<std::string>>> Seen;
-  auto Take = [&](const frontend::CompileCommand &C) {
+  auto Take = [&](frontend::CompileCommand C) {
+    if (llvm::Error E = frontend::expandResponseFiles(C)) {
+      Fail(C.File, toString(std::move(E)));
+      return;
+    }
     // Several entries for one file with the same flags (one per build configuration that did
     // not change them) are one unit; the output file does not matter here.
     std::vector<std::string> Key;
@@ -185,8 +194,15 @@ std::vector<frontend::CompileCommand> selectCommands(const std::vector<std::stri
   if (Sources.empty()) {
     // Every CUDA entry of the database; others (host C++) quietly skipped.
     for (const frontend::CompileCommand &C : *Db)
-      if (frontend::translateCommand(C).IsCuda)
-        Take(C);
+      {
+        frontend::CompileCommand Expanded = C;
+        if (llvm::Error E = frontend::expandResponseFiles(Expanded)) {
+          Fail(C.File, toString(std::move(E)));
+          continue;
+        }
+        if (frontend::translateCommand(Expanded).IsCuda)
+          Take(Expanded);
+      }
     return Out;
   }
   for (const std::string &S : Sources) {
@@ -289,12 +305,16 @@ int tilefitMain(int argc, const char **argv) {
 
   frontend::ParseEnvironment Env;
   std::string ToolkitError;
-  Env.Toolkit = frontend::findCudaToolkit(CudaPath, ToolkitError);
+  if (!NoCudaToolkit)
+    Env.Toolkit = frontend::findCudaToolkit(CudaPath, ToolkitError);
   if (!ToolkitError.empty()) {
     toolMessage("error", ToolkitError);
     return ExitFailure;
   }
-  if (!Env.Toolkit.found())
+  if (NoCudaToolkit)
+    toolMessage("note", "--no-cuda-toolkit: using tilefit's built-in CUDA prelude: plain "
+                        "kernels are analysed, sources that include CUDA headers will not parse");
+  else if (!Env.Toolkit.found())
     toolMessage("note", "no CUDA toolkit found (looked in " + llvm::join(Env.Toolkit.Searched, ", ") +
                             "); using tilefit's built-in CUDA prelude: plain kernels are "
                             "analysed, sources that include CUDA headers will not parse");

@@ -127,6 +127,59 @@ loadCompilationDatabase(llvm::StringRef Path, std::vector<std::string> &Warnings
   return Out;
 }
 
+llvm::Error expandResponseFiles(CompileCommand &Cmd) {
+  constexpr int MaxDepth = 16;
+  auto Read = [&](llvm::StringRef Name, std::vector<std::string> &Out) -> llvm::Error {
+    llvm::SmallString<256> P(Name);
+    if (!llvm::sys::path::is_absolute(P)) {
+      P = Cmd.Directory;
+      llvm::sys::path::append(P, Name);
+    }
+    auto Buf = llvm::MemoryBuffer::getFile(P, /*IsText=*/true);
+    if (!Buf)
+      return llvm::createStringError(Buf.getError(), "%s: cannot read response file '%s': %s",
+                                     Cmd.Origin.c_str(), P.c_str(),
+                                     Buf.getError().message().c_str());
+    for (std::string &A : splitCommandLine((*Buf)->getBuffer()))
+      Out.push_back(std::move(A));
+    return llvm::Error::success();
+  };
+  for (int Depth = 0; Depth < MaxDepth; ++Depth) {
+    bool Changed = false;
+    std::vector<std::string> Out;
+    for (size_t I = 0; I < Cmd.Arguments.size(); ++I) {
+      llvm::StringRef A = Cmd.Arguments[I];
+      if (I > 0 && A.size() > 1 && A.starts_with("@")) {
+        if (auto E = Read(A.drop_front(), Out))
+          return E;
+        Changed = true;
+        continue;
+      }
+      llvm::StringRef Files;
+      if ((A == "--options-file" || A == "-optf") && I + 1 < Cmd.Arguments.size())
+        Files = Cmd.Arguments[++I];
+      else if (A.consume_front("--options-file=") || A.consume_front("-optf="))
+        Files = A;
+      else {
+        Out.push_back(A.str());
+        continue;
+      }
+      llvm::SmallVector<llvm::StringRef, 2> Parts;
+      Files.split(Parts, ',', -1, false);
+      for (llvm::StringRef F : Parts)
+        if (auto E = Read(F, Out))
+          return E;
+      Changed = true;
+    }
+    Cmd.Arguments = std::move(Out);
+    if (!Changed)
+      return llvm::Error::success();
+  }
+  return llvm::createStringError(std::errc::invalid_argument,
+                                 "%s: response files nested more than %d deep",
+                                 Cmd.Origin.c_str(), MaxDepth);
+}
+
 std::string findCompilationDatabaseAbove(llvm::StringRef Dir) {
   llvm::SmallString<256> Cur(Dir);
   llvm::sys::fs::make_absolute(Cur);

@@ -32,6 +32,11 @@ loadCompilationDatabase(llvm::StringRef Path, std::vector<std::string> &Warnings
 /// database format uses (quotes and backslashes).
 std::vector<std::string> splitCommandLine(llvm::StringRef Command);
 
+/// Expands response files in \p Cmd's arguments, relative to its directory: `@file` (clang,
+/// nvcc) and nvcc's `--options-file F` / `-optf F` (F may be a comma-separated list). Nested
+/// response files are expanded too, to a fixed depth. Unreadable files are an error naming them.
+llvm::Error expandResponseFiles(CompileCommand &Cmd);
+
 /// Finds compile_commands.json in \p Dir or a parent of it (as clang-tidy does). Empty if none.
 std::string findCompilationDatabaseAbove(llvm::StringRef Dir);
 

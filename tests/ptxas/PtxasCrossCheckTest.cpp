@@ -1,0 +1,85 @@
+//===- PtxasCrossCheckTest.cpp - tilefit's figures against ptxas's --------===//
+//
+// Compiles every fixture with `nvcc -Xptxas -v` for sm_80, sm_90 and sm_120 and asserts that
+// tilefit reports exactly the kernels ptxas compiles, each with ptxas's "bytes smem". Skipped,
+// visibly, where nvcc is absent.
+//
+//===----------------------------------------------------------------------===//
+#include "../support/Fixture.h"
+#include "../support/TestSupport.h"
+
+#include "llvm/Support/Path.h"
+
+#include <gtest/gtest.h>
+
+#include <regex>
+
+namespace tilefit {
+namespace test {
+namespace {
+
+const std::vector<std::string> CrossCheckArchs = {"sm_80", "sm_90", "sm_120"};
+
+/// nvcc names anonymous namespaces `_GLOBAL__N__<hash>_<len>_<file>_<id>`; the hash is not
+/// always predictable (see README), so such names are compared with that part masked.
+std::string comparable(const std::string &Mangled) {
+  static const std::regex Anon(R"(\d+_GLOBAL__N_\w*?(?=\d+[A-Za-z_]))");
+  return std::regex_replace(Mangled, Anon, "<anon>");
+}
+
+class PtxasCrossCheck : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PtxasCrossCheck, FiguresEqualPtxas) {
+  if (!haveNvcc())
+    GTEST_SKIP() << "nvcc is not on PATH: the ptxas cross-check cannot run";
+  Fixture F = parseFixture(GetParam());
+  if (!F.PtxasSkip.empty())
+    GTEST_SKIP() << "fixture opts out of the ptxas cross-check: " << F.PtxasSkip;
+
+  PtxasFigures P = ptxasFigures(F.Path, F.Flags, CrossCheckArchs);
+  ASSERT_TRUE(P.Error.empty()) << P.Error;
+  Report R = analyzeFile(F.Path, F.Flags, CrossCheckArchs, builtinDatabase());
+
+  for (const std::string &Arch : CrossCheckArchs) {
+    std::map<std::string, const KernelReport *> Ours;
+    for (const KernelReport &K : R.Kernels)
+      if (K.Arch == Arch)
+        Ours[comparable(K.Mangled)] = &K;
+    size_t Checked = 0;
+    for (const auto &[Mangled, Bytes] : P.Figures[Arch]) {
+      auto It = Ours.find(comparable(Mangled));
+      if (It == Ours.end()) {
+        ADD_FAILURE() << Arch << ": ptxas compiles " << Mangled << " (" << Bytes
+                      << " bytes); tilefit does not report it";
+        continue;
+      }
+      const KernelReport &K = *It->second;
+      Ours.erase(It);
+      if (F.PtxasUnchecked.count(K.Name))
+        continue;
+      ++Checked;
+      EXPECT_TRUE(K.StaticBytes.has_value()) << Arch << ": " << K.Name << ": " << K.UnknownReason;
+      if (K.StaticBytes)
+        EXPECT_EQ(*K.StaticBytes, Bytes) << Arch << ": kernel " << K.Name << " (" << Mangled
+                                         << "): tilefit " << *K.StaticBytes << ", ptxas " << Bytes;
+    }
+    for (const auto &[Mangled, K] : Ours)
+      ADD_FAILURE() << Arch << ": tilefit reports " << K->Name << " (" << Mangled
+                    << "), which ptxas does not compile";
+    RecordProperty(Arch + "_kernels_checked", static_cast<int>(Checked));
+  }
+}
+
+std::string testName(const ::testing::TestParamInfo<std::string> &Info) {
+  std::string Name = llvm::sys::path::stem(Info.param).str();
+  for (char &C : Name)
+    if (!isalnum(static_cast<unsigned char>(C)))
+      C = '_';
+  return Name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, PtxasCrossCheck, ::testing::ValuesIn(listFixtures()), testName);
+
+} // namespace
+} // namespace test
+} // namespace tilefit

@@ -1,0 +1,318 @@
+//===- Fixture.cpp --------------------------------------------------------===//
+#include "Fixture.h"
+
+#include "TestSupport.h"
+
+#include "tilefit/model/Checks.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+#include <regex>
+#include <sstream>
+
+namespace tilefit {
+namespace test {
+
+std::vector<std::string> listFixtures() {
+  std::vector<std::string> Out;
+  std::error_code EC;
+  for (llvm::sys::fs::recursive_directory_iterator It(fixturesDir(), EC), End; It != End && !EC;
+       It.increment(EC))
+    if (llvm::StringRef(It->path()).ends_with(".cu"))
+      Out.push_back(It->path());
+  std::sort(Out.begin(), Out.end());
+  return Out;
+}
+
+Fixture parseFixture(const std::string &Path) {
+  Fixture F;
+  F.Path = Path;
+  auto Buf = llvm::MemoryBuffer::getFile(Path);
+  if (!Buf) {
+    F.Errors.push_back("cannot read " + Path);
+    return F;
+  }
+  static const std::regex Header(R"(//\s*(ARCHS|FLAGS|CAPACITY-DB|BUDGET|PTXAS):\s*(.*?)\s*$)");
+  static const std::regex Directive(
+      R"((?:(sm_\w+)-)?(expected-smem|expected-alloc|expected-unreferenced|expected-error|expected-warning|expected-note|ptxas-unchecked)(@[+-]\d+)?\s*(.*))");
+  static const std::regex Braced(R"(^\s*\{\{(.*?)\}\})");
+
+  llvm::SmallVector<llvm::StringRef, 0> Lines;
+  (*Buf)->getBuffer().split(Lines, '\n');
+  for (unsigned I = 0; I < Lines.size(); ++I) {
+    std::string Line = Lines[I].str();
+    unsigned LineNo = I + 1;
+    std::smatch M;
+    if (std::regex_search(Line, M, Header)) {
+      std::string Key = M[1], Value = M[2];
+      llvm::SmallVector<llvm::StringRef, 8> Words;
+      llvm::StringRef(Value).split(Words, ' ', -1, false);
+      if (Key == "ARCHS") {
+        F.Archs.clear();
+        for (auto W : Words)
+          F.Archs.push_back(W.str());
+      } else if (Key == "FLAGS") {
+        for (auto W : Words)
+          F.Flags.push_back(W.str());
+      } else if (Key == "CAPACITY-DB") {
+        F.CapacityDb = std::string(llvm::sys::path::parent_path(Path)) + "/" + Value;
+      } else if (Key == "BUDGET") {
+        F.Budget = std::stod(Value);
+      } else if (Key == "PTXAS") {
+        if (Value.rfind("skip", 0) == 0)
+          F.PtxasSkip = Value.size() > 4 ? Value.substr(5) : "skipped";
+      }
+      continue;
+    }
+    size_t Comment = Line.find("//");
+    if (Comment == std::string::npos)
+      continue;
+    std::string Rest = Line.substr(Comment + 2);
+    // Several directives may share one comment.
+    std::sregex_iterator It(Rest.begin(), Rest.end(), Directive), End;
+    std::vector<std::smatch> Matches(It, End);
+    for (size_t N = 0; N < Matches.size(); ++N) {
+      const std::smatch &D = Matches[N];
+      Expectation E;
+      E.Arch = D[1];
+      std::string Kind = D[2];
+      E.Line = LineNo;
+      if (D[3].matched)
+        E.Line = LineNo + std::stoi(std::string(D[3]).substr(1));
+      E.Directive = D[0];
+      // The directive's own text runs to the next directive.
+      std::string Args = D[4];
+      if (N + 1 < Matches.size())
+        Args = Args.substr(0, Args.size() - Matches[N + 1].length());
+      auto TakeBraced = [&](std::string &Out) {
+        std::smatch B;
+        if (!std::regex_search(Args, B, Braced))
+          return false;
+        Out = B[1];
+        Args = B.suffix();
+        return true;
+      };
+      auto Bad = [&](const std::string &Why) {
+        F.Errors.push_back(Path + ":" + std::to_string(LineNo) + ": " + Why + ": " + E.Directive);
+      };
+      if (Kind == "expected-smem") {
+        E.K = Expectation::Kind::Smem;
+        if (!TakeBraced(E.Kernel)) {
+          Bad("expected {{kernel}}");
+          continue;
+        }
+        std::string V = llvm::StringRef(Args).trim().split(' ').first.str();
+        if (V != "unknown") {
+          if (V.empty() || !std::all_of(V.begin(), V.end(), ::isdigit)) {
+            Bad("expected a byte count or 'unknown'");
+            continue;
+          }
+          E.Bytes = std::stoull(V);
+        }
+      } else if (Kind == "expected-alloc" || Kind == "expected-unreferenced") {
+        E.K = Kind == "expected-alloc" ? Expectation::Kind::Alloc : Expectation::Kind::Unreferenced;
+        if (!TakeBraced(E.Kernel) || !TakeBraced(E.Var)) {
+          Bad("expected {{kernel}} {{variable}}");
+          continue;
+        }
+        std::istringstream SS(Args);
+        std::string KV;
+        while (SS >> KV) {
+          auto Eq = KV.find('=');
+          if (Eq == std::string::npos)
+            break;
+          E.Fields[KV.substr(0, Eq)] = KV.substr(Eq + 1);
+        }
+      } else if (Kind == "ptxas-unchecked") {
+        std::string K;
+        if (!TakeBraced(K)) {
+          Bad("expected {{kernel}}");
+          continue;
+        }
+        F.PtxasUnchecked[K] = llvm::StringRef(Args).trim().str();
+        continue;
+      } else {
+        E.K = Kind == "expected-error"     ? Expectation::Kind::Error
+              : Kind == "expected-warning" ? Expectation::Kind::Warning
+                                           : Expectation::Kind::Note;
+        if (!TakeBraced(E.Text)) {
+          Bad("expected {{text}}");
+          continue;
+        }
+      }
+      F.Expectations.push_back(std::move(E));
+    }
+  }
+  return F;
+}
+
+namespace {
+
+bool appliesTo(const Expectation &E, const std::string &Arch) {
+  return E.Arch.empty() || E.Arch == Arch;
+}
+
+std::string shapeText(const std::vector<uint64_t> &Shape) {
+  std::string S;
+  for (uint64_t X : Shape)
+    S += (S.empty() ? "" : "x") + std::to_string(X);
+  return S.empty() ? "scalar" : S;
+}
+
+std::string fieldValue(const AllocationReport &A, const std::string &Key) {
+  if (Key == "offset")
+    return A.Offset ? std::to_string(*A.Offset) : "unknown";
+  if (Key == "bytes")
+    return A.Var.Bytes ? std::to_string(*A.Var.Bytes) : "unknown";
+  if (Key == "align")
+    return std::to_string(A.Var.Align);
+  if (Key == "shape")
+    return shapeText(A.Var.Shape);
+  if (Key == "element_bytes")
+    return std::to_string(A.Var.ElementBytes);
+  if (Key == "element_type")
+    return A.Var.ElementType;
+  if (Key == "module_scope")
+    return A.AtModuleScope ? "true" : "false";
+  return "<no field '" + Key + "'>";
+}
+
+struct Seen {
+  const Diagnostic *D;
+  const Note *N; // null for the diagnostic itself
+  std::string Arch;
+  bool Matched = false;
+};
+
+} // namespace
+
+std::vector<std::string> verify(const Fixture &F, const Report &R) {
+  std::vector<std::string> Problems;
+  auto Where = [&](const Expectation &E) {
+    return F.Path + ":" + std::to_string(E.Line) + ": " + E.Directive;
+  };
+  std::string Self = F.Path;
+
+  // Kernel figures: every expectation met, every kernel expected.
+  for (const std::string &Arch : F.Archs) {
+    for (const KernelReport &K : R.Kernels) {
+      if (K.Arch != Arch)
+        continue;
+      const Expectation *Exp = nullptr;
+      for (const Expectation &E : F.Expectations)
+        if (E.K == Expectation::Kind::Smem && E.Kernel == K.Name && appliesTo(E, Arch) &&
+            (!Exp || !E.Arch.empty()))
+          Exp = &E;
+      std::string Got = K.StaticBytes ? std::to_string(*K.StaticBytes) : "unknown";
+      if (!Exp) {
+        Problems.push_back(Arch + ": unexpected kernel '" + K.Name + "' with " + Got +
+                           " bytes (add expected-smem {{" + K.Name + "}} " + Got + ")");
+        continue;
+      }
+      std::string Want = Exp->Bytes ? std::to_string(*Exp->Bytes) : "unknown";
+      if (Got != Want)
+        Problems.push_back(Arch + ": " + Where(*Exp) + ": kernel '" + K.Name + "' has " + Got +
+                           " bytes, expected " + Want +
+                           (K.StaticBytes ? "" : " (" + K.UnknownReason + ")"));
+    }
+    for (const Expectation &E : F.Expectations) {
+      if (!appliesTo(E, Arch))
+        continue;
+      const KernelReport *K = nullptr;
+      if (E.K == Expectation::Kind::Smem || E.K == Expectation::Kind::Alloc ||
+          E.K == Expectation::Kind::Unreferenced) {
+        for (const KernelReport &KR : R.Kernels)
+          if (KR.Arch == Arch && KR.Name == E.Kernel)
+            K = &KR;
+        if (!K) {
+          Problems.push_back(Arch + ": " + Where(E) + ": no kernel named '" + E.Kernel + "'");
+          continue;
+        }
+      }
+      if (E.K == Expectation::Kind::Alloc) {
+        const AllocationReport *A = nullptr;
+        for (const AllocationReport &AR : K->Allocations)
+          if (AR.Var.Name == E.Var || AR.Var.QualifiedName == E.Var)
+            A = &AR;
+        if (!A) {
+          Problems.push_back(Arch + ": " + Where(E) + ": kernel '" + E.Kernel +
+                             "' allocates no '" + E.Var + "'");
+          continue;
+        }
+        for (const auto &[Key, Want] : E.Fields) {
+          std::string Got = fieldValue(*A, Key);
+          if (Got != Want)
+            Problems.push_back(Arch + ": " + Where(E) + ": " + Key + " is " + Got + ", expected " +
+                               Want);
+        }
+      } else if (E.K == Expectation::Kind::Unreferenced) {
+        bool Found = false;
+        for (const SharedVar &V : K->Unreferenced)
+          Found |= V.Name == E.Var || V.QualifiedName == E.Var;
+        if (!Found)
+          Problems.push_back(Arch + ": " + Where(E) + ": '" + E.Var +
+                             "' is not reported as unreferenced");
+      }
+    }
+  }
+
+  // Diagnostics: unit messages and findings, with their notes.
+  bool NotesStrict = std::any_of(F.Expectations.begin(), F.Expectations.end(),
+                                 [](const Expectation &E) { return E.K == Expectation::Kind::Note; });
+  std::vector<Seen> All;
+  auto Add = [&](const Diagnostic &D, const std::string &Arch) {
+    All.push_back({&D, nullptr, Arch});
+    for (const Note &N : D.Notes)
+      All.push_back({&D, &N, Arch});
+  };
+  for (const UnitReport &U : R.Units)
+    for (const Diagnostic &D : U.Messages)
+      Add(D, U.Arch);
+  for (const Diagnostic &D : R.Diagnostics)
+    Add(D, D.Arch);
+
+  for (const Expectation &E : F.Expectations) {
+    if (E.K != Expectation::Kind::Error && E.K != Expectation::Kind::Warning &&
+        E.K != Expectation::Kind::Note)
+      continue;
+    for (const std::string &Arch : F.Archs) {
+      if (!appliesTo(E, Arch))
+        continue;
+      bool Found = false;
+      for (Seen &S : All) {
+        if (S.Arch != Arch)
+          continue;
+        const SourcePos &P = S.N ? S.N->Loc : S.D->Loc;
+        std::string Text = S.N ? S.N->Message : S.D->Message + " [" + S.D->Check + "]";
+        Severity Level = S.N ? Severity::Note : S.D->Level;
+        Severity Want = E.K == Expectation::Kind::Error     ? Severity::Error
+                        : E.K == Expectation::Kind::Warning ? Severity::Warning
+                                                            : Severity::Note;
+        if (Level == Want && P.File == Self && P.Line == E.Line &&
+            Text.find(E.Text) != std::string::npos) {
+          S.Matched = true;
+          Found = true;
+        }
+      }
+      if (!Found)
+        Problems.push_back(Arch + ": " + Where(E) + ": no such diagnostic");
+    }
+  }
+  for (const Seen &S : All) {
+    if (S.Matched || (S.N && !NotesStrict))
+      continue;
+    const SourcePos &P = S.N ? S.N->Loc : S.D->Loc;
+    std::string Text = S.N ? S.N->Message : S.D->Message + " [" + S.D->Check + "]";
+    Problems.push_back(S.Arch + ": unexpected " +
+                       std::string(S.N ? "note" : severityName(S.D->Level)) + " at " + P.File +
+                       ":" + std::to_string(P.Line) + ": " + Text);
+  }
+  return Problems;
+}
+
+} // namespace test
+} // namespace tilefit

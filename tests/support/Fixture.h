@@ -1,0 +1,74 @@
+//===- Fixture.h - Fixture files with expectations inline -------*- C++ -*-===//
+//
+// A fixture is a .cu file under tests/fixtures whose expectations sit next to the code they
+// describe, in the spirit of clang's -verify. Every directive is a comment:
+//
+//   // ARCHS: sm_80 sm_90 sm_120        architectures to analyse (this default if absent)
+//   // FLAGS: -std=c++17 -DTILE=32      compile flags, given to tilefit and to nvcc alike
+//   // CAPACITY-DB: tiny.json           a capacity database (beside the fixture) over the built-in
+//   // BUDGET: 0.5                      --budget
+//   // PTXAS: skip <why>                no ptxas cross-check for this file
+//   expected-smem {{KERNEL}} BYTES       the kernel's static figure (or `unknown`)
+//   expected-alloc {{KERNEL}} {{VAR}} offset=N bytes=N align=N shape=AxBxC element_bytes=N
+//   expected-unreferenced {{KERNEL}} {{VAR}}   declared but never used: not allocated
+//   expected-error {{TEXT}}  expected-warning {{TEXT}}  expected-note {{TEXT}}
+//                                        a diagnostic on this line (`@+N`/`@-N`: N lines away)
+//                                        whose "message [check]" contains TEXT
+//   ptxas-unchecked {{KERNEL}} <why>     kernel left out of the ptxas cross-check
+//
+// Any expectation may carry an architecture prefix (`sm_90-expected-smem`) to hold for that
+// architecture alone. The check is strict both ways: every kernel must have an expected-smem,
+// every error and warning an expectation; notes too when the file expects any note.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEFIT_TESTS_FIXTURE_H
+#define TILEFIT_TESTS_FIXTURE_H
+
+#include "tilefit/model/Report.h"
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace tilefit {
+namespace test {
+
+struct Expectation {
+  enum class Kind { Smem, Alloc, Unreferenced, Error, Warning, Note };
+  Kind K;
+  std::string Arch;       ///< "" for every architecture.
+  unsigned Line = 0;      ///< The line the directive applies to.
+  std::string Kernel;     ///< Smem, Alloc, Unreferenced.
+  std::string Var;        ///< Alloc, Unreferenced.
+  std::optional<uint64_t> Bytes; ///< Smem; unset means `unknown`.
+  std::map<std::string, std::string> Fields; ///< Alloc's key=value pairs.
+  std::string Text;       ///< Diagnostics: the substring.
+  std::string Directive;  ///< The directive as written, for messages.
+};
+
+struct Fixture {
+  std::string Path;
+  std::vector<std::string> Archs = {"sm_80", "sm_90", "sm_120"};
+  std::vector<std::string> Flags;
+  std::string CapacityDb;
+  double Budget = 0.9;
+  std::string PtxasSkip;                       ///< Why there is no cross-check; "" if there is.
+  std::map<std::string, std::string> PtxasUnchecked; ///< Kernel -> why.
+  std::vector<Expectation> Expectations;
+  std::vector<std::string> Errors;             ///< Malformed directives.
+};
+
+Fixture parseFixture(const std::string &Path);
+
+/// Every .cu file under tests/fixtures, sorted.
+std::vector<std::string> listFixtures();
+
+/// Checks \p R against \p F for \p Arch; returns one message per mismatch.
+std::vector<std::string> verify(const Fixture &F, const Report &R);
+
+} // namespace test
+} // namespace tilefit
+
+#endif

@@ -1,0 +1,147 @@
+//===- TestSupport.cpp ----------------------------------------------------===//
+#include "TestSupport.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <regex>
+
+namespace tilefit {
+namespace test {
+
+std::string sourceDir() { return TILEFIT_SOURCE_DIR; }
+std::string fixturesDir() { return sourceDir() + "/tests/fixtures"; }
+std::string shareDir() { return TILEFIT_SHARE_DIR; }
+std::string binary() { return TILEFIT_BINARY; }
+
+const CapacityDatabase &builtinDatabase() {
+  static const CapacityDatabase *DB = [] {
+    auto Loaded = CapacityDatabase::load(sourceDir() + "/data/capacity.json");
+    if (!Loaded) {
+      ADD_FAILURE() << Loaded.error();
+      std::abort();
+    }
+    return new CapacityDatabase(std::move(*Loaded));
+  }();
+  return *DB;
+}
+
+const frontend::ParseEnvironment &environment() {
+  static const frontend::ParseEnvironment Env = [] {
+    frontend::ParseEnvironment E;
+    std::string Error;
+    E.Toolkit = frontend::findCudaToolkit("", Error);
+    E.ResourceInclude = shareDir() + "/include";
+    E.ClangResourceDir = TILEFIT_CLANG_RESOURCE_DIR;
+    return E;
+  }();
+  return Env;
+}
+
+Report analyzeFile(const std::string &File, const std::vector<std::string> &Flags,
+                   const std::vector<std::string> &Archs, const CapacityDatabase &Db,
+                   double Budget) {
+  frontend::CompileCommand C;
+  llvm::SmallString<256> Abs(File);
+  llvm::sys::fs::make_absolute(Abs);
+  C.File = std::string(Abs);
+  C.Directory = std::string(llvm::sys::path::parent_path(Abs));
+  C.Arguments.push_back("clang++");
+  C.Arguments.insert(C.Arguments.end(), Flags.begin(), Flags.end());
+  C.Arguments.push_back(C.File);
+  auto Jobs = frontend::planJobs({C}, Archs);
+  auto Facts = frontend::analyzeAll(Jobs, environment(), 1);
+  Report R;
+  AnalysisOptions Opts;
+  Opts.Budget = Budget;
+  for (const TranslationUnitFacts &TU : Facts)
+    analyzeUnit(TU, Db, Opts, R);
+  finalizeReport(R);
+  return R;
+}
+
+CommandResult runCommand(const std::vector<std::string> &Argv, const std::string &Cwd) {
+  CommandResult R;
+  llvm::SmallString<128> OutFile, ErrFile;
+  llvm::sys::fs::createTemporaryFile("tilefit-test", "out", OutFile);
+  llvm::sys::fs::createTemporaryFile("tilefit-test", "err", ErrFile);
+  std::vector<llvm::StringRef> Args(Argv.begin(), Argv.end());
+  std::optional<llvm::StringRef> Redirects[] = {std::nullopt, llvm::StringRef(OutFile),
+                                                llvm::StringRef(ErrFile)};
+  std::string Program = Argv.front();
+  if (!llvm::sys::path::is_absolute(Program))
+    if (auto Found = llvm::sys::findProgramByName(Program))
+      Program = *Found;
+  std::string Error;
+  if (Cwd.empty()) {
+    R.Status = llvm::sys::ExecuteAndWait(Program, Args, std::nullopt, Redirects, /*Seconds=*/600,
+                                         0, &Error);
+  } else {
+    // ExecuteAndWait has no working-directory option: go through env -C.
+    std::vector<llvm::StringRef> Wrapped = {"env", "-C", Cwd};
+    Wrapped.push_back(Program);
+    Wrapped.insert(Wrapped.end(), Args.begin() + 1, Args.end());
+    R.Status = llvm::sys::ExecuteAndWait(*llvm::sys::findProgramByName("env"), Wrapped,
+                                         std::nullopt, Redirects, 600, 0, &Error);
+  }
+  if (auto B = llvm::MemoryBuffer::getFile(OutFile))
+    R.Out = (*B)->getBuffer().str();
+  if (auto B = llvm::MemoryBuffer::getFile(ErrFile))
+    R.Err = (*B)->getBuffer().str() + Error;
+  llvm::sys::fs::remove(OutFile);
+  llvm::sys::fs::remove(ErrFile);
+  return R;
+}
+
+bool haveNvcc() { return static_cast<bool>(llvm::sys::findProgramByName("nvcc")); }
+
+PtxasFigures ptxasFigures(const std::string &File, const std::vector<std::string> &Flags,
+                          const std::vector<std::string> &Archs) {
+  PtxasFigures P;
+  std::vector<std::string> Argv = {"nvcc", "-c", File, "-o", "/dev/null", "-Xptxas", "-v",
+                                   "-Wno-deprecated-gpu-targets"};
+  for (const std::string &A : Archs) {
+    std::string N = A.substr(3);
+    Argv.push_back("-gencode");
+    Argv.push_back("arch=compute_" + N + ",code=" + A);
+  }
+  Argv.insert(Argv.end(), Flags.begin(), Flags.end());
+  CommandResult R = runCommand(Argv);
+  // ptxas prints "Compiling entry function 'NAME' for 'sm_XX'", then "Used ... N bytes smem".
+  std::regex Entry(R"(Compiling entry function '([^']+)' for '(sm_\w+)')");
+  std::regex Used(R"(Used \d+ registers)");
+  std::regex Smem(R"((\d+) bytes smem)");
+  std::string Name, Arch;
+  size_t Pos = 0;
+  std::string Text = R.Out + R.Err;
+  while (Pos < Text.size()) {
+    size_t End = Text.find('\n', Pos);
+    if (End == std::string::npos)
+      End = Text.size();
+    std::string Line = Text.substr(Pos, End - Pos);
+    Pos = End + 1;
+    std::smatch M;
+    if (std::regex_search(Line, M, Entry)) {
+      Name = M[1];
+      Arch = M[2];
+    } else if (!Name.empty() && std::regex_search(Line, Used)) {
+      uint64_t Bytes = std::regex_search(Line, M, Smem) ? std::stoull(M[1]) : 0;
+      P.Figures[Arch][Name] = Bytes;
+      Name.clear();
+    }
+  }
+  if (R.Status != 0 && P.Figures.empty())
+    P.Error = "nvcc failed (" + std::to_string(R.Status) + "):\n" + R.Err;
+  return P;
+}
+
+} // namespace test
+} // namespace tilefit

@@ -1,0 +1,54 @@
+//===- TestSupport.h - Shared helpers for tilefit's tests -------*- C++ -*-===//
+#ifndef TILEFIT_TESTS_TESTSUPPORT_H
+#define TILEFIT_TESTS_TESTSUPPORT_H
+
+#include "tilefit/frontend/Analyzer.h"
+#include "tilefit/model/Analysis.h"
+#include "tilefit/model/Capacity.h"
+
+#include <string>
+#include <vector>
+
+namespace tilefit {
+namespace test {
+
+std::string sourceDir();  ///< The repository.
+std::string fixturesDir(); ///< tests/fixtures
+std::string shareDir();   ///< build/share/tilefit
+std::string binary();     ///< build/bin/tilefit
+
+/// The built-in capacity database (data/capacity.json); aborts the test on failure.
+const CapacityDatabase &builtinDatabase();
+
+/// How tilefit itself would parse: the toolkit found by the usual search, tilefit's resources.
+const frontend::ParseEnvironment &environment();
+
+/// Runs the front end and the model on \p File as `tilefit --arch=<Archs> File -- <Flags>`.
+Report analyzeFile(const std::string &File, const std::vector<std::string> &Flags,
+                   const std::vector<std::string> &Archs, const CapacityDatabase &Db,
+                   double Budget = 0.9);
+
+/// Runs a command (no shell), returning its exit status; stdout and stderr are captured.
+struct CommandResult {
+  int Status = -1;
+  std::string Out, Err;
+};
+CommandResult runCommand(const std::vector<std::string> &Argv, const std::string &Cwd = "");
+
+/// ptxas's "bytes smem" per kernel (mangled name) and architecture, from
+/// `nvcc -c -Xptxas -v` with one -gencode per architecture. Empty Error on success.
+struct PtxasFigures {
+  std::string Error;
+  /// Figures[arch][mangled] = bytes.
+  std::map<std::string, std::map<std::string, uint64_t>> Figures;
+};
+PtxasFigures ptxasFigures(const std::string &File, const std::vector<std::string> &Flags,
+                          const std::vector<std::string> &Archs);
+
+/// Whether nvcc is on PATH.
+bool haveNvcc();
+
+} // namespace test
+} // namespace tilefit
+
+#endif

@@ -1,0 +1,112 @@
+//===- CompileCommandTest.cpp - Reading compilation databases -------------===//
+#include "tilefit/frontend/CompileCommand.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+namespace tilefit {
+namespace frontend {
+namespace {
+
+class CompileCommandTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    llvm::SmallString<128> D;
+    ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("tilefit-db", D));
+    Dir = std::string(D);
+  }
+  void TearDown() override { llvm::sys::fs::remove_directories(Dir); }
+
+  std::string write(const std::string &Name, const std::string &Text) {
+    std::string P = Dir + "/" + Name;
+    llvm::sys::fs::create_directories(llvm::sys::path::parent_path(P));
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(P, EC);
+    OS << Text;
+    return P;
+  }
+
+  std::string Dir;
+};
+
+TEST_F(CompileCommandTest, CommandAndArgumentsForms) {
+  write("compile_commands.json", R"([
+    {"directory": "/b", "command": "nvcc -DA=\"x y\" -c ../src/a.cu -o a.o", "file": "../src/a.cu"},
+    {"directory": "/b", "arguments": ["clang++", "-c", "/s/b.cu"], "file": "/s/b.cu"}])");
+  std::vector<std::string> Warnings;
+  auto Db = loadCompilationDatabase(Dir, Warnings);
+  ASSERT_TRUE(static_cast<bool>(Db)) << llvm::toString(Db.takeError());
+  ASSERT_EQ(Db->size(), 2u);
+  EXPECT_EQ((*Db)[0].File, "/src/a.cu");
+  EXPECT_EQ((*Db)[0].Directory, "/b");
+  EXPECT_EQ((*Db)[0].Arguments,
+            (std::vector<std::string>{"nvcc", "-DA=x y", "-c", "../src/a.cu", "-o", "a.o"}));
+  EXPECT_EQ((*Db)[1].Arguments.front(), "clang++");
+  EXPECT_TRUE(Warnings.empty());
+}
+
+TEST_F(CompileCommandTest, RelativeDirectoryIsTakenFromTheDatabaseFolder) {
+  std::string P = write("build/compile_commands.json",
+                        R"([{"directory": ".", "command": "nvcc -c k.cu", "file": "k.cu"}])");
+  std::vector<std::string> Warnings;
+  auto Db = loadCompilationDatabase(P, Warnings);
+  ASSERT_TRUE(static_cast<bool>(Db));
+  ASSERT_EQ(Db->size(), 1u);
+  EXPECT_EQ((*Db)[0].Directory, Dir + "/build");
+  EXPECT_EQ((*Db)[0].File, Dir + "/build/k.cu");
+}
+
+TEST_F(CompileCommandTest, BadEntriesAreSkippedWithAMessage) {
+  write("compile_commands.json", R"([
+    {"directory": "/b", "file": "a.cu"},
+    {"command": "nvcc a.cu", "file": "a.cu"},
+    {"directory": "/b", "arguments": ["nvcc", 3], "file": "a.cu"},
+    7,
+    {"directory": "/b", "command": "nvcc -c ok.cu", "file": "ok.cu"}])");
+  std::vector<std::string> Warnings;
+  auto Db = loadCompilationDatabase(Dir, Warnings);
+  ASSERT_TRUE(static_cast<bool>(Db));
+  EXPECT_EQ(Db->size(), 1u);
+  ASSERT_EQ(Warnings.size(), 4u);
+  EXPECT_NE(Warnings[0].find("entry 1: neither \"arguments\" nor \"command\""), std::string::npos)
+      << Warnings[0];
+  EXPECT_NE(Warnings[1].find("entry 2: no \"directory\""), std::string::npos) << Warnings[1];
+  EXPECT_NE(Warnings[3].find("entry 4: not an object"), std::string::npos) << Warnings[3];
+}
+
+TEST_F(CompileCommandTest, MalformedFilesAreErrors) {
+  std::vector<std::string> Warnings;
+  write("compile_commands.json", "[\n  {\"directory\": \"/b\",,}\n]");
+  auto Db = loadCompilationDatabase(Dir, Warnings);
+  ASSERT_FALSE(static_cast<bool>(Db));
+  std::string E = llvm::toString(Db.takeError());
+  EXPECT_NE(E.find("compile_commands.json:2:"), std::string::npos) << E;
+  EXPECT_NE(E.find("not valid JSON"), std::string::npos) << E;
+
+  write("compile_commands.json", R"({"not": "an array"})");
+  Db = loadCompilationDatabase(Dir, Warnings);
+  ASSERT_FALSE(static_cast<bool>(Db));
+  EXPECT_NE(llvm::toString(Db.takeError()).find("JSON array"), std::string::npos);
+
+  Db = loadCompilationDatabase(Dir + "/missing", Warnings);
+  ASSERT_FALSE(static_cast<bool>(Db));
+  EXPECT_NE(llvm::toString(Db.takeError()).find("cannot read"), std::string::npos);
+}
+
+TEST_F(CompileCommandTest, FoundAboveASource) {
+  write("compile_commands.json", "[]");
+  write("a/b/k.cu", "");
+  EXPECT_EQ(findCompilationDatabaseAbove(Dir + "/a/b"), Dir + "/compile_commands.json");
+}
+
+TEST(SplitCommandLineTest, ShellQuoting) {
+  EXPECT_EQ(splitCommandLine(R"(nvcc "-DA=a b" 'x y' -I\ dir)"),
+            (std::vector<std::string>{"nvcc", "-DA=a b", "x y", "-I dir"}));
+}
+
+} // namespace
+} // namespace frontend
+} // namespace tilefit

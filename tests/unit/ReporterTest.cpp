@@ -1,0 +1,169 @@
+//===- ReporterTest.cpp - Text and JSON rendering of one report -----------===//
+#include "tilefit/model/Analysis.h"
+#include "tilefit/reporters/JsonReporter.h"
+#include "tilefit/reporters/TextReporter.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <regex>
+#include <sstream>
+
+namespace tilefit {
+namespace {
+
+/// Serves source lines from memory.
+class FakeLines : public SourceLines {
+public:
+  std::optional<std::string> line(const std::string &File, unsigned Line) override {
+    if (File == "k.cu" && Line == 3)
+      return std::string("__global__ void\tbig(float *o) {");
+    if (File == "k.cu" && Line == 4)
+      return std::string("  __shared__ float tile[64][200];");
+    return std::nullopt;
+  }
+};
+
+/// A unit with one kernel over the static limit, analysed against a small database.
+Report sampleReport() {
+  TranslationUnitFacts TU;
+  TU.File = "k.cu";
+  TU.Arch = TU.ParsedAs = "sm_90";
+  SharedVar V;
+  V.Name = "tile";
+  V.QualifiedName = "big::tile";
+  V.Function = "big";
+  V.Loc = {"k.cu", 4, 20};
+  V.Type = "float[64][200]";
+  V.ElementType = V.CanonicalElementType = "float";
+  V.Shape = {64, 200};
+  V.ElementBytes = 4;
+  V.Align = 4;
+  V.Bytes = 51200;
+  TU.Vars.push_back(V);
+  TU.Emission.TopLevel = {{EmissionEvent::Kind::Variable, 0}};
+  KernelFacts K;
+  K.Name = "big";
+  K.Mangled = "_Z3bigPf";
+  K.Loc = {"k.cu", 3, 17};
+  K.Reached = {0};
+  TU.Kernels.push_back(K);
+
+  auto DB = CapacityDatabase::parse(R"({"architectures": {"sm_90": {"shared_memory": {
+      "per_sm": 233472, "block_default_max": 49152, "block_optin_max": 232448,
+      "static_max": 49152, "reserved_per_block": 1024}}}})",
+                                    "db.json");
+  EXPECT_TRUE(static_cast<bool>(DB));
+  Report R;
+  analyzeUnit(TU, *DB, AnalysisOptions(), R);
+  finalizeReport(R);
+  return R;
+}
+
+TEST(TextReporterTest, ClangStyleDiagnosticWithCaretAndNotes) {
+  Report R = sampleReport();
+  ASSERT_EQ(R.Diagnostics.size(), 1u);
+  FakeLines Lines;
+  std::ostringstream OS;
+  renderDiagnostic(R.Diagnostics[0], Lines, OS);
+  std::string Text = OS.str();
+  EXPECT_NE(Text.find("k.cu:3:17: error: kernel 'big' uses 51200 bytes (50 KiB) of static shared "
+                      "memory on sm_90, more than the 49152 bytes (48 KiB) ptxas accepts for "
+                      "static allocations [tilefit-static-limit]\n"),
+            std::string::npos)
+      << Text;
+  // The tab before `big` expands to column 16 (8-column tab stops), so the caret sits under `b`.
+  EXPECT_NE(Text.find("    3 | __global__ void big(float *o) {\n"
+                      "      |                 ^\n"),
+            std::string::npos)
+      << Text;
+  EXPECT_NE(Text.find("k.cu:4:20: note: 'tile' takes 51200 bytes (50 KiB) (float[64][200]) at "
+                      "offset 0; declare it 'extern __shared__'"),
+            std::string::npos)
+      << Text;
+  EXPECT_NE(Text.find("    4 |   __shared__ float tile[64][200];\n"
+                      "      | " + std::string(19, ' ') + "^\n"),
+            std::string::npos)
+      << Text;
+}
+
+TEST(TextReporterTest, SummaryTableInHumanUnits) {
+  Report R = sampleReport();
+  std::ostringstream OS;
+  renderSummary(R, OS);
+  std::string Text = OS.str();
+  EXPECT_NE(Text.find("kernel"), std::string::npos);
+  EXPECT_TRUE(std::regex_search(Text, std::regex(R"(\nbig +sm_90 +50 KiB +- +227 KiB +22\.0%\n)")))
+      << Text;
+  EXPECT_NE(Text.find("1 kernel on sm_90"), std::string::npos) << Text;
+}
+
+TEST(TextReporterTest, NoKernels) {
+  std::ostringstream OS;
+  renderSummary(Report(), OS);
+  EXPECT_EQ(OS.str(), "tilefit: no kernels found\n");
+}
+
+TEST(JsonReporterTest, DocumentFollowsTheSchema) {
+  Report R = sampleReport();
+  std::ostringstream OS;
+  renderJson(R, {"tilefit", "9.9.9"}, OS);
+  nlohmann::json J = nlohmann::json::parse(OS.str());
+  EXPECT_EQ(J["schema"], "tilefit-report/1");
+  EXPECT_EQ(J["tool"]["name"], "tilefit");
+  EXPECT_EQ(J["tool"]["version"], "9.9.9");
+  ASSERT_EQ(J["translation_units"].size(), 1u);
+  EXPECT_EQ(J["translation_units"][0]["status"], "ok");
+  EXPECT_EQ(J["translation_units"][0]["arch"], "sm_90");
+
+  ASSERT_EQ(J["kernels"].size(), 1u);
+  const auto &K = J["kernels"][0];
+  EXPECT_EQ(K["name"], "big");
+  EXPECT_EQ(K["mangled"], "_Z3bigPf");
+  EXPECT_EQ(K["line"], 3);
+  EXPECT_EQ(K["static_smem_bytes"], 51200);
+  EXPECT_TRUE(K["unknown_reason"].is_null());
+  EXPECT_EQ(K["dynamic_smem"]["declared"], false);
+  EXPECT_EQ(K["limits"]["static_max"], 49152);
+  EXPECT_EQ(K["limits"]["block_optin_max"], 232448);
+  EXPECT_EQ(K["limits"]["reserved_per_block"], 1024);
+  EXPECT_TRUE(K["limits"]["block_default_max"].is_number());
+  ASSERT_EQ(K["allocations"].size(), 1u);
+  const auto &A = K["allocations"][0];
+  EXPECT_EQ(A["name"], "tile");
+  EXPECT_EQ(A["function"], "big");
+  EXPECT_EQ(A["type"], "float[64][200]");
+  EXPECT_EQ(A["element_type"], "float");
+  EXPECT_EQ(A["shape"], nlohmann::json::array({64, 200}));
+  EXPECT_EQ(A["element_bytes"], 4);
+  EXPECT_EQ(A["align"], 4);
+  EXPECT_EQ(A["bytes"], 51200);
+  EXPECT_EQ(A["offset"], 0);
+
+  ASSERT_EQ(J["diagnostics"].size(), 1u);
+  const auto &D = J["diagnostics"][0];
+  EXPECT_EQ(D["severity"], "error");
+  EXPECT_EQ(D["check"], "tilefit-static-limit");
+  EXPECT_EQ(D["arch"], "sm_90");
+  EXPECT_EQ(D["file"], "k.cu");
+  ASSERT_EQ(D["notes"].size(), 1u);
+  EXPECT_EQ(D["notes"][0]["line"], 4);
+}
+
+TEST(JsonReporterTest, UnknownFiguresAreNullWithAReason) {
+  Report R;
+  KernelReport K;
+  K.Name = "k";
+  K.Arch = "sm_80";
+  K.UnknownReason = "the size of 'x' is unknown";
+  R.Kernels.push_back(K);
+  std::ostringstream OS;
+  renderJson(R, {"tilefit", "1"}, OS);
+  nlohmann::json J = nlohmann::json::parse(OS.str());
+  EXPECT_TRUE(J["kernels"][0]["static_smem_bytes"].is_null());
+  EXPECT_EQ(J["kernels"][0]["unknown_reason"], "the size of 'x' is unknown");
+  EXPECT_TRUE(J["kernels"][0]["limits"]["block_optin_max"].is_null());
+}
+
+} // namespace
+} // namespace tilefit
