@@ -38,7 +38,7 @@ Fixture parseFixture(const std::string &Path) {
   }
   static const std::regex Header(R"(//\s*(ARCHS|FLAGS|CAPACITY-DB|BUDGET|PTXAS):\s*(.*?)\s*$)");
   static const std::regex Directive(
-      R"((?:(sm_\w+)-)?(expected-smem|expected-alloc|expected-unreferenced|expected-error|expected-warning|expected-note|ptxas-unchecked)(@[+-]\d+)?\s*(.*))");
+      R"((?:(sm_\w+)-)?(expected-smem|expected-alloc|expected-unreferenced|expected-error|expected-warning|expected-note|ptxas-unchecked)(@[+-]\d+)?\s*(.*?)(?=\s+(?:sm_\w+-)?(?:expected-|ptxas-unchecked)|$))");
   static const std::regex Braced(R"(^\s*\{\{(.*?)\}\})");
 
   llvm::SmallVector<llvm::StringRef, 0> Lines;
@@ -86,8 +86,6 @@ Fixture parseFixture(const std::string &Path) {
       E.Directive = D[0];
       // The directive's own text runs to the next directive.
       std::string Args = D[4];
-      if (N + 1 < Matches.size())
-        Args = Args.substr(0, Args.size() - Matches[N + 1].length());
       auto TakeBraced = [&](std::string &Out) {
         std::smatch B;
         if (!std::regex_search(Args, B, Braced))

@@ -103,9 +103,11 @@ CommandResult runCommand(const std::vector<std::string> &Argv, const std::string
 
 bool haveNvcc() { return static_cast<bool>(llvm::sys::findProgramByName("nvcc")); }
 
-PtxasFigures ptxasFigures(const std::string &File, const std::vector<std::string> &Flags,
-                          const std::vector<std::string> &Archs) {
-  PtxasFigures P;
+namespace {
+
+/// One nvcc run for \p Archs; adds what ptxas printed to \p P. Returns nvcc's status.
+int ptxasRun(const std::string &File, const std::vector<std::string> &Flags,
+             const std::vector<std::string> &Archs, PtxasFigures &P, std::string &Err) {
   std::vector<std::string> Argv = {"nvcc", "-c", File, "-o", "/dev/null", "-Xptxas", "-v",
                                    "-Wno-deprecated-gpu-targets"};
   for (const std::string &A : Archs) {
@@ -138,8 +140,26 @@ PtxasFigures ptxasFigures(const std::string &File, const std::vector<std::string
       Name.clear();
     }
   }
-  if (R.Status != 0 && P.Figures.empty())
-    P.Error = "nvcc failed (" + std::to_string(R.Status) + "):\n" + R.Err;
+  Err = R.Err;
+  return R.Status;
+}
+
+} // namespace
+
+PtxasFigures ptxasFigures(const std::string &File, const std::vector<std::string> &Flags,
+                          const std::vector<std::string> &Archs) {
+  PtxasFigures P;
+  std::string Err;
+  if (ptxasRun(File, Flags, Archs, P, Err) == 0)
+    return P;
+  // nvcc stops at the first architecture ptxas rejects (a kernel above the static limit still
+  // gets its figure printed): compile the others one at a time.
+  for (const std::string &A : Archs)
+    if (!P.Figures.count(A))
+      ptxasRun(File, Flags, {A}, P, Err);
+  for (const std::string &A : Archs)
+    if (!P.Figures.count(A))
+      P.Error += "nvcc failed for " + A + ":\n" + Err;
   return P;
 }
 
