@@ -117,6 +117,11 @@ const FunctionDecl *enclosingFunction(const Decl *D) {
 }
 
 std::string functionName(const FunctionDecl *FD) {
+  // A lambda's call operator is named after the function the lambda stands in.
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
+    if (MD->getParent()->isLambda())
+      if (const FunctionDecl *Outer = enclosingFunction(MD->getParent()))
+        return "lambda in " + functionName(Outer);
   std::string S;
   llvm::raw_string_ostream OS(S);
   PrintingPolicy PP(FD->getASTContext().getLangOpts());

@@ -15,24 +15,8 @@ namespace tilefit {
 namespace test {
 namespace {
 
-class CliTest : public ::testing::Test {
+class CliTest : public TempDirTest {
 protected:
-  void SetUp() override {
-    llvm::SmallString<128> D;
-    ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("tilefit-cli", D));
-    Dir = std::string(D);
-  }
-  void TearDown() override { llvm::sys::fs::remove_directories(Dir); }
-
-  std::string write(const std::string &Name, const std::string &Text) {
-    std::string P = Dir + "/" + Name;
-    llvm::sys::fs::create_directories(llvm::sys::path::parent_path(P));
-    std::error_code EC;
-    llvm::raw_fd_ostream OS(P, EC);
-    OS << Text;
-    return P;
-  }
-
   CommandResult tilefit(std::vector<std::string> Args) {
     Args.insert(Args.begin(), binary());
     return runCommand(Args, Dir);
@@ -47,7 +31,6 @@ protected:
     }
   }
 
-  std::string Dir;
 };
 
 const char GoodKernel[] = R"(

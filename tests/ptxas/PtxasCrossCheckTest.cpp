@@ -83,15 +83,8 @@ TEST_P(PtxasCrossCheck, FiguresEqualPtxas) {
   }
 }
 
-std::string testName(const ::testing::TestParamInfo<std::string> &Info) {
-  std::string Name = llvm::sys::path::stem(Info.param).str();
-  for (char &C : Name)
-    if (!isalnum(static_cast<unsigned char>(C)))
-      C = '_';
-  return Name;
-}
-
-INSTANTIATE_TEST_SUITE_P(Fixtures, PtxasCrossCheck, ::testing::ValuesIn(listFixtures()), testName);
+INSTANTIATE_TEST_SUITE_P(Fixtures, PtxasCrossCheck, ::testing::ValuesIn(listFixtures()),
+                         fixtureTestName);
 
 } // namespace
 } // namespace test

@@ -6,6 +6,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
 
@@ -99,6 +100,32 @@ CommandResult runCommand(const std::vector<std::string> &Argv, const std::string
   llvm::sys::fs::remove(OutFile);
   llvm::sys::fs::remove(ErrFile);
   return R;
+}
+
+void TempDirTest::SetUp() {
+  llvm::SmallString<128> D;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("tilefit-test", D));
+  Dir = std::string(D);
+}
+
+void TempDirTest::TearDown() { llvm::sys::fs::remove_directories(Dir); }
+
+std::string TempDirTest::write(const std::string &Name, const std::string &Text) {
+  std::string P = Dir + "/" + Name;
+  llvm::sys::fs::create_directories(llvm::sys::path::parent_path(P));
+  std::error_code EC;
+  llvm::raw_fd_ostream OS(P, EC);
+  EXPECT_FALSE(EC) << P << ": " << EC.message();
+  OS << Text;
+  return P;
+}
+
+std::string fixtureTestName(const ::testing::TestParamInfo<std::string> &Info) {
+  std::string Name = llvm::sys::path::stem(Info.param).str();
+  for (char &C : Name)
+    if (!isalnum(static_cast<unsigned char>(C)))
+      C = '_';
+  return Name;
 }
 
 bool haveNvcc() { return static_cast<bool>(llvm::sys::findProgramByName("nvcc")); }

@@ -6,6 +6,9 @@
 #include "tilefit/model/Analysis.h"
 #include "tilefit/model/Capacity.h"
 
+#include <gtest/gtest.h>
+
+#include <map>
 #include <string>
 #include <vector>
 
@@ -47,6 +50,19 @@ PtxasFigures ptxasFigures(const std::string &File, const std::vector<std::string
 
 /// Whether nvcc is on PATH.
 bool haveNvcc();
+
+/// A test with a fresh temporary folder, removed afterwards.
+class TempDirTest : public ::testing::Test {
+protected:
+  void SetUp() override;
+  void TearDown() override;
+  /// Writes \p Text to \p Name (relative to the folder, parents created); returns its path.
+  std::string write(const std::string &Name, const std::string &Text);
+  std::string Dir;
+};
+
+/// A gtest-safe test name from a fixture path: its stem, other characters as '_'.
+std::string fixtureTestName(const ::testing::TestParamInfo<std::string> &Info);
 
 } // namespace test
 } // namespace tilefit

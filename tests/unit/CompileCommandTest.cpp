@@ -1,4 +1,5 @@
 //===- CompileCommandTest.cpp - Reading compilation databases -------------===//
+#include "../support/TestSupport.h"
 #include "tilefit/frontend/CompileCommand.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -11,26 +12,7 @@ namespace tilefit {
 namespace frontend {
 namespace {
 
-class CompileCommandTest : public ::testing::Test {
-protected:
-  void SetUp() override {
-    llvm::SmallString<128> D;
-    ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("tilefit-db", D));
-    Dir = std::string(D);
-  }
-  void TearDown() override { llvm::sys::fs::remove_directories(Dir); }
-
-  std::string write(const std::string &Name, const std::string &Text) {
-    std::string P = Dir + "/" + Name;
-    llvm::sys::fs::create_directories(llvm::sys::path::parent_path(P));
-    std::error_code EC;
-    llvm::raw_fd_ostream OS(P, EC);
-    OS << Text;
-    return P;
-  }
-
-  std::string Dir;
-};
+using CompileCommandTest = test::TempDirTest;
 
 TEST_F(CompileCommandTest, CommandAndArgumentsForms) {
   write("compile_commands.json", R"([
