@@ -19,8 +19,11 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Regex.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -78,6 +81,17 @@ cl::opt<double> Budget("budget",
 
 cl::opt<unsigned> Jobs("j", cl::desc("Parse this many translation units at once (default: all cores)"),
                        cl::init(0), cl::value_desc("n"), cl::cat(Category));
+
+cl::opt<std::string> HeaderFilter(
+    "header-filter",
+    cl::desc("Show findings located in headers whose path matches this regular expression\n"
+             "(findings in the translation unit's own file are always shown), as clang-tidy"),
+    cl::value_desc("regex"), cl::cat(Category));
+
+cl::opt<bool> ForceProgress("progress", cl::desc("Show progress on stderr even when it is not a terminal"),
+                            cl::cat(Category));
+cl::opt<bool> Quiet("quiet", cl::desc("No progress and no summary of suppressed findings"),
+                    cl::cat(Category));
 
 cl::opt<bool> ShowCommands("show-parse-commands",
                            cl::desc("Print the Clang command line of every parse to stderr"),
@@ -240,6 +254,8 @@ int tilefitMain(int argc, const char **argv) {
       Own.push_back(argv[I]);
   }
 
+  // A crash inside Clang while parsing one unit is contained to that unit.
+  llvm::CrashRecoveryContext::Enable();
   cl::HideUnrelatedOptions(Category);
   cl::SetVersionPrinter(printVersion);
   std::string ParseErrors;
@@ -254,6 +270,13 @@ int tilefitMain(int argc, const char **argv) {
     for (const CheckInfo &C : allChecks())
       outs() << C.Name << " (" << severityName(C.DefaultSeverity) << "): " << C.Summary << "\n";
     return ExitOk;
+  }
+  if (!HeaderFilter.empty()) {
+    std::string RegexError;
+    if (!llvm::Regex(HeaderFilter).isValid(RegexError)) {
+      toolMessage("error", "--header-filter=" + HeaderFilter + ": " + RegexError);
+      return ExitFailure;
+    }
   }
   if (Format != "text" && Format != "json") {
     toolMessage("error", "--format=" + Format + ": expected text or json");
@@ -327,9 +350,10 @@ int tilefitMain(int argc, const char **argv) {
   std::vector<frontend::UnitJob> UnitJobs = frontend::planJobs(Commands, ArchOverride);
 
   // Flags tilefit dropped: one warning each for the whole run.
-  std::set<std::string> Unknown, Refused, UnknownArchs;
+  std::set<std::string> Unknown, Refused, UnknownArchs, Warnings;
   for (const frontend::UnitJob &J : UnitJobs) {
     Unknown.insert(J.Flags.Unknown.begin(), J.Flags.Unknown.end());
+    Warnings.insert(J.Flags.Warnings.begin(), J.Flags.Warnings.end());
     Refused.insert(J.Flags.Refused.begin(), J.Flags.Refused.end());
     if (!Db->lookup(J.Target.Real))
       UnknownArchs.insert(J.Target.Real);
@@ -340,6 +364,8 @@ int tilefitMain(int argc, const char **argv) {
   if (!Refused.empty())
     toolMessage("warning", "ignored flags that would load code into tilefit: " +
                                llvm::join(std::vector<std::string>(Refused.begin(), Refused.end()), " "));
+  for (const std::string &W : Warnings)
+    toolMessage("warning", W);
   for (const std::string &A : UnknownArchs)
     toolMessage("warning", A + " is not in the capacity database; its kernels are reported "
                                "without limits or checks");
@@ -348,7 +374,19 @@ int tilefitMain(int argc, const char **argv) {
       errs() << llvm::join(frontend::parseCommandLine(J, Env), " ") << "\n";
 
   unsigned Threads = Jobs ? Jobs.getValue() : llvm::hardware_concurrency().compute_thread_count();
-  std::vector<TranslationUnitFacts> Facts = frontend::analyzeAll(UnitJobs, Env, Threads);
+  // Progress while the run is long, where someone watches: never in CI logs unless asked.
+  const bool ShowProgress =
+      !Quiet && (ForceProgress || (sys::Process::StandardErrIsDisplayed() && UnitJobs.size() > 1));
+  frontend::ProgressFn Progress;
+  if (ShowProgress)
+    Progress = [](size_t Done, size_t Total, const frontend::UnitJob &J) {
+      errs() << "\r[" << Done << "/" << Total << "] " << sys::path::filename(J.Command.File) << " "
+             << J.Target.Real << "\x1b[K";
+      if (Done == Total)
+        errs() << "\n";
+    };
+  std::vector<TranslationUnitFacts> Facts =
+      frontend::analyzeAll(UnitJobs, Env, Threads, Progress);
 
   AnalysisOptions Opts;
   Opts.Budget = Budget;
@@ -357,6 +395,14 @@ int tilefitMain(int argc, const char **argv) {
     Failed |= TU.Failed;
   }
   finalizeReport(R);
+  {
+    llvm::Regex Filter(HeaderFilter.empty() ? "^$" : HeaderFilter.getValue());
+    size_t Dropped = filterHeaderFindings(
+        R, [&](const std::string &File) { return !HeaderFilter.empty() && Filter.match(File); });
+    if (Dropped && !Quiet)
+      toolMessage("note", std::to_string(Dropped) + " finding(s) in headers not shown (use " +
+                              "--header-filter=<regex> to show them)");
+  }
 
   if (Format == "json") {
     ToolInfo Info;

@@ -18,6 +18,7 @@
 #include "clang/Sema/Sema.h"
 #include "clang/Tooling/Tooling.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
@@ -25,6 +26,7 @@
 #include "llvm/Support/VirtualFileSystem.h"
 
 #include <algorithm>
+#include <mutex>
 #include <set>
 
 namespace tilefit {
@@ -142,6 +144,25 @@ std::string join(const std::vector<unsigned> &V) {
 
 } // namespace
 
+/// analyzeUnit, with a crash of Clang (or of tilefit's walk) contained to the unit.
+static TranslationUnitFacts analyzeUnitSafely(const UnitJob &Job, const ParseEnvironment &Env) {
+  TranslationUnitFacts Facts;
+  llvm::CrashRecoveryContext CRC;
+  if (CRC.RunSafely([&] { Facts = analyzeUnit(Job, Env); }))
+    return Facts;
+  TranslationUnitFacts Crashed;
+  Crashed.File = Job.Command.File;
+  Crashed.Arch = Job.Target.Real;
+  Crashed.ParsedAs = clangArchFor(Job.Target.Real);
+  Crashed.Failed = true;
+  Diagnostic D = inputError(Job.Command.File, "Clang crashed while parsing '" + Job.Command.File +
+                                                  "' for " + Job.Target.Real +
+                                                  "; no figures for this unit");
+  D.Arch = Job.Target.Real;
+  Crashed.Diagnostics.push_back(std::move(D));
+  return Crashed;
+}
+
 std::string clangArchFor(const std::string &Target) {
   if (clang::StringToOffloadArch(Target) != clang::OffloadArch::UNKNOWN)
     return Target;
@@ -246,6 +267,7 @@ TranslationUnitFacts analyzeUnit(const UnitJob &Job, const ParseEnvironment &Env
   Facts.File = Job.Command.File;
   Facts.Arch = Job.Target.Real;
   Facts.ParsedAs = clangArchFor(Job.Target.Real);
+  Facts.Jit = Job.Target.Jit;
   Facts.RelocatableDeviceCode = Job.Flags.Rdc;
 
   // The source must be a readable regular file.
@@ -305,16 +327,26 @@ TranslationUnitFacts analyzeUnit(const UnitJob &Job, const ParseEnvironment &Env
 }
 
 std::vector<TranslationUnitFacts> analyzeAll(const std::vector<UnitJob> &Jobs,
-                                             const ParseEnvironment &Env, unsigned Threads) {
+                                             const ParseEnvironment &Env, unsigned Threads,
+                                             const ProgressFn &Progress) {
   std::vector<TranslationUnitFacts> Results(Jobs.size());
+  std::mutex ProgressLock;
+  size_t Done = 0;
+  auto Run = [&](size_t I) {
+    Results[I] = analyzeUnitSafely(Jobs[I], Env);
+    if (Progress) {
+      std::lock_guard<std::mutex> Lock(ProgressLock);
+      Progress(++Done, Jobs.size(), Jobs[I]);
+    }
+  };
   if (Threads <= 1 || Jobs.size() <= 1) {
     for (size_t I = 0; I < Jobs.size(); ++I)
-      Results[I] = analyzeUnit(Jobs[I], Env);
+      Run(I);
     return Results;
   }
   llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(Threads));
   for (size_t I = 0; I < Jobs.size(); ++I)
-    Pool.async([&, I] { Results[I] = analyzeUnit(Jobs[I], Env); });
+    Pool.async([&, I] { Run(I); });
   Pool.wait();
   return Results;
 }

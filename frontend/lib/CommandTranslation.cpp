@@ -29,15 +29,20 @@ bool isCudaExtension(llvm::StringRef File) {
   return llvm::sys::path::extension(File).equals_insensitive(".cu");
 }
 
+/// Adds \p T; a real target and a JIT one for the same architecture are one real target.
 void addTarget(DeviceFlags &F, const DeviceTarget &T) {
-  if (std::find(F.Targets.begin(), F.Targets.end(), T) == F.Targets.end())
+  auto It = std::find(F.Targets.begin(), F.Targets.end(), T);
+  if (It == F.Targets.end())
     F.Targets.push_back(T);
+  else
+    It->Jit = It->Jit && T.Jit;
 }
 
 /// Flags that would make Clang load and run code: never passed on.
 bool isPluginFlag(llvm::StringRef A) {
   return A.starts_with("-fplugin=") || A.starts_with("-fpass-plugin=") ||
-         A.starts_with("-fplugin-arg-");
+         A.starts_with("-fplugin-arg-") || A == "-load" || A.starts_with("-load=") ||
+         A == "--load" || A.starts_with("--load=");
 }
 /// -Xclang values that load code; the first three take the plugin (or path) as a value.
 bool isPluginCc1Flag(llvm::StringRef A) {
@@ -70,7 +75,10 @@ DeviceFlags translateClang(const CompileCommand &Cmd) {
     if (!Arg.starts_with("-") || Arg == "-")
       continue; // An input: the source itself, or another file.
     if (isPluginFlag(Arg)) {
-      F.Refused.push_back(Arg.str());
+      if ((Arg == "-load" || Arg == "--load") && I + 1 < A.size())
+        F.Refused.push_back(Arg.str() + " " + A[++I]);
+      else
+        F.Refused.push_back(Arg.str());
       continue;
     }
     if (Arg == "-Xclang") {
@@ -258,11 +266,10 @@ void addGencode(DeviceFlags &F, llvm::StringRef V) {
     auto Real = parseArch(Code);
     if (!Real)
       continue;
-    // A PTX-only code (compute_XX) is analysed as sm_XX.
     unsigned CudaArch = Virt ? Virt->cudaArchMacro() : Real->cudaArchMacro();
-    DeviceTarget T{Real->name(), CudaArch};
-    // code=[sm_80,compute_80]: the PTX for the same architecture adds no target.
-    addTarget(F, T);
+    // A PTX-only code (compute_XX) is analysed as sm_XX, as a JIT target unless a real
+    // code for the same architecture is built too (code=[sm_80,compute_80]).
+    addTarget(F, {Real->name(), CudaArch, Code.starts_with("compute_")});
   }
 }
 
@@ -292,7 +299,10 @@ DeviceFlags translateNvcc(const CompileCommand &Cmd) {
     if (!Arg.starts_with("-") || Arg == "-")
       continue; // An input.
     if (isPluginFlag(Arg)) {
-      F.Refused.push_back(Arg.str());
+      if ((Arg == "-load" || Arg == "--load") && I + 1 < A.size())
+        F.Refused.push_back(Arg.str() + " " + A[++I]);
+      else
+        F.Refused.push_back(Arg.str());
       continue;
     }
     llvm::StringRef Name = Arg, Value;
@@ -374,6 +384,16 @@ DeviceFlags translateNvcc(const CompileCommand &Cmd) {
   // -arch / -code, after -gencode (both may appear; nvcc adds them together).
   for (const std::string &AV : ArchValues) {
     for (llvm::StringRef V : archList(AV)) {
+      if (V == "native") {
+        // The GPU of the machine that builds: unknown here. Documented choice: nvcc's
+        // default architecture, with a warning for the run.
+        F.Warnings.push_back("-arch=native names the GPU of the building machine, which tilefit "
+                             "cannot know; analysing " + std::string(DefaultArch) +
+                             " (use --arch to choose)");
+        auto P = parseArch(DefaultArch);
+        addTarget(F, {P->name(), P->cudaArchMacro()});
+        continue;
+      }
       if (V == "all" || V == "all-major") {
         for (const std::string &R : nvccRealArchs()) {
           auto P = parseArch(R);
@@ -387,13 +407,14 @@ DeviceFlags translateNvcc(const CompileCommand &Cmd) {
       if (!Virt)
         continue;
       if (CodeValues.empty()) {
-        addTarget(F, {Virt->name(), Virt->cudaArchMacro()});
+        // -arch=sm_XX builds sm_XX and its PTX; -arch=compute_XX only the PTX.
+        addTarget(F, {Virt->name(), Virt->cudaArchMacro(), V.starts_with("compute_")});
         continue;
       }
       for (const std::string &CV : CodeValues)
         for (llvm::StringRef Code : archList(CV))
           if (auto Real = parseArch(Code))
-            addTarget(F, {Real->name(), Virt->cudaArchMacro()});
+            addTarget(F, {Real->name(), Virt->cudaArchMacro(), Code.starts_with("compute_")});
     }
   }
   return F;

@@ -3,6 +3,8 @@
 
 #include "tilefit/matchers/EmissionWalk.h"
 #include "tilefit/matchers/EvaluatedCodeVisitor.h"
+#include "tilefit/matchers/InstantiationRecorder.h"
+#include "tilefit/matchers/LaunchSites.h"
 #include "tilefit/matchers/SourcePosition.h"
 #include "tilefit/matchers/TypeLayout.h"
 
@@ -26,6 +28,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <functional>
+#include <tuple>
 
 using namespace clang;
 using namespace clang::ast_matchers;
@@ -228,6 +231,12 @@ std::string ptxasName(MangleContext &MC, const FunctionDecl *FD,
 
 } // namespace
 
+/// Every kernel launch `<<<...>>>` in a function that is not a template pattern (launches in
+/// instantiated host templates are found in the instantiation, with concrete arguments).
+StatementMatcher launchMatcher() {
+  return cudaKernelCallExpr(forCallable(functionDecl(unless(isTemplated())))).bind("launch");
+}
+
 class SharedMemoryCollector::SharedVarCallback : public MatchFinder::MatchCallback {
 public:
   void run(const MatchFinder::MatchResult &Result) override {
@@ -250,13 +259,28 @@ public:
   std::vector<const FunctionDecl *> Kernels;
 };
 
+class SharedMemoryCollector::LaunchCallback : public MatchFinder::MatchCallback {
+public:
+  void run(const MatchFinder::MatchResult &Result) override {
+    const auto *Call = Result.Nodes.getNodeAs<CUDAKernelCallExpr>("launch");
+    if (!Call || !Seen.insert(Call).second)
+      return;
+    if (const FunctionDecl *Kernel = launchedKernel(Call))
+      Launches.push_back({Kernel, describeLaunch(*Result.Context, Call)});
+  }
+  llvm::DenseSet<const CUDAKernelCallExpr *> Seen;
+  std::vector<std::pair<const FunctionDecl *, LaunchSite>> Launches; ///< In match order.
+};
+
 SharedMemoryCollector::SharedMemoryCollector()
-    : Vars(std::make_unique<SharedVarCallback>()), Kernels(std::make_unique<KernelCallback>()) {}
+    : Vars(std::make_unique<SharedVarCallback>()), Kernels(std::make_unique<KernelCallback>()),
+      Launches(std::make_unique<LaunchCallback>()) {}
 SharedMemoryCollector::~SharedMemoryCollector() = default;
 
 void SharedMemoryCollector::registerMatchers(MatchFinder &Finder) {
   Finder.addMatcher(sharedVarMatcher(), Vars.get());
   Finder.addMatcher(kernelMatcher(), Kernels.get());
+  Finder.addMatcher(launchMatcher(), Launches.get());
 }
 
 void SharedMemoryCollector::finish(ASTContext &Ctx, const InstantiationRecorder &Instantiations,
@@ -418,6 +442,14 @@ void SharedMemoryCollector::finish(ASTContext &Ctx, const InstantiationRecorder 
         if (!Used.count(VD))
           K.Unreferenced.push_back(VarIndex[VD]);
     }
+    for (const auto &[Callee, Site] : Launches->Launches)
+      if (Callee->getDefinition() == Kernel->getDefinition())
+        K.Launches.push_back(Site);
+    std::stable_sort(K.Launches.begin(), K.Launches.end(),
+                     [](const LaunchSite &A, const LaunchSite &B) {
+                       return std::tie(A.Loc.File, A.Loc.Line, A.Loc.Column) <
+                              std::tie(B.Loc.File, B.Loc.Line, B.Loc.Column);
+                     });
     Out.Kernels.push_back(std::move(K));
   }
 }

@@ -62,38 +62,72 @@ Diagnostic makeDiagnostic(CheckId Id, const KernelReport &K, std::string Message
   D.Message = std::move(Message);
   D.Loc = K.Loc;
   D.Arch = K.Arch;
+  D.TranslationUnit = K.TranslationUnit;
   return D;
 }
 
-void checkKernel(const KernelReport &K, const AnalysisOptions &Opts,
-                 std::vector<Diagnostic> &Out) {
+/// Notes for the launch that asks the most and for the `extern __shared__` arrays it sizes.
+void addLaunchNotes(const KernelReport &K, Diagnostic &D) {
+  if (!K.WorstLaunch)
+    return;
+  const LaunchReport &L = K.Launches[*K.WorstLaunch];
+  if (L.DynamicBytes && *L.DynamicBytes > 0) {
+    D.Notes.push_back({"launched here with " + bytesPhrase(*L.DynamicBytes) +
+                           " of dynamic shared memory",
+                       L.Loc});
+    for (const SharedVar &V : K.DynamicVars)
+      D.Notes.push_back({"'" + V.Name + "' is dynamic shared memory, sized at launch", V.Loc});
+  }
+}
+
+/// "53248 bytes (52 KiB)", or "… (1024 static + 52224 dynamic at launch)" with a launch.
+std::string totalPhrase(const KernelReport &K, uint64_t Total) {
+  std::string S = bytesPhrase(Total);
+  if (K.WorstLaunch && K.StaticBytes && Total > *K.StaticBytes)
+    S += " (" + std::to_string(*K.StaticBytes) + " static + " +
+         std::to_string(Total - *K.StaticBytes) + " dynamic at launch)";
+  return S;
+}
+
+void checkKernel(KernelReport &K, const AnalysisOptions &Opts, std::vector<Diagnostic> &Out) {
   if (!K.StaticBytes)
     return;
-  const uint64_t Total = *K.StaticBytes;
+  const uint64_t Static = *K.StaticBytes;
+  // The largest request of any launch whose dynamic size is known; the static part alone
+  // without launches.
+  uint64_t Total = Static;
+  if (K.WorstLaunch)
+    Total = *K.Launches[*K.WorstLaunch].TotalBytes;
   const std::string Who = "kernel '" + K.Name + "'";
   bool Error = false;
+  auto Record = [&](Diagnostic D) {
+    if (!K.Worst || static_cast<int>(D.Level) > static_cast<int>(*K.Worst))
+      K.Worst = D.Level;
+    Out.push_back(std::move(D));
+  };
 
-  if (K.Limit.StaticMax && Total > *K.Limit.StaticMax) {
+  if (K.Limit.StaticMax && Static > *K.Limit.StaticMax) {
     Diagnostic D = makeDiagnostic(
         CheckId::StaticLimit, K,
-        Who + " uses " + bytesPhrase(Total) + " of static shared memory on " + K.Arch +
+        Who + " uses " + bytesPhrase(Static) + " of static shared memory on " + K.Arch +
             ", more than the " + bytesPhrase(*K.Limit.StaticMax) +
             " ptxas accepts for static allocations");
     D.Notes = allocationNotes(K, "declare it 'extern __shared__' and size it at launch to go "
                                  "above the static limit");
     addInstantiationNote(K, D);
-    Out.push_back(std::move(D));
+    Record(std::move(D));
     Error = true;
   }
   if (K.Limit.BlockOptinMax && Total > *K.Limit.BlockOptinMax) {
     Diagnostic D = makeDiagnostic(
         CheckId::Capacity, K,
-        Who + " needs " + bytesPhrase(Total) + " of shared memory per block on " + K.Arch +
+        Who + " needs " + totalPhrase(K, Total) + " of shared memory per block on " + K.Arch +
             ", more than the " + bytesPhrase(*K.Limit.BlockOptinMax) +
             " a block can have there even with opt-in");
-    D.Notes = allocationNotes(K, "shrink it for " + K.Arch);
+    D.Notes = allocationNotes(K, Total > Static ? "" : "shrink it for " + K.Arch);
+    addLaunchNotes(K, D);
     addInstantiationNote(K, D);
-    Out.push_back(std::move(D));
+    Record(std::move(D));
     Error = true;
   }
   if (!Error && K.Limit.BlockOptinMax && *K.Limit.BlockOptinMax > 0) {
@@ -104,12 +138,13 @@ void checkKernel(const KernelReport &K, const AnalysisOptions &Opts,
       std::snprintf(BudgetPct, sizeof(BudgetPct), "%g%%", Opts.Budget * 100);
       Diagnostic D = makeDiagnostic(
           CheckId::Budget, K,
-          Who + " uses " + bytesPhrase(Total) + " of shared memory on " + K.Arch + ", " + Pct +
+          Who + " uses " + totalPhrase(K, Total) + " of shared memory on " + K.Arch + ", " + Pct +
               " of the " + bytesPhrase(*K.Limit.BlockOptinMax) + " per-block maximum, above the " +
               BudgetPct + " budget");
       D.Notes = allocationNotes(K, "");
+      addLaunchNotes(K, D);
       addInstantiationNote(K, D);
-      Out.push_back(std::move(D));
+      Record(std::move(D));
     }
   }
 }
@@ -136,8 +171,11 @@ void analyzeUnit(const TranslationUnitFacts &TU, const CapacityDatabase &DB,
   U.File = TU.File;
   U.Arch = TU.Arch;
   U.ParsedAs = TU.ParsedAs;
+  U.Jit = TU.Jit;
   U.Ok = !TU.Failed;
   U.Messages = TU.Diagnostics;
+  for (Diagnostic &D : U.Messages)
+    D.TranslationUnit = TU.File;
   Out.Units.push_back(std::move(U));
   if (TU.Failed)
     return;
@@ -155,6 +193,7 @@ void analyzeUnit(const TranslationUnitFacts &TU, const CapacityDatabase &DB,
     K.TranslationUnit = TU.File;
     K.Arch = TU.Arch;
     K.ParsedAs = TU.ParsedAs;
+    K.Jit = TU.Jit;
     K.StaticBytes = L.Total;
     K.UnknownReason = L.UnknownReason;
     K.RoundedTo = L.RoundedTo;
@@ -166,6 +205,19 @@ void analyzeUnit(const TranslationUnitFacts &TU, const CapacityDatabase &DB,
           {TU.Vars[P.Var], P.Offset, P.SharedWithOtherKernels, P.AtModuleScope});
     for (size_t V : KF.Unreferenced)
       K.Unreferenced.push_back(TU.Vars[V]);
+    for (const LaunchSite &Site : KF.Launches) {
+      LaunchReport L;
+      L.Loc = Site.Loc;
+      L.DynamicBytes = Site.DynamicBytes;
+      L.UnknownReason = Site.UnknownReason;
+      L.BlockThreads = Site.BlockThreads;
+      if (K.StaticBytes && Site.DynamicBytes)
+        L.TotalBytes = checkedAdd(*K.StaticBytes, *Site.DynamicBytes);
+      if (L.TotalBytes &&
+          (!K.WorstLaunch || *L.TotalBytes > *K.Launches[*K.WorstLaunch].TotalBytes))
+        K.WorstLaunch = K.Launches.size();
+      K.Launches.push_back(std::move(L));
+    }
     K.Limit = Lim;
     checkKernel(K, Opts, Out.Diagnostics);
     Out.Kernels.push_back(std::move(K));
@@ -187,6 +239,7 @@ void finalizeReport(Report &R) {
     return std::tuple_cat(posKey(A.Loc), std::tie(A.Arch, A.Check, A.Message)) <
            std::tuple_cat(posKey(B.Loc), std::tie(B.Arch, B.Check, B.Message));
   };
+  // The same finding from two units (a kernel in a shared header) is one finding.
   std::stable_sort(R.Diagnostics.begin(), R.Diagnostics.end(), Less);
   R.Diagnostics.erase(std::unique(R.Diagnostics.begin(), R.Diagnostics.end(),
                                   [&](const Diagnostic &A, const Diagnostic &B) {

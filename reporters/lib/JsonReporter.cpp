@@ -66,6 +66,7 @@ void renderJson(const Report &R, const ToolInfo &Tool, std::ostream &OS) {
     Units.push_back({{"file", U.File},
                      {"arch", U.Arch},
                      {"parsed_as", U.ParsedAs},
+                     {"jit", U.Jit},
                      {"status", U.Ok ? "ok" : "error"},
                      {"messages", std::move(Messages)}});
   }
@@ -85,6 +86,15 @@ void renderJson(const Report &R, const ToolInfo &Tool, std::ostream &OS) {
     for (const SharedVar &V : K.DynamicVars)
       DynVars.push_back(variable(V, std::nullopt, false));
     Dynamic["variables"] = std::move(DynVars);
+    json Launches = json::array();
+    for (const LaunchReport &L : K.Launches)
+      Launches.push_back({{"file", L.Loc.File},
+                          {"line", L.Loc.Line},
+                          {"column", L.Loc.Column},
+                          {"bytes", optional(L.DynamicBytes)},
+                          {"unknown_reason", L.DynamicBytes ? json(nullptr) : json(L.UnknownReason)},
+                          {"block_threads", optional(L.BlockThreads)}});
+    Dynamic["launches"] = std::move(Launches);
     json Unused = json::array();
     for (const SharedVar &V : K.Unreferenced)
       Unused.push_back(variable(V, std::nullopt, false));
@@ -96,6 +106,7 @@ void renderJson(const Report &R, const ToolInfo &Tool, std::ostream &OS) {
                {"translation_unit", K.TranslationUnit},
                {"arch", K.Arch},
                {"parsed_as", K.ParsedAs},
+               {"jit", K.Jit},
                {"static_smem_bytes", optional(K.StaticBytes)},
                {"unknown_reason", K.StaticBytes ? json(nullptr) : json(K.UnknownReason)},
                {"dynamic_smem", std::move(Dynamic)},

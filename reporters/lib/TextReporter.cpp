@@ -1,11 +1,13 @@
 //===- TextReporter.cpp ---------------------------------------------------===//
 #include "tilefit/reporters/TextReporter.h"
 
+#include "tilefit/model/Arch.h"
 #include "tilefit/model/Checks.h"
 #include "tilefit/model/Units.h"
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <set>
 
 namespace tilefit {
@@ -62,68 +64,119 @@ void renderDiagnostic(const Diagnostic &D, SourceLines &Lines, std::ostream &OS)
   }
 }
 
+namespace {
+
+/// "4.1 KiB", "1 KiB + 100 KiB" (worst launch's dynamic memory), "2 KiB + ?" (a launch whose
+/// size is not a constant), with " !" for an error and " ~" for a warning on that architecture.
+std::string summaryCell(const KernelReport &K) {
+  std::string Cell = K.StaticBytes ? humanBytes(*K.StaticBytes) : "unknown";
+  if (K.WorstLaunch) {
+    uint64_t Dyn = *K.Launches[*K.WorstLaunch].DynamicBytes;
+    if (Dyn > 0)
+      Cell += " + " + humanBytes(Dyn);
+  }
+  bool UnknownLaunch = std::any_of(K.Launches.begin(), K.Launches.end(),
+                                   [](const LaunchReport &L) { return !L.DynamicBytes; });
+  if (UnknownLaunch)
+    Cell += " + ?";
+  if (K.Worst)
+    Cell += *K.Worst == Severity::Error ? " !" : " ~";
+  return Cell;
+}
+
+bool archBefore(const std::string &A, const std::string &B) {
+  auto PA = parseArch(A), PB = parseArch(B);
+  if (PA && PB && PA->Number != PB->Number)
+    return PA->Number < PB->Number;
+  return A < B;
+}
+
+} // namespace
+
 void renderSummary(const Report &R, std::ostream &OS) {
   if (R.Kernels.empty()) {
     OS << "tilefit: no kernels found\n";
     return;
   }
-  struct Row {
-    std::string Kernel, Arch, Static, Dynamic, Limit, Use;
-  };
-  std::vector<Row> Rows;
-  Rows.push_back({"kernel", "arch", "static smem", "dynamic", "block max", "use"});
-  std::set<std::string> Archs;
+  // Columns: architectures in order; rows: kernels, in report order.
+  std::vector<std::string> Archs;
+  std::map<std::string, const KernelReport *> AnyOfArch;
+  std::map<std::string, std::set<std::string>> UnitsOfName;
   for (const KernelReport &K : R.Kernels) {
-    Row Rw;
-    Rw.Kernel = K.Name;
-    Rw.Arch = K.Arch + (K.ParsedAs != K.Arch ? "*" : "");
-    Archs.insert(K.Arch);
-    Rw.Static = K.StaticBytes ? humanBytes(*K.StaticBytes) : "unknown";
-    Rw.Dynamic = K.DynamicDeclared ? "declared" : "-";
-    Rw.Limit = orDash(K.Limit.BlockOptinMax);
-    if (K.StaticBytes && K.Limit.BlockOptinMax && *K.Limit.BlockOptinMax) {
-      char Buf[32];
-      std::snprintf(Buf, sizeof(Buf), "%.1f%%",
-                    100.0 * static_cast<double>(*K.StaticBytes) /
-                        static_cast<double>(*K.Limit.BlockOptinMax));
-      Rw.Use = Buf;
-    } else {
-      Rw.Use = "-";
+    if (!AnyOfArch.count(K.Arch))
+      Archs.push_back(K.Arch);
+    AnyOfArch[K.Arch] = &K;
+    UnitsOfName[K.Name].insert(K.TranslationUnit);
+  }
+  std::stable_sort(Archs.begin(), Archs.end(), archBefore);
+
+  std::vector<std::string> RowNames;
+  std::map<std::string, std::map<std::string, std::string>> Cells;
+  for (const KernelReport &K : R.Kernels) {
+    std::string Row = K.Name;
+    if (UnitsOfName[K.Name].size() > 1) {
+      size_t Slash = K.TranslationUnit.rfind('/');
+      Row += " (" + K.TranslationUnit.substr(Slash == std::string::npos ? 0 : Slash + 1) + ")";
     }
-    Rows.push_back(std::move(Rw));
+    if (!Cells.count(Row))
+      RowNames.push_back(Row);
+    Cells[Row][K.Arch] = summaryCell(K);
   }
-  size_t W[6] = {0, 0, 0, 0, 0, 0};
-  for (const Row &Rw : Rows) {
-    const std::string *Cells[6] = {&Rw.Kernel, &Rw.Arch, &Rw.Static, &Rw.Dynamic, &Rw.Limit, &Rw.Use};
-    for (int I = 0; I < 6; ++I)
-      W[I] = std::max(W[I], Cells[I]->size());
+
+  std::vector<std::vector<std::string>> Table;
+  std::vector<std::string> Header = {"kernel"};
+  for (const std::string &A : Archs) {
+    const KernelReport &Any = *AnyOfArch[A];
+    Header.push_back(A + (Any.ParsedAs != A ? "*" : "") + (Any.Jit ? " (JIT)" : ""));
   }
+  Table.push_back(Header);
+  for (const std::string &Row : RowNames) {
+    std::vector<std::string> Line = {Row};
+    for (const std::string &A : Archs) {
+      auto It = Cells[Row].find(A);
+      Line.push_back(It == Cells[Row].end() ? "-" : It->second);
+    }
+    Table.push_back(Line);
+  }
+  std::vector<std::string> Footer = {"block max (opt-in)"};
+  for (const std::string &A : Archs)
+    Footer.push_back(orDash(AnyOfArch[A]->Limit.BlockOptinMax));
+
+  std::vector<size_t> Width(Header.size(), 0);
+  for (const auto *Rows : {&Table})
+    for (const auto &Line : *Rows)
+      for (size_t I = 0; I < Line.size(); ++I)
+        Width[I] = std::max(Width[I], Line[I].size());
+  for (size_t I = 0; I < Footer.size(); ++I)
+    Width[I] = std::max(Width[I], Footer[I].size());
+  auto Print = [&](const std::vector<std::string> &Line) {
+    std::string Out;
+    for (size_t I = 0; I < Line.size(); ++I) {
+      std::string Pad(Width[I] - Line[I].size(), ' ');
+      Out += I == 0 ? Line[I] + Pad : "  " + Pad + Line[I];
+    }
+    while (!Out.empty() && Out.back() == ' ')
+      Out.pop_back();
+    OS << Out << "\n";
+  };
   OS << "\n";
-  for (const Row &Rw : Rows) {
-    const std::string *Cells[6] = {&Rw.Kernel, &Rw.Arch, &Rw.Static, &Rw.Dynamic, &Rw.Limit, &Rw.Use};
-    std::string Line;
-    for (int I = 0; I < 6; ++I) {
-      // Text left-aligned, figures right-aligned.
-      const std::string &C = *Cells[I];
-      std::string Pad(W[I] - C.size(), ' ');
-      Line += (I < 2) ? C + Pad : Pad + C;
-      if (I < 5)
-        Line += "  ";
-    }
-    while (!Line.empty() && Line.back() == ' ')
-      Line.pop_back();
-    OS << Line << "\n";
-  }
+  Print(Table[0]);
+  for (size_t I = 1; I < Table.size(); ++I)
+    Print(Table[I]);
+  size_t Total = 0;
+  for (size_t W : Width)
+    Total += W + 2;
+  OS << std::string(Total - 2, '-') << "\n";
+  Print(Footer);
+
+  OS << "\nstatic shared memory per kernel (+ dynamic at its largest launch); ! error, ~ warning\n";
   bool Substituted = std::any_of(R.Kernels.begin(), R.Kernels.end(),
                                  [](const KernelReport &K) { return K.ParsedAs != K.Arch; });
-  std::string ArchList;
-  for (const std::string &A : Archs)
-    ArchList += (ArchList.empty() ? "" : ", ") + A;
-  OS << "\n" << R.Kernels.size() << (R.Kernels.size() == 1 ? " kernel" : " kernels") << " on "
-     << ArchList << "; block max = per-block shared memory with opt-in\n";
   if (Substituted)
     OS << "* parsed as the newest architecture Clang 19 knows, with the target's __CUDA_ARCH__; "
           "checked against the target's own limits\n";
+  if (std::any_of(R.Kernels.begin(), R.Kernels.end(), [](const KernelReport &K) { return K.Jit; }))
+    OS << "(JIT) a PTX-only target: the driver compiles it at run time\n";
 }
 
 void renderText(const Report &R, SourceLines &Lines, std::ostream &OS) {

@@ -144,13 +144,19 @@ int ptxasRun(const std::string &File, const std::vector<std::string> &Flags,
   }
   Argv.insert(Argv.end(), Flags.begin(), Flags.end());
   CommandResult R = runCommand(Argv);
-  // ptxas prints "Compiling entry function 'NAME' for 'sm_XX'", then "Used ... N bytes smem".
-  std::regex Entry(R"(Compiling entry function '([^']+)' for '(sm_\w+)')");
-  std::regex Used(R"(Used \d+ registers)");
-  std::regex Smem(R"((\d+) bytes smem)");
+  parsePtxasOutput(R.Out + R.Err, P);
+  Err = R.Err;
+  return R.Status;
+}
+
+} // namespace
+
+void parsePtxasOutput(const std::string &Text, PtxasFigures &P) {
+  static const std::regex Entry(R"(Compiling entry function '([^']+)' for '(sm_\w+)')");
+  static const std::regex Used(R"(Used \d+ registers)");
+  static const std::regex Smem(R"((\d+) bytes smem)");
   std::string Name, Arch;
   size_t Pos = 0;
-  std::string Text = R.Out + R.Err;
   while (Pos < Text.size()) {
     size_t End = Text.find('\n', Pos);
     if (End == std::string::npos)
@@ -167,11 +173,7 @@ int ptxasRun(const std::string &File, const std::vector<std::string> &Flags,
       Name.clear();
     }
   }
-  Err = R.Err;
-  return R.Status;
 }
-
-} // namespace
 
 PtxasFigures ptxasFigures(const std::string &File, const std::vector<std::string> &Flags,
                           const std::vector<std::string> &Archs) {

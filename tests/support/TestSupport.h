@@ -48,6 +48,10 @@ struct PtxasFigures {
 PtxasFigures ptxasFigures(const std::string &File, const std::vector<std::string> &Flags,
                           const std::vector<std::string> &Archs);
 
+/// Reads ptxas's `-v` lines ("Compiling entry function 'K' for 'sm_XX'", then "Used ... N bytes
+/// smem") out of a compiler's output into \p Into.
+void parsePtxasOutput(const std::string &Text, PtxasFigures &Into);
+
 /// Whether nvcc is on PATH.
 bool haveNvcc();
 

@@ -21,7 +21,7 @@ DeviceFlags translate(std::vector<std::string> Argv, std::string File = "/src/k.
 std::string targets(const DeviceFlags &F) {
   std::vector<std::string> Out;
   for (const DeviceTarget &T : F.Targets)
-    Out.push_back(T.Real + "@" + std::to_string(T.CudaArch));
+    Out.push_back(T.Real + "@" + std::to_string(T.CudaArch) + (T.Jit ? "(jit)" : ""));
   return llvm::join(Out, " ");
 }
 
@@ -61,6 +61,16 @@ INSTANTIATE_TEST_SUITE_P(
         Case{{"--generate-code=arch=compute_80,code=[compute_80,sm_80]"}, "sm_80@800", ""},
         Case{{"-gencode", "arch=compute_80,code=\"sm_80,sm_86\""}, "sm_80@800 sm_86@800", ""},
         Case{{"-arch=all-major"}, "sm_80@800 sm_90@900 sm_100@1000 sm_110@1100 sm_120@1200", ""},
+        Case{{"-arch=all"},
+             "sm_75@750 sm_80@800 sm_86@860 sm_87@870 sm_88@880 sm_89@890 sm_90@900 "
+             "sm_100@1000 sm_103@1030 sm_110@1100 sm_120@1200 sm_121@1210",
+             ""},
+        Case{{"-arch=compute_80"}, "sm_80@800(jit)", ""},
+        Case{{"-gencode", "arch=compute_90,code=compute_90"}, "sm_90@900(jit)", ""},
+        Case{{"-gencode", "arch=compute_80,code=compute_80", "-gencode", "arch=compute_80,code=sm_80"},
+             "sm_80@800", ""},
+        Case{{"--gpu-architecture", "compute_75", "--gpu-code", "sm_75,compute_75"}, "sm_75@750", ""},
+        Case{{"-arch=sm_86", "-gencode=arch=compute_90a,code=sm_90a"}, "sm_90a@900 sm_86@860", ""},
         Case{{"-I/inc", "-I", "/inc2", "--include-path=/inc3", "-isystem", "/sys"},
              "", "-I /inc -I /inc2 -I /inc3 -isystem /sys"},
         Case{{"-DX=1", "-D", "Y", "--define-macro=Z=2", "-UW"}, "", "-D X=1 -D Y -D Z=2 -U W"},
@@ -74,7 +84,29 @@ INSTANTIATE_TEST_SUITE_P(
         Case{{"--expt-relaxed-constexpr", "--extended-lambda", "-lineinfo", "-G", "--use_fast_math",
               "-Xptxas", "-v", "-maxrregcount=64", "-ccbin", "g++", "--keep",
               "--diag-suppress", "177", "-Wno-deprecated-gpu-targets", "-c", "-o", "k.o", "-x", "cu"},
-             "", ""}));
+             "", ""},
+        Case{{"--expt-extended-lambda", "-expt-relaxed-constexpr", "-Werror=all-warnings",
+              "-Werror", "cross-execution-space-call", "--compiler-bindir=/usr/bin/g++",
+              "-Xptxas=-O3,-v", "--maxrregcount", "32", "--ptxas-options=-v", "-keep",
+              "--diag-suppress=20012,177", "-t", "4", "--threads=0", "-use_fast_math", "-m64"},
+             "", ""},
+        Case{{"-Xcompiler=-Wall,-DFOO", "--compiler-options", "-std=c++17"}, "", "-DFOO -std=c++17"},
+        Case{{"-isystem=/opt/inc", "--system-include", "/sys2"}, "", "-isystem /opt/inc -isystem /sys2"}));
+
+TEST(NvccTranslationTest, NativeArchitectureFallsBackWithAWarning) {
+  DeviceFlags F = translate({"nvcc", "-arch=native", "/src/k.cu"});
+  EXPECT_EQ(targets(F), "sm_75@750");
+  ASSERT_EQ(F.Warnings.size(), 1u);
+  EXPECT_NE(F.Warnings[0].find("-arch=native"), std::string::npos);
+  EXPECT_TRUE(F.Unknown.empty());
+}
+
+TEST(NvccTranslationTest, LoadFlagsAreRefused) {
+  DeviceFlags F = translate({"nvcc", "-load", "/evil.so", "-fplugin=/x.so", "-arch=sm_80",
+                             "/src/k.cu"});
+  EXPECT_EQ(F.Refused, (std::vector<std::string>{"-load /evil.so", "-fplugin=/x.so"}));
+  EXPECT_EQ(args(F), "");
+}
 
 TEST(NvccTranslationTest, UnknownFlagsAreCollected) {
   DeviceFlags F = translate({"nvcc", "--frobnicate", "-arch=sm_80", "/src/k.cu"});

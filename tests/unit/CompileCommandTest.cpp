@@ -78,6 +78,39 @@ TEST_F(CompileCommandTest, MalformedFilesAreErrors) {
   EXPECT_NE(llvm::toString(Db.takeError()).find("cannot read"), std::string::npos);
 }
 
+TEST_F(CompileCommandTest, ResponseFilesAreExpandedRelativeToTheDirectory) {
+  write("build/flags.rsp", "-I inc -DA=1 @more.rsp");
+  write("build/more.rsp", "\"-DB=two words\"");
+  write("build/opts1.txt", "-std=c++17");
+  write("build/opts2.txt", "-arch=sm_90");
+  CompileCommand C;
+  C.Directory = Dir + "/build";
+  C.File = Dir + "/k.cu";
+  C.Origin = "test";
+  C.Arguments = {"nvcc", "@flags.rsp", "--options-file", "opts1.txt,opts2.txt", "-c", C.File};
+  ASSERT_FALSE(static_cast<bool>(expandResponseFiles(C)));
+  EXPECT_EQ(C.Arguments, (std::vector<std::string>{"nvcc", "-I", "inc", "-DA=1", "-DB=two words",
+                                                   "-std=c++17", "-arch=sm_90", "-c", C.File}));
+}
+
+TEST_F(CompileCommandTest, MissingOrRecursiveResponseFilesAreErrors) {
+  CompileCommand C;
+  C.Directory = Dir;
+  C.Origin = "db.json, entry 1";
+  C.Arguments = {"nvcc", "@missing.rsp"};
+  llvm::Error E = expandResponseFiles(C);
+  ASSERT_TRUE(static_cast<bool>(E));
+  std::string Msg = llvm::toString(std::move(E));
+  EXPECT_NE(Msg.find("db.json, entry 1"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("missing.rsp"), std::string::npos) << Msg;
+
+  write("loop.rsp", "@loop.rsp");
+  C.Arguments = {"nvcc", "@loop.rsp"};
+  E = expandResponseFiles(C);
+  ASSERT_TRUE(static_cast<bool>(E));
+  EXPECT_NE(llvm::toString(std::move(E)).find("nested"), std::string::npos);
+}
+
 TEST_F(CompileCommandTest, FoundAboveASource) {
   write("compile_commands.json", "[]");
   write("a/b/k.cu", "");

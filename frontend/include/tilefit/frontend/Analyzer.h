@@ -7,6 +7,7 @@
 #include "tilefit/frontend/Toolkit.h"
 #include "tilefit/model/Facts.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -45,9 +46,14 @@ std::vector<std::string> parseCommandLine(const UnitJob &Job, const ParseEnviron
 /// Parses one unit and collects its facts. Never throws; failures are facts with Failed set.
 TranslationUnitFacts analyzeUnit(const UnitJob &Job, const ParseEnvironment &Env);
 
-/// Parses every job on \p Threads threads; results in job order.
+/// Called after each job with the number done so far and the job.
+using ProgressFn = std::function<void(size_t Done, size_t Total, const UnitJob &Job)>;
+
+/// Parses every job on \p Threads threads; results in job order whatever the thread count.
+/// A job whose parse crashes Clang is reported as a failed unit; the others finish.
 std::vector<TranslationUnitFacts> analyzeAll(const std::vector<UnitJob> &Jobs,
-                                             const ParseEnvironment &Env, unsigned Threads);
+                                             const ParseEnvironment &Env, unsigned Threads,
+                                             const ProgressFn &Progress = nullptr);
 
 } // namespace frontend
 } // namespace tilefit

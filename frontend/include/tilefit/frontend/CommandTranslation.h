@@ -21,6 +21,9 @@ namespace frontend {
 struct DeviceTarget {
   std::string Real;      ///< `sm_86`, `sm_90a`
   unsigned CudaArch = 0; ///< 800 for `-gencode arch=compute_80,code=sm_86`
+  /// Only PTX is built for it (`code=compute_90` with no `sm_90`): the driver compiles it at
+  /// run time, on a GPU of that architecture or newer.
+  bool Jit = false;
   bool operator==(const DeviceTarget &O) const { return Real == O.Real && CudaArch == O.CudaArch; }
 };
 
@@ -33,6 +36,7 @@ struct DeviceFlags {
   std::string CudaPath;                ///< `--cuda-path=` of a clang command.
   std::vector<std::string> Unknown;    ///< Flags not understood, dropped (one warning per run).
   std::vector<std::string> Refused;    ///< Flags that would load code into tilefit: dropped.
+  std::vector<std::string> Warnings;   ///< Choices the user should hear about, once per run.
 };
 
 /// Translates \p Cmd. Response files must already be expanded.

@@ -43,8 +43,10 @@ public:
 private:
   class SharedVarCallback;
   class KernelCallback;
+  class LaunchCallback;
   std::unique_ptr<SharedVarCallback> Vars;
   std::unique_ptr<KernelCallback> Kernels;
+  std::unique_ptr<LaunchCallback> Launches;
 };
 
 } // namespace matchers

@@ -6,6 +6,8 @@
 #include "tilefit/model/Facts.h"
 #include "tilefit/model/Report.h"
 
+#include <algorithm>
+
 namespace tilefit {
 
 struct AnalysisOptions {
@@ -21,6 +23,20 @@ void analyzeUnit(const TranslationUnitFacts &TU, const CapacityDatabase &DB,
 /// Sorts the report (units, kernels, diagnostics by file, line, architecture) and drops
 /// duplicate diagnostics, e.g. the same header kernel seen from two translation units.
 void finalizeReport(Report &R);
+
+/// Drops findings located outside their translation unit's own file unless the file passes
+/// \p Keep (clang-tidy's --header-filter); returns how many were dropped. Unit messages (parse
+/// errors) are always kept.
+template <typename Predicate> size_t filterHeaderFindings(Report &R, Predicate Keep) {
+  size_t Before = R.Diagnostics.size();
+  R.Diagnostics.erase(std::remove_if(R.Diagnostics.begin(), R.Diagnostics.end(),
+                                     [&](const Diagnostic &D) {
+                                       return !D.TranslationUnit.empty() &&
+                                              D.Loc.File != D.TranslationUnit && !Keep(D.Loc.File);
+                                     }),
+                      R.Diagnostics.end());
+  return Before - R.Diagnostics.size();
+}
 
 /// The most severe level among the report's findings and unit messages; nothing if none.
 std::optional<Severity> worstSeverity(const Report &R);

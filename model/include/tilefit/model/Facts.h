@@ -86,6 +86,15 @@ struct SharedVar {
   EmissionFacts Emission;
 };
 
+/// A launch of a kernel found in host code: `k<<<grid, block, bytes, stream>>>(...)`.
+struct LaunchSite {
+  SourcePos Loc;
+  /// Dynamic shared memory requested, when it is a compile-time constant; 0 when not given.
+  std::optional<uint64_t> DynamicBytes;
+  std::string UnknownReason;          ///< Why DynamicBytes is unknown.
+  std::optional<uint64_t> BlockThreads; ///< Threads per block, when constant.
+};
+
 /// One kernel (one instantiation, for templates) with what it reaches.
 struct KernelFacts {
   std::string Name;             ///< Qualified, with template arguments: `ns::staged<64, 16, 3>`.
@@ -98,6 +107,8 @@ struct KernelFacts {
   /// Indices of variables declared in functions the kernel reaches but never referred to by
   /// evaluated code: nvcc does not emit them, so they take no memory.
   std::vector<size_t> Unreferenced;
+  /// Its launches in the translation unit's host code, in source order.
+  std::vector<LaunchSite> Launches;
 };
 
 enum class Severity { Note, Warning, Error };
@@ -114,6 +125,9 @@ struct Diagnostic {
   std::string Message;          ///< Lowercase, no trailing period, concrete numbers.
   SourcePos Loc;
   std::string Arch;             ///< The architecture the finding is about; "" if none.
+  /// The translation unit whose analysis produced it ("" for tool-level messages): a finding
+  /// in another file (a header) is shown only if that file passes --header-filter.
+  std::string TranslationUnit;
   std::vector<Note> Notes;
 };
 
@@ -122,6 +136,7 @@ struct TranslationUnitFacts {
   std::string File;
   std::string Arch;             ///< The target: `sm_100a`.
   std::string ParsedAs;         ///< The architecture Clang parsed for (`sm_90` for `sm_100a`).
+  bool Jit = false;             ///< A PTX-only target, compiled by the driver at run time.
   bool RelocatableDeviceCode = false;
   bool Failed = false;          ///< The unit could not be analysed; see Diagnostics.
   std::vector<SharedVar> Vars;

@@ -31,6 +31,16 @@ struct AllocationReport {
   bool AtModuleScope = false;          ///< ptxas places it after the kernel's own variables.
 };
 
+/// A launch of the kernel, with what it asks for.
+struct LaunchReport {
+  SourcePos Loc;
+  std::optional<uint64_t> DynamicBytes; ///< Unset when not a compile-time constant.
+  std::string UnknownReason;
+  std::optional<uint64_t> BlockThreads;
+  /// Static + dynamic shared memory per block for this launch; unset when either is unknown.
+  std::optional<uint64_t> TotalBytes;
+};
+
 /// One kernel (instantiation) on one architecture.
 struct KernelReport {
   std::string Name;
@@ -40,14 +50,20 @@ struct KernelReport {
   std::string TranslationUnit;        ///< The source file that was parsed.
   std::string Arch;
   std::string ParsedAs;               ///< Differs from Arch when Clang does not know Arch.
+  bool Jit = false;                   ///< A PTX-only target of the build.
   std::optional<uint64_t> StaticBytes;///< "bytes smem" as ptxas prints it; unset when unknown.
   std::string UnknownReason;
   std::optional<uint64_t> RoundedTo;  ///< The total was rounded up to this multiple.
   bool DynamicDeclared = false;       ///< It reaches an `extern __shared__` array.
   std::vector<SharedVar> DynamicVars;
+  std::vector<LaunchReport> Launches;  ///< In source order.
+  /// The launch asking for the most shared memory (by TotalBytes), if any is known.
+  std::optional<size_t> WorstLaunch;
   std::vector<AllocationReport> Allocations; ///< In layout order.
   std::vector<SharedVar> Unreferenced;       ///< Declared, never used: not allocated.
   Limits Limit;
+  /// The most severe finding about this kernel on this architecture, if any.
+  std::optional<Severity> Worst;
 };
 
 /// One translation unit parsed for one architecture.
@@ -55,6 +71,7 @@ struct UnitReport {
   std::string File;
   std::string Arch;
   std::string ParsedAs;
+  bool Jit = false;
   bool Ok = true;
   std::vector<Diagnostic> Messages;   ///< Problems with the unit itself (parse errors).
 };
