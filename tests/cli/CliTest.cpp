@@ -197,6 +197,87 @@ TEST_F(CliTest, BuiltinPreludeWithoutToolkit) {
   EXPECT_EQ(J["kernels"][0]["static_smem_bytes"], 256);
 }
 
+TEST_F(CliTest, FindingsInHeadersFollowHeaderFilter) {
+  write("inc/big_kernel.cuh", R"(
+__global__ void big(float *o) {
+  __shared__ float tile[64][200];
+  tile[threadIdx.x % 64][threadIdx.y % 200] = o[threadIdx.x];
+  __syncthreads();
+  o[threadIdx.x] = tile[(threadIdx.x + 1) % 64][threadIdx.y % 200];
+}
+)");
+  std::string K = write("main.cu", "#include \"inc/big_kernel.cuh\"\n");
+  CommandResult Hidden = tilefit({"--arch=sm_90", K, "--"});
+  EXPECT_EQ(Hidden.Status, 0) << "a suppressed finding does not fail the run\n" << Hidden.Out;
+  EXPECT_EQ(Hidden.Out.find("[tilefit-static-limit]"), std::string::npos) << Hidden.Out;
+  EXPECT_NE(Hidden.Err.find("1 finding(s) in headers not shown"), std::string::npos) << Hidden.Err;
+  EXPECT_NE(Hidden.Out.find("50 KiB"), std::string::npos) << "figures are still reported";
+
+  CommandResult Shown = tilefit({"--arch=sm_90", "--header-filter=.*_kernel\\.cuh$", K, "--"});
+  EXPECT_EQ(Shown.Status, 1);
+  EXPECT_NE(Shown.Out.find("big_kernel.cuh:2:17: error:"), std::string::npos) << Shown.Out;
+
+  EXPECT_EQ(tilefit({"--header-filter=(", K, "--"}).Status, 2) << "a bad regex is a usage error";
+}
+
+TEST_F(CliTest, OneUnitThatCrashesClangDoesNotStopTheOthers) {
+  std::string Crash = write("crash.cu", "#pragma clang __debug crash\n__global__ void k() {}\n");
+  std::string Good = write("good.cu", GoodKernel);
+  CommandResult R = tilefit({"--format=json", "--arch=sm_90", Crash, Good, "--"});
+  EXPECT_EQ(R.Status, 2);
+  nlohmann::json J = json(R);
+  ASSERT_EQ(J["kernels"].size(), 1u);
+  EXPECT_EQ(J["kernels"][0]["name"], "good");
+  bool Reported = false;
+  for (const auto &U : J["translation_units"])
+    if (U["status"] == "error")
+      Reported |= U["messages"][0]["message"].get<std::string>().find("crashed") != std::string::npos;
+  EXPECT_TRUE(Reported) << R.Out;
+}
+
+TEST_F(CliTest, PtxOnlyTargetsAreMarkedJit) {
+  std::string K = write("k.cu", GoodKernel);
+  write("compile_commands.json",
+        "[{\"directory\": \"" + Dir + "\", \"command\": \"nvcc -gencode arch=compute_80,code=sm_80 "
+        "-gencode arch=compute_90,code=compute_90 -c " + K + "\", \"file\": \"" + K + "\"}]");
+  CommandResult R = tilefit({"-p", Dir, "--format=json"});
+  ASSERT_EQ(R.Status, 0) << R.Err;
+  nlohmann::json J = json(R);
+  ASSERT_EQ(J["kernels"].size(), 2u);
+  EXPECT_EQ(J["kernels"][0]["arch"], "sm_80");
+  EXPECT_EQ(J["kernels"][0]["jit"], false);
+  EXPECT_EQ(J["kernels"][1]["arch"], "sm_90");
+  EXPECT_EQ(J["kernels"][1]["jit"], true);
+  CommandResult T = tilefit({"-p", Dir});
+  EXPECT_NE(T.Out.find("sm_90 (JIT)"), std::string::npos) << T.Out;
+}
+
+TEST_F(CliTest, ProgressOnlyWhenAsked) {
+  std::string A = write("a.cu", GoodKernel), B = write("b.cu", GoodKernel);
+  // Not a terminal (the test captures stderr): no progress unless forced.
+  CommandResult Plain = tilefit({"--arch=sm_80,sm_90", A, B, "--"});
+  EXPECT_EQ(Plain.Err.find("[4/4]"), std::string::npos) << Plain.Err;
+  CommandResult Forced = tilefit({"--progress", "--arch=sm_80,sm_90", A, B, "--"});
+  EXPECT_NE(Forced.Err.find("[4/4]"), std::string::npos) << Forced.Err;
+  EXPECT_EQ(Forced.Out, Plain.Out) << "progress never goes to stdout";
+  CommandResult Quiet = tilefit({"--progress", "--quiet", "--arch=sm_80", A, "--"});
+  EXPECT_EQ(Quiet.Err.find("[1/1]"), std::string::npos);
+}
+
+TEST_F(CliTest, UnknownNvccFlagsWarnOncePerRun) {
+  std::string A = write("a.cu", GoodKernel), B = write("b.cu", GoodKernel);
+  write("compile_commands.json",
+        "[{\"directory\": \"" + Dir + "\", \"command\": \"nvcc --frobnicate -arch=sm_80 -c " + A +
+            "\", \"file\": \"" + A + "\"},"
+        " {\"directory\": \"" + Dir + "\", \"command\": \"nvcc --frobnicate -arch=sm_80 -c " + B +
+            "\", \"file\": \"" + B + "\"}]");
+  CommandResult R = tilefit({"-p", Dir});
+  EXPECT_EQ(R.Status, 0) << R.Err;
+  size_t First = R.Err.find("--frobnicate");
+  ASSERT_NE(First, std::string::npos) << R.Err;
+  EXPECT_EQ(R.Err.find("--frobnicate", First + 1), std::string::npos) << R.Err;
+}
+
 TEST_F(CliTest, TemplateKernelWithTwoTileSizesMatchesPtxas) {
   if (!haveNvcc())
     GTEST_SKIP() << "nvcc is not on PATH";
