@@ -3,8 +3,10 @@
 # Safe to run again: packages already present are not touched.
 set -euo pipefail
 
+# Build: cmake, g++, LLVM/Clang 19, nlohmann-json, GoogleTest.
+# Tests: make and bear (a compilation database from a plain Makefile), python3 (fixture tools).
 packages=(cmake make g++ clang-19 libclang-19-dev libclang-cpp19-dev llvm-19-dev
-          nlohmann-json3-dev libgtest-dev python3)
+          nlohmann-json3-dev libgtest-dev libgmock-dev bear python3)
 
 missing=()
 for p in "${packages[@]}"; do
