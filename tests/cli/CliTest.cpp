@@ -179,6 +179,31 @@ TEST_F(CliTest, CompilationDatabaseWithPluginFlagsNeverLoadsThem) {
   EXPECT_EQ(J["kernels"][0]["arch"], "sm_80") << "the architecture comes from the command";
 }
 
+TEST_F(CliTest, SourcesSelectDatabaseEntriesAndDuplicatesAreOne) {
+  std::string A = write("src/a.cu", GoodKernel), B = write("src/b.cu", GoodKernel);
+  auto Entry = [&](const std::string &File, const std::string &Out) {
+    return "{\"directory\": \"" + Dir + "\", \"command\": \"nvcc -arch=sm_80 -c " + File +
+           " -o " + Out + "\", \"file\": \"" + File + "\"}";
+  };
+  // a.cu twice with the same flags (two configurations writing different objects), and b.cu.
+  write("build/compile_commands.json",
+        "[" + Entry(A, "debug/a.o") + ", " + Entry(A, "release/a.o") + ", " + Entry(B, "b.o") + "]");
+  auto Units = [&](std::vector<std::string> Args) {
+    Args.insert(Args.begin(), {"-p", Dir + "/build", "--format=json"});
+    CommandResult R = tilefit(Args);
+    EXPECT_EQ(R.Status, 0) << R.Err;
+    nlohmann::json J = json(R);
+    std::vector<std::string> Files;
+    for (const auto &U : J["translation_units"])
+      Files.push_back(llvm::sys::path::filename(U["file"].get<std::string>()).str());
+    return Files;
+  };
+  EXPECT_EQ(Units({}), (std::vector<std::string>{"a.cu", "b.cu"}));
+  EXPECT_EQ(Units({A}), (std::vector<std::string>{"a.cu"})) << "absolute path";
+  EXPECT_EQ(Units({"src/b.cu"}), (std::vector<std::string>{"b.cu"})) << "relative to the cwd";
+  EXPECT_EQ(Units({"b.cu"}), (std::vector<std::string>{"b.cu"})) << "path suffix";
+}
+
 TEST_F(CliTest, SourceMissingFromDatabase) {
   std::string K = write("k.cu", GoodKernel);
   write("build/compile_commands.json", "[]");
