@@ -4,75 +4,384 @@
 #include "tilefit/matchers/SourcePosition.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
 
 using namespace clang;
+using namespace clang::ast_matchers;
 
 namespace tilefit {
 namespace matchers {
 namespace {
 
-/// A constant launch argument: an integer, or a dim3 (the product of its fields).
-std::optional<uint64_t> evaluate(const ASTContext &Ctx, const Expr *E, std::string &Why) {
-  if (!E || isa<CXXDefaultArgExpr>(E))
-    return std::nullopt;
-  if (E->isValueDependent() || E->isTypeDependent()) {
-    Why = "it depends on a template parameter";
-    return std::nullopt;
+AST_MATCHER(Decl, isTemplatedDecl) { return Node.isTemplated(); }
+
+/// Whether every use of the local \p VD in \p Body only reads it: then its initializer is its
+/// value everywhere.
+bool neverWritten(ASTContext &Ctx, const VarDecl *VD, const Stmt *Body) {
+  struct Uses : RecursiveASTVisitor<Uses> {
+    const VarDecl *VD;
+    std::vector<const DeclRefExpr *> Refs;
+    bool VisitDeclRefExpr(DeclRefExpr *E) {
+      if (E->getDecl() == VD)
+        Refs.push_back(E);
+      return true;
+    }
+  } U;
+  U.VD = VD;
+  U.TraverseStmt(const_cast<Stmt *>(Body));
+  for (const DeclRefExpr *E : U.Refs) {
+    DynTypedNodeList Parents = Ctx.getParents(*E);
+    if (Parents.empty())
+      return false;
+    const auto *Cast = Parents[0].get<ImplicitCastExpr>();
+    bool Read = Cast && Cast->getCastKind() == CK_LValueToRValue;
+    bool Unevaluated = Parents[0].get<UnaryExprOrTypeTraitExpr>() != nullptr;
+    if (!Read && !Unevaluated)
+      return false;
   }
-  Expr::EvalResult R;
-  if (!E->EvaluateAsRValue(R, Ctx) || R.HasSideEffects) {
-    Why = "it depends on a value known only at run time";
-    return std::nullopt;
-  }
-  const APValue &V = R.Val;
-  if (V.isInt()) {
-    if (V.getInt().isSigned() && V.getInt().isNegative()) {
-      Why = "it is negative (" + std::to_string(V.getInt().getSExtValue()) + ")";
+  return true;
+}
+
+/// Evaluates launch arguments: integers, and dim3 values as the product of their fields.
+class Evaluator {
+public:
+  Evaluator(ASTContext &Ctx, const FunctionDecl *Fn) : Ctx(Ctx), Fn(Fn) {}
+
+  std::optional<uint64_t> evaluate(const Expr *E, std::string &Why, int Depth = 0) {
+    if (!E) {
+      Why = "it is missing";
       return std::nullopt;
     }
-    return V.getInt().getZExtValue();
-  }
-  if (V.isStruct()) {
-    uint64_t Product = 1;
-    for (unsigned I = 0; I < V.getStructNumFields(); ++I) {
-      const APValue &F = V.getStructField(I);
-      if (!F.isInt())
-        return std::nullopt;
-      Product *= F.getInt().getZExtValue();
+    E = E->IgnoreImplicit();
+    if (isa<CXXDefaultArgExpr>(E))
+      E = cast<CXXDefaultArgExpr>(E)->getExpr()->IgnoreImplicit();
+    if (E->isValueDependent() || E->isTypeDependent()) {
+      Why = "it depends on a template parameter";
+      return std::nullopt;
     }
-    return Product;
+    Expr::EvalResult R;
+    if (E->EvaluateAsRValue(R, Ctx) && !R.HasSideEffects)
+      return fromValue(R.Val, Why);
+    // A local variable initialized once and only read: its initializer.
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenCasts()))
+      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
+        if (Depth < 8 && VD->isLocalVarDecl() && VD->getInit() && Fn && Fn->getBody() &&
+            neverWritten(Ctx, VD, Fn->getBody()))
+          return evaluate(VD->getInit(), Why, Depth + 1);
+    Why = describeRuntimeValue(E);
+    return std::nullopt;
   }
-  Why = "it is not an integer";
-  return std::nullopt;
+
+private:
+  std::optional<uint64_t> fromValue(const APValue &V, std::string &Why) {
+    if (V.isInt()) {
+      if (V.getInt().isSigned() && V.getInt().isNegative()) {
+        Why = "it is negative (" + std::to_string(V.getInt().getSExtValue()) + ")";
+        return std::nullopt;
+      }
+      return V.getInt().getZExtValue();
+    }
+    if (V.isStruct()) {
+      uint64_t Product = 1;
+      for (unsigned I = 0; I < V.getStructNumFields(); ++I) {
+        const APValue &F = V.getStructField(I);
+        if (!F.isInt()) {
+          Why = "it is not an integer or a dim3";
+          return std::nullopt;
+        }
+        Product *= F.getInt().getZExtValue();
+      }
+      return Product;
+    }
+    Why = "it is not an integer";
+    return std::nullopt;
+  }
+
+  /// "it depends on 'n', a function parameter" and the like.
+  std::string describeRuntimeValue(const Expr *E) {
+    struct First : RecursiveASTVisitor<First> {
+      const ValueDecl *Found = nullptr;
+      bool VisitDeclRefExpr(DeclRefExpr *R) {
+        if (!Found && (isa<VarDecl>(R->getDecl()) || isa<FieldDecl>(R->getDecl())))
+          Found = R->getDecl();
+        return !Found;
+      }
+      bool VisitMemberExpr(MemberExpr *M) {
+        if (!Found && isa<FieldDecl>(M->getMemberDecl()))
+          Found = M->getMemberDecl();
+        return !Found;
+      }
+    } F;
+    F.TraverseStmt(const_cast<Expr *>(E));
+    if (!F.Found)
+      return "it depends on a value known only at run time";
+    std::string Name = "'" + F.Found->getNameAsString() + "'";
+    if (isa<ParmVarDecl>(F.Found))
+      return "it depends on " + Name + ", a function parameter";
+    if (isa<FieldDecl>(F.Found))
+      return "it depends on " + Name + ", a field read at run time";
+    if (const auto *VD = dyn_cast<VarDecl>(F.Found); VD && VD->isLocalVarDecl())
+      return "it depends on " + Name + ", a variable that is assigned at run time";
+    return "it depends on " + Name + ", which is not a compile-time constant";
+  }
+
+  ASTContext &Ctx;
+  const FunctionDecl *Fn;
+};
+
+/// The kernel a launch API's function argument names: `k`, `&k<32>`, `(const void *)k`,
+/// `reinterpret_cast<void *>(k)`, or a local variable initialized with one of those.
+const FunctionDecl *resolveKernel(const Expr *E, int Depth = 0) {
+  if (!E || Depth > 8)
+    return nullptr;
+  E = E->IgnoreParenImpCasts();
+  if (const auto *Cast = dyn_cast<ExplicitCastExpr>(E))
+    return resolveKernel(Cast->getSubExpr(), Depth + 1);
+  if (const auto *U = dyn_cast<UnaryOperator>(E); U && U->getOpcode() == UO_AddrOf)
+    return resolveKernel(U->getSubExpr(), Depth + 1);
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+    if (const auto *FD = dyn_cast<FunctionDecl>(DRE->getDecl()))
+      return FD->hasAttr<CUDAGlobalAttr>() ? FD : nullptr;
+    if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()); VD && VD->getInit())
+      return resolveKernel(VD->getInit(), Depth + 1);
+  }
+  return nullptr;
+}
+
+/// What a `cudaLaunchConfig_t` local variable holds at a launch: its initializer, then the
+/// assignments to its fields that come before the launch in the function.
+struct ConfigFields {
+  const Expr *Block = nullptr;
+  const Expr *Bytes = nullptr;
+  bool BytesZero = false; ///< Zero-initialized and never assigned.
+  bool Found = false;
+};
+
+ConfigFields readConfig(ASTContext &Ctx, const Expr *ConfigArg, const FunctionDecl *Fn,
+                        SourceLocation Launch) {
+  ConfigFields C;
+  const Expr *E = ConfigArg->IgnoreParenImpCasts();
+  if (const auto *U = dyn_cast<UnaryOperator>(E); U && U->getOpcode() == UO_AddrOf)
+    E = U->getSubExpr()->IgnoreParenImpCasts();
+  const auto *DRE = dyn_cast<DeclRefExpr>(E);
+  const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+  if (!VD || !VD->isLocalVarDecl() || !Fn || !Fn->getBody())
+    return C;
+  C.Found = true;
+  auto FieldNamed = [](const FieldDecl *F, StringRef Name) { return F && F->getName() == Name; };
+  // The initializer: `= {grid, block, bytes, ...}`, designated, or `= {}` / `{0}`.
+  if (const Expr *Init = VD->getInit()) {
+    if (const auto *List = dyn_cast<InitListExpr>(Init->IgnoreImplicit())) {
+      const InitListExpr *Syntactic = List->isSemanticForm() ? List : List->getSemanticForm();
+      const RecordDecl *RD = VD->getType()->getAsRecordDecl();
+      if (Syntactic && RD) {
+        unsigned I = 0;
+        for (const FieldDecl *F : RD->fields()) {
+          if (I >= Syntactic->getNumInits())
+            break;
+          const Expr *V = Syntactic->getInit(I++);
+          bool Implicit = isa<ImplicitValueInitExpr>(V);
+          if (FieldNamed(F, "blockDim") && !Implicit)
+            C.Block = V;
+          if (FieldNamed(F, "dynamicSmemBytes")) {
+            if (Implicit)
+              C.BytesZero = true;
+            else
+              C.Bytes = V;
+          }
+        }
+        if (Syntactic->getNumInits() < 3 && !C.Bytes)
+          C.BytesZero = true;
+      }
+    }
+  }
+  // Assignments before the launch, in source order: the last one wins.
+  struct Assignments : RecursiveASTVisitor<Assignments> {
+    const VarDecl *VD;
+    const SourceManager *SM;
+    SourceLocation Before;
+    ConfigFields *C;
+    void assigned(SourceLocation Where, const Expr *LHS, const Expr *RHS) {
+      if (!SM->isBeforeInTranslationUnit(Where, Before))
+        return;
+      const auto *M = dyn_cast<MemberExpr>(LHS->IgnoreParenImpCasts());
+      if (!M)
+        return;
+      const auto *Base = dyn_cast<DeclRefExpr>(M->getBase()->IgnoreParenImpCasts());
+      const auto *F = dyn_cast<FieldDecl>(M->getMemberDecl());
+      if (!Base || Base->getDecl() != VD || !F)
+        return;
+      if (F->getName() == "dynamicSmemBytes") {
+        C->Bytes = RHS;
+        C->BytesZero = false;
+      } else if (F->getName() == "blockDim") {
+        C->Block = RHS;
+      }
+    }
+    bool VisitBinaryOperator(BinaryOperator *B) {
+      if (B->getOpcode() == BO_Assign)
+        assigned(B->getBeginLoc(), B->getLHS(), B->getRHS());
+      return true;
+    }
+    // `cfg.blockDim = dim3(256)` calls dim3's assignment operator.
+    bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Op) {
+      if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2)
+        assigned(Op->getBeginLoc(), Op->getArg(0), Op->getArg(1));
+      return true;
+    }
+  } A;
+  A.VD = VD;
+  A.SM = &Ctx.getSourceManager();
+  A.Before = Launch;
+  A.C = &C;
+  A.TraverseStmt(Fn->getBody());
+  return C;
+}
+
+void evaluateInto(Evaluator &Eval, const Expr *Bytes, bool BytesZero, const Expr *Block,
+                  LaunchSite &L) {
+  std::string Ignored;
+  if (Block)
+    L.BlockThreads = Eval.evaluate(Block, Ignored);
+  if (!Bytes) {
+    if (BytesZero)
+      L.DynamicBytes = 0;
+    else
+      L.UnknownReason = "the dynamic shared memory size could not be found";
+    return;
+  }
+  std::string Why;
+  L.DynamicBytes = Eval.evaluate(Bytes, Why);
+  if (!L.DynamicBytes)
+    L.UnknownReason = "the dynamic shared memory size is not a compile-time constant: " + Why;
 }
 
 } // namespace
 
-const FunctionDecl *launchedKernel(const CUDAKernelCallExpr *Call) {
-  return Call->getDirectCallee();
+void LaunchCollector::registerMatchers(MatchFinder &Finder) {
+  // Launches and calls in the project's own code (not in system headers such as CUB's
+  // dispatch layers), in functions that are not template patterns: instantiations are
+  // visited with their concrete arguments.
+  auto InUserCode = unless(isExpansionInSystemHeader());
+  auto InConcreteFunction = forCallable(functionDecl(unless(isTemplatedDecl())).bind("fn"));
+  Finder.addMatcher(cudaKernelCallExpr(InUserCode, InConcreteFunction).bind("chevron"), this);
+  Finder.addMatcher(
+      callExpr(callee(functionDecl(hasAnyName("::cudaLaunchKernel", "::cudaLaunchCooperativeKernel",
+                                              "::cudaLaunchKernelEx", "::cudaLaunchKernelExC"))),
+               InUserCode, InConcreteFunction)
+          .bind("api"),
+      this);
+  Finder.addMatcher(callExpr(callee(functionDecl(hasName("::cudaFuncSetAttribute"))), InUserCode,
+                             InConcreteFunction)
+                        .bind("attribute"),
+                    this);
 }
 
-LaunchSite describeLaunch(const ASTContext &Ctx, const CUDAKernelCallExpr *Call) {
-  LaunchSite L;
-  L.Loc = toSourcePos(Ctx.getSourceManager(), Call->getBeginLoc());
-  const CallExpr *Config = Call->getConfig();
-  if (!Config || Config->getNumArgs() < 2) {
-    L.UnknownReason = "the launch configuration could not be read";
-    return L;
+void LaunchCollector::run(const MatchFinder::MatchResult &Result) {
+  ASTContext &Ctx = *Result.Context;
+  const SourceManager &SM = Ctx.getSourceManager();
+  const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
+  Evaluator Eval(Ctx, Fn);
+
+  if (const auto *Call = Result.Nodes.getNodeAs<CUDAKernelCallExpr>("chevron")) {
+    LaunchSite L;
+    L.Form = "<<<>>>";
+    L.Loc = toSourcePos(SM, Call->getBeginLoc());
+    const CallExpr *Config = Call->getConfig();
+    const FunctionDecl *Kernel = Call->getDirectCallee();
+    if (!Kernel || !Config || Config->getNumArgs() < 2) {
+      Unresolved.push_back(L.Loc);
+      return;
+    }
+    const Expr *Bytes = Config->getNumArgs() >= 3 ? Config->getArg(2) : nullptr;
+    bool Default = !Bytes || isa<CXXDefaultArgExpr>(Bytes);
+    evaluateInto(Eval, Default ? nullptr : Bytes, Default, Config->getArg(1), L);
+    Launches.push_back({Kernel->getDefinition() ? Kernel->getDefinition() : Kernel, L});
+    return;
   }
-  std::string Ignored;
-  L.BlockThreads = evaluate(Ctx, Config->getArg(1)->IgnoreImplicit(), Ignored);
-  if (Config->getNumArgs() < 3 || isa<CXXDefaultArgExpr>(Config->getArg(2))) {
-    L.DynamicBytes = 0; // <<<grid, block>>>: no dynamic shared memory
-    return L;
+
+  if (const auto *Call = Result.Nodes.getNodeAs<CallExpr>("api")) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    LaunchSite L;
+    L.Form = Callee->getName().str();
+    L.Loc = toSourcePos(SM, Call->getBeginLoc());
+    const bool Ex = L.Form == "cudaLaunchKernelEx" || L.Form == "cudaLaunchKernelExC";
+    const FunctionDecl *Kernel =
+        Call->getNumArgs() > (Ex ? 1u : 0u) ? resolveKernel(Call->getArg(Ex ? 1 : 0)) : nullptr;
+    if (!Kernel) {
+      Unresolved.push_back(L.Loc);
+      return;
+    }
+    if (Ex) {
+      ConfigFields C = readConfig(Ctx, Call->getArg(0), Fn, Call->getBeginLoc());
+      if (!C.Found)
+        L.UnknownReason = "the launch configuration is not a local cudaLaunchConfig_t of this "
+                          "function";
+      else
+        evaluateInto(Eval, C.Bytes, C.BytesZero, C.Block, L);
+    } else {
+      // cudaLaunchKernel(func, grid, block, args, sharedMem = 0, stream = 0), and the same for
+      // cudaLaunchCooperativeKernel.
+      const Expr *Bytes = Call->getNumArgs() > 4 ? Call->getArg(4) : nullptr;
+      bool Default = !Bytes || isa<CXXDefaultArgExpr>(Bytes);
+      evaluateInto(Eval, Default ? nullptr : Bytes, Default,
+                   Call->getNumArgs() > 2 ? Call->getArg(2) : nullptr, L);
+    }
+    Launches.push_back({Kernel->getDefinition() ? Kernel->getDefinition() : Kernel, L});
+    return;
   }
-  std::string Why;
-  L.DynamicBytes = evaluate(Ctx, Config->getArg(2)->IgnoreImplicit(), Why);
-  if (!L.DynamicBytes)
-    L.UnknownReason = "the dynamic shared memory size is not a compile-time constant: " +
-                      (Why.empty() ? std::string("it could not be evaluated") : Why);
-  return L;
+
+  if (const auto *Call = Result.Nodes.getNodeAs<CallExpr>("attribute")) {
+    if (Call->getNumArgs() < 3)
+      return;
+    AttributeCall A;
+    A.Loc = toSourcePos(SM, Call->getBeginLoc());
+    Expr::EvalResult Which;
+    if (!Call->getArg(1)->EvaluateAsRValue(Which, Ctx) || !Which.Val.isInt())
+      return; // an attribute chosen at run time: not one tilefit reads
+    // cudaFuncAttributeMaxDynamicSharedMemorySize = 8, ...PreferredSharedMemoryCarveout = 9
+    // (driver_types.h).
+    int64_t Attr = Which.Val.getInt().getSExtValue();
+    if (Attr == 8)
+      A.Attribute = AttributeCall::Kind::MaxDynamicSharedMemorySize;
+    else if (Attr == 9)
+      A.Attribute = AttributeCall::Kind::PreferredSharedMemoryCarveout;
+    else
+      return;
+    const FunctionDecl *Kernel = resolveKernel(Call->getArg(0));
+    if (!Kernel) {
+      Unresolved.push_back(A.Loc);
+      return;
+    }
+    std::string Why;
+    if (auto V = Eval.evaluate(Call->getArg(2), Why))
+      A.Value = static_cast<int64_t>(*V);
+    else
+      A.UnknownReason = "the value is not a compile-time constant: " + Why;
+    Attributes.push_back({Kernel->getDefinition() ? Kernel->getDefinition() : Kernel, A});
+  }
+}
+
+std::optional<LaunchBounds> launchBoundsOf(const FunctionDecl *Kernel) {
+  const auto *A = Kernel->getAttr<CUDALaunchBoundsAttr>();
+  if (!A)
+    return std::nullopt;
+  const ASTContext &Ctx = Kernel->getASTContext();
+  LaunchBounds B;
+  B.Loc = toSourcePos(Ctx.getSourceManager(), A->getLocation());
+  auto Eval = [&](const Expr *E) -> std::optional<uint64_t> {
+    Expr::EvalResult R;
+    if (E && !E->isValueDependent() && E->EvaluateAsInt(R, Ctx) && !R.Val.getInt().isNegative())
+      return R.Val.getInt().getZExtValue();
+    return std::nullopt;
+  };
+  B.MaxThreads = Eval(A->getMaxThreads());
+  B.MinBlocks = Eval(A->getMinBlocks());
+  return B;
 }
 
 } // namespace matchers

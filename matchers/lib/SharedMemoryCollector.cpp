@@ -231,12 +231,6 @@ std::string ptxasName(MangleContext &MC, const FunctionDecl *FD,
 
 } // namespace
 
-/// Every kernel launch `<<<...>>>` in a function that is not a template pattern (launches in
-/// instantiated host templates are found in the instantiation, with concrete arguments).
-StatementMatcher launchMatcher() {
-  return cudaKernelCallExpr(forCallable(functionDecl(unless(isTemplated())))).bind("launch");
-}
-
 class SharedMemoryCollector::SharedVarCallback : public MatchFinder::MatchCallback {
 public:
   void run(const MatchFinder::MatchResult &Result) override {
@@ -259,28 +253,15 @@ public:
   std::vector<const FunctionDecl *> Kernels;
 };
 
-class SharedMemoryCollector::LaunchCallback : public MatchFinder::MatchCallback {
-public:
-  void run(const MatchFinder::MatchResult &Result) override {
-    const auto *Call = Result.Nodes.getNodeAs<CUDAKernelCallExpr>("launch");
-    if (!Call || !Seen.insert(Call).second)
-      return;
-    if (const FunctionDecl *Kernel = launchedKernel(Call))
-      Launches.push_back({Kernel, describeLaunch(*Result.Context, Call)});
-  }
-  llvm::DenseSet<const CUDAKernelCallExpr *> Seen;
-  std::vector<std::pair<const FunctionDecl *, LaunchSite>> Launches; ///< In match order.
-};
-
 SharedMemoryCollector::SharedMemoryCollector()
     : Vars(std::make_unique<SharedVarCallback>()), Kernels(std::make_unique<KernelCallback>()),
-      Launches(std::make_unique<LaunchCallback>()) {}
+      Launches(std::make_unique<LaunchCollector>()) {}
 SharedMemoryCollector::~SharedMemoryCollector() = default;
 
 void SharedMemoryCollector::registerMatchers(MatchFinder &Finder) {
   Finder.addMatcher(sharedVarMatcher(), Vars.get());
   Finder.addMatcher(kernelMatcher(), Kernels.get());
-  Finder.addMatcher(launchMatcher(), Launches.get());
+  Launches->registerMatchers(Finder);
 }
 
 void SharedMemoryCollector::finish(ASTContext &Ctx, const InstantiationRecorder &Instantiations,
@@ -442,9 +423,14 @@ void SharedMemoryCollector::finish(ASTContext &Ctx, const InstantiationRecorder 
         if (!Used.count(VD))
           K.Unreferenced.push_back(VarIndex[VD]);
     }
+    const FunctionDecl *KernelDef = Kernel->getDefinition();
     for (const auto &[Callee, Site] : Launches->Launches)
-      if (Callee->getDefinition() == Kernel->getDefinition())
+      if (Callee == KernelDef)
         K.Launches.push_back(Site);
+    for (const auto &[Callee, Call] : Launches->Attributes)
+      if (Callee == KernelDef)
+        K.Attributes.push_back(Call);
+    K.Bounds = launchBoundsOf(Kernel);
     std::stable_sort(K.Launches.begin(), K.Launches.end(),
                      [](const LaunchSite &A, const LaunchSite &B) {
                        return std::tie(A.Loc.File, A.Loc.Line, A.Loc.Column) <

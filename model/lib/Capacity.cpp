@@ -43,6 +43,7 @@ const NumericField NumericFields[] = {
     {"registers", "per_block", &ArchCapacity::RegistersPerBlock},
     {"registers", "per_thread", &ArchCapacity::RegistersPerThread},
     {"registers", "allocation_unit", &ArchCapacity::RegisterAllocUnit},
+    {"registers", "sub_partitions", &ArchCapacity::RegisterSubPartitions},
     {"threads", "warp_size", &ArchCapacity::WarpSize},
     {"threads", "per_block", &ArchCapacity::ThreadsPerBlock},
     {"threads", "per_sm", &ArchCapacity::ThreadsPerSm},

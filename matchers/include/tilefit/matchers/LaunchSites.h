@@ -1,24 +1,42 @@
-//===- LaunchSites.h - Kernel launches in host code -------------*- C++ -*-===//
+//===- LaunchSites.h - Kernel launches and attributes in host code -*- C++ -*-===//
+//
+// Launches (`<<<...>>>`, cudaLaunchKernel, cudaLaunchCooperativeKernel, cudaLaunchKernelEx and
+// cudaLaunchKernelExC with a cudaLaunchConfig_t), cudaFuncSetAttribute calls, and
+// __launch_bounds__, each tied to the kernel (instantiation) it concerns, with their sizes
+// evaluated where they are compile-time constants and the reason where they are not.
+//
+//===----------------------------------------------------------------------===//
 #ifndef TILEFIT_MATCHERS_LAUNCHSITES_H
 #define TILEFIT_MATCHERS_LAUNCHSITES_H
 
 #include "tilefit/model/Facts.h"
 
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+#include <vector>
+
 namespace clang {
-class ASTContext;
-class CUDAKernelCallExpr;
 class FunctionDecl;
 } // namespace clang
 
 namespace tilefit {
 namespace matchers {
 
-/// The kernel a `<<<...>>>` launch calls (the instantiation, for a template), or null.
-const clang::FunctionDecl *launchedKernel(const clang::CUDAKernelCallExpr *Call);
+/// Collects launches and attribute calls; register its matchers, run the finder, then read.
+class LaunchCollector : public clang::ast_matchers::MatchFinder::MatchCallback {
+public:
+  void registerMatchers(clang::ast_matchers::MatchFinder &Finder);
+  void run(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
 
-/// The launch's location, dynamic shared memory and block size, each evaluated where it is a
-/// compile-time constant, with the reason where it is not.
-LaunchSite describeLaunch(const clang::ASTContext &Ctx, const clang::CUDAKernelCallExpr *Call);
+  /// The kernel each launch or call concerns (its definition), in match order.
+  std::vector<std::pair<const clang::FunctionDecl *, LaunchSite>> Launches;
+  std::vector<std::pair<const clang::FunctionDecl *, AttributeCall>> Attributes;
+  /// Launches and calls whose kernel could not be told (a function pointer, say).
+  std::vector<SourcePos> Unresolved;
+};
+
+/// The kernel's __launch_bounds__, evaluated.
+std::optional<LaunchBounds> launchBoundsOf(const clang::FunctionDecl *Kernel);
 
 } // namespace matchers
 } // namespace tilefit

@@ -26,6 +26,7 @@ namespace tilefit {
 namespace matchers {
 
 class InstantiationRecorder;
+class LaunchCollector;
 
 class SharedMemoryCollector {
 public:
@@ -43,10 +44,9 @@ public:
 private:
   class SharedVarCallback;
   class KernelCallback;
-  class LaunchCallback;
   std::unique_ptr<SharedVarCallback> Vars;
   std::unique_ptr<KernelCallback> Kernels;
-  std::unique_ptr<LaunchCallback> Launches;
+  std::unique_ptr<LaunchCollector> Launches;
 };
 
 } // namespace matchers

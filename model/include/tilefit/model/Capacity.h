@@ -39,6 +39,7 @@ struct ArchCapacity {
   std::optional<uint64_t> RegistersPerBlock;
   std::optional<uint64_t> RegistersPerThread;
   std::optional<uint64_t> RegisterAllocUnit;
+  std::optional<uint64_t> RegisterSubPartitions; ///< The register file's partitions per SM.
   std::optional<uint64_t> WarpSize;
   std::optional<uint64_t> ThreadsPerBlock;
   std::optional<uint64_t> ThreadsPerSm;

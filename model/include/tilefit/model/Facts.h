@@ -86,13 +86,34 @@ struct SharedVar {
   EmissionFacts Emission;
 };
 
-/// A launch of a kernel found in host code: `k<<<grid, block, bytes, stream>>>(...)`.
+/// A launch of a kernel found in host code: `k<<<grid, block, bytes, stream>>>(...)`,
+/// `cudaLaunchKernel`, `cudaLaunchCooperativeKernel`, `cudaLaunchKernelEx[C]`.
 struct LaunchSite {
   SourcePos Loc;
+  std::string Form;                   ///< `<<<>>>`, `cudaLaunchKernel`, ...
   /// Dynamic shared memory requested, when it is a compile-time constant; 0 when not given.
   std::optional<uint64_t> DynamicBytes;
   std::string UnknownReason;          ///< Why DynamicBytes is unknown.
   std::optional<uint64_t> BlockThreads; ///< Threads per block, when constant.
+};
+
+/// A `cudaFuncSetAttribute(kernel, attribute, value)` call for the kernel.
+struct AttributeCall {
+  enum class Kind {
+    MaxDynamicSharedMemorySize, ///< The opt-in: dynamic shared memory above 48 KiB.
+    PreferredSharedMemoryCarveout ///< Percentage of the unified L1/shared memory for shared.
+  };
+  Kind Attribute = Kind::MaxDynamicSharedMemorySize;
+  SourcePos Loc;
+  std::optional<int64_t> Value;       ///< When a compile-time constant.
+  std::string UnknownReason;
+};
+
+/// `__launch_bounds__(maxThreadsPerBlock, minBlocksPerMultiprocessor)`.
+struct LaunchBounds {
+  std::optional<uint64_t> MaxThreads;
+  std::optional<uint64_t> MinBlocks;
+  SourcePos Loc;
 };
 
 /// One kernel (one instantiation, for templates) with what it reaches.
@@ -109,6 +130,9 @@ struct KernelFacts {
   std::vector<size_t> Unreferenced;
   /// Its launches in the translation unit's host code, in source order.
   std::vector<LaunchSite> Launches;
+  /// cudaFuncSetAttribute calls for it, in source order.
+  std::vector<AttributeCall> Attributes;
+  std::optional<LaunchBounds> Bounds;
 };
 
 enum class Severity { Note, Warning, Error };
