@@ -79,6 +79,11 @@ cl::opt<double> Budget("budget",
                                 "opt-in maximum (default 0.9)"),
                        cl::init(0.9), cl::cat(Category));
 
+cl::opt<unsigned> Registers("registers",
+                            cl::desc("Registers per thread to assume for occupancy (default: the\n"
+                                     "command's -maxrregcount; else registers do not limit it)"),
+                            cl::init(0), cl::value_desc("n"), cl::cat(Category));
+
 cl::opt<unsigned> Jobs("j", cl::desc("Parse this many translation units at once (default: all cores)"),
                        cl::init(0), cl::value_desc("n"), cl::cat(Category));
 
@@ -282,6 +287,11 @@ int tilefitMain(int argc, const char **argv) {
     toolMessage("error", "--format=" + Format + ": expected text or json");
     return ExitFailure;
   }
+  if (Registers > 255) {
+    toolMessage("error", "--registers=" + std::to_string(Registers) +
+                             ": a thread has at most 255 registers");
+    return ExitFailure;
+  }
   if (!(Budget > 0 && Budget <= 1)) {
     toolMessage("error", "--budget=" + std::to_string(Budget) + ": expected a fraction in (0, 1]");
     return ExitFailure;
@@ -390,6 +400,8 @@ int tilefitMain(int argc, const char **argv) {
 
   AnalysisOptions Opts;
   Opts.Budget = Budget;
+  if (Registers)
+    Opts.Registers = Registers.getValue();
   for (const TranslationUnitFacts &TU : Facts) {
     analyzeUnit(TU, *Db, Opts, R);
     Failed |= TU.Failed;

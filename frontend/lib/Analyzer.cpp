@@ -268,6 +268,7 @@ TranslationUnitFacts analyzeUnit(const UnitJob &Job, const ParseEnvironment &Env
   Facts.Arch = Job.Target.Real;
   Facts.ParsedAs = clangArchFor(Job.Target.Real);
   Facts.Jit = Job.Target.Jit;
+  Facts.MaxRegisters = Job.Flags.MaxRegisters;
   Facts.RelocatableDeviceCode = Job.Flags.Rdc;
 
   // The source must be a readable regular file.

@@ -174,7 +174,8 @@ enum class NvccAction {
   Language,      ///< -x
   Std,           ///< -std / --std
   HostCompiler,  ///< -Xcompiler / --compiler-options: keep -D/-I/-std among them
-  ForwardUnknown ///< -forward-unknown-to-host-compiler
+  ForwardUnknown, ///< -forward-unknown-to-host-compiler
+  MaxRegisters    ///< -maxrregcount: a register count for occupancy
 };
 
 struct NvccOption {
@@ -192,6 +193,7 @@ const NvccOption NvccOptions[] = {
     {{"-include", "--pre-include"}, true, NvccAction::Keep, "-include"},
     {{"-std", "--std"}, true, NvccAction::Std},
     {{"-x", "--x"}, true, NvccAction::Language},
+    {{"-maxrregcount", "--maxrregcount"}, true, NvccAction::MaxRegisters},
     {{"-arch", "--gpu-architecture"}, true, NvccAction::Arch},
     {{"-code", "--gpu-code"}, true, NvccAction::Code},
     {{"-gencode", "--generate-code"}, true, NvccAction::Gencode},
@@ -378,6 +380,12 @@ DeviceFlags translateNvcc(const CompileCommand &Cmd) {
     case NvccAction::ForwardUnknown:
       ForwardUnknown = true;
       break;
+    case NvccAction::MaxRegisters: {
+      unsigned long long N = 0;
+      if (!Value.getAsInteger(10, N) && N > 0)
+        F.MaxRegisters = N;
+      break;
+    }
     }
   }
 

@@ -3,10 +3,12 @@
 
 #include "tilefit/model/Checks.h"
 #include "tilefit/model/Layout.h"
+#include "tilefit/model/Occupancy.h"
 #include "tilefit/model/Units.h"
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <tuple>
 
 namespace tilefit {
@@ -89,6 +91,133 @@ std::string totalPhrase(const KernelReport &K, uint64_t Total) {
   return S;
 }
 
+/// The kernel's occupancy at its largest launch (or, without launches, with no dynamic memory),
+/// with the block size of that launch, another constant one, or __launch_bounds__.
+OccupancyReport occupancyOf(const KernelReport &K, const ArchCapacity *Arch,
+                            std::optional<uint64_t> Registers, std::optional<int> Carveout) {
+  OccupancyReport R;
+  R.Registers = Registers;
+  if (K.WorstLaunch)
+    R.BlockThreads = K.Launches[*K.WorstLaunch].BlockThreads;
+  for (const LaunchReport &L : K.Launches)
+    if (!R.BlockThreads && L.BlockThreads)
+      R.BlockThreads = L.BlockThreads;
+  if (!R.BlockThreads && K.Bounds && K.Bounds->MaxThreads)
+    R.BlockThreads = K.Bounds->MaxThreads;
+  if (!K.StaticBytes) {
+    R.UnknownReason = "the static shared memory is unknown";
+    return R;
+  }
+  if (!R.BlockThreads) {
+    R.UnknownReason = "no launch with a constant block size and no __launch_bounds__";
+    return R;
+  }
+  if (!Arch) {
+    R.UnknownReason = "the architecture is not in the capacity database";
+    return R;
+  }
+  OccupancyInput In;
+  In.BlockThreads = *R.BlockThreads;
+  In.Registers = Registers.value_or(0);
+  In.StaticBytes = *K.StaticBytes;
+  In.DynamicBytes = K.WorstLaunch ? *K.Launches[*K.WorstLaunch].DynamicBytes : 0;
+  In.OptInBytes = K.OptInBytes;
+  In.CarveoutPercent = Carveout;
+  auto O = computeOccupancy(*Arch, In);
+  if (!O) {
+    R.UnknownReason = O.error();
+    return R;
+  }
+  R.BlocksPerSm = O->BlocksPerSm;
+  R.LimitedBy = limitNames(O->LimitedBy);
+  R.SmemPerBlock = O->SmemPerBlock;
+  R.SmemPerSmUsed = O->SmemPerBlock * O->BlocksPerSm;
+  return R;
+}
+
+/// Launches asking for more dynamic shared memory than the kernel is allowed, and opt-ins
+/// above what the architecture can give.
+void checkOptIn(KernelReport &K, std::vector<Diagnostic> &Out,
+                const std::function<void(Diagnostic)> &Record) {
+  if (!K.StaticBytes || !K.Limit.BlockDefaultMax || !K.Limit.BlockOptinMax)
+    return;
+  const uint64_t Static = *K.StaticBytes;
+  const AttributeCall *OptIn = nullptr;
+  for (const AttributeCall &A : K.Attributes)
+    if (A.Attribute == AttributeCall::Kind::MaxDynamicSharedMemorySize)
+      OptIn = &A;
+  const uint64_t Room = *K.Limit.BlockOptinMax > Static ? *K.Limit.BlockOptinMax - Static : 0;
+  if (OptIn && OptIn->Value && static_cast<uint64_t>(*OptIn->Value) > Room) {
+    Diagnostic D = makeDiagnostic(
+        CheckId::OptIn, K,
+        "cudaFuncSetAttribute asks for " + bytesPhrase(*OptIn->Value) +
+            " of dynamic shared memory for kernel '" + K.Name + "' on " + K.Arch +
+            ", more than the " + bytesPhrase(Room) + " a block can have there beside its " +
+            bytesPhrase(Static) + " of static shared memory; the call fails");
+    D.Loc = OptIn->Loc;
+    D.Notes.push_back({"kernel '" + K.Name + "' is defined here", K.Loc});
+    Record(std::move(D));
+  }
+  if (OptIn && !OptIn->Value)
+    return; // an opt-in value known only at run time: nothing to hold launches against
+  const uint64_t Default =
+      *K.Limit.BlockDefaultMax > Static ? *K.Limit.BlockDefaultMax - Static : 0;
+  for (const LaunchReport &L : K.Launches) {
+    if (!L.DynamicBytes || !L.TotalBytes || *L.TotalBytes > *K.Limit.BlockOptinMax)
+      continue; // unknown, or beyond the hardware (tilefit-capacity says so)
+    const uint64_t Allowed = OptIn ? static_cast<uint64_t>(*OptIn->Value) : Default;
+    if (*L.DynamicBytes <= Allowed)
+      continue;
+    std::string Msg = "launch of kernel '" + K.Name + "' asks for " + bytesPhrase(*L.DynamicBytes) +
+                      " of dynamic shared memory on " + K.Arch + ", more than the " +
+                      bytesPhrase(Allowed);
+    Msg += OptIn ? " set with cudaFuncSetAttribute; the launch fails"
+                 : " it may have without opting in (48 KiB in all, " + bytesPhrase(Static) +
+                       " static); the launch fails";
+    Diagnostic D = makeDiagnostic(CheckId::OptIn, K, Msg);
+    D.Loc = L.Loc;
+    if (OptIn)
+      D.Notes.push_back({"the opt-in is set here; raise it to at least " +
+                             std::to_string(*L.DynamicBytes),
+                         OptIn->Loc});
+    else
+      D.Notes.push_back({"opt in before the launch: cudaFuncSetAttribute(" + K.Name +
+                             ", cudaFuncAttributeMaxDynamicSharedMemorySize, " +
+                             std::to_string(*L.DynamicBytes) + ")",
+                         K.Loc});
+    for (const SharedVar &V : K.DynamicVars)
+      D.Notes.push_back({"'" + V.Name + "' is dynamic shared memory, sized at launch", V.Loc});
+    Record(std::move(D));
+  }
+}
+
+/// __launch_bounds__(threads, minBlocks) that shared memory makes impossible: a warning; when
+/// it is met, a remark with the blocks per SM.
+void checkOccupancy(KernelReport &K, const std::function<void(Diagnostic)> &Record) {
+  if (!K.Bounds || !K.Bounds->MinBlocks || !K.Occupancy.BlocksPerSm)
+    return;
+  const uint64_t Blocks = *K.Occupancy.BlocksPerSm, Min = *K.Bounds->MinBlocks;
+  const bool BySmem = K.Occupancy.LimitedBy.find("shared memory") != std::string::npos;
+  std::string Fits = "kernel '" + K.Name + "' fits " + std::to_string(Blocks) +
+                     (Blocks == 1 ? " block" : " blocks") + " of " +
+                     std::to_string(*K.Occupancy.BlockThreads) + " threads per SM on " + K.Arch +
+                     " (limited by " + K.Occupancy.LimitedBy + ", " +
+                     bytesPhrase(*K.Occupancy.SmemPerBlock) + " of shared memory per block)";
+  Diagnostic D = makeDiagnostic(CheckId::Occupancy, K, Fits);
+  if (Blocks < Min && BySmem) {
+    D.Message += ", fewer than the " + std::to_string(Min) + " its __launch_bounds__ asks for";
+    D.Notes.push_back({"__launch_bounds__ asks for " + std::to_string(Min) + " blocks per SM here",
+                       K.Bounds->Loc});
+    std::vector<Note> Allocations = allocationNotes(K, "");
+    D.Notes.insert(D.Notes.end(), Allocations.begin(), Allocations.end());
+  } else {
+    D.Level = Severity::Remark;
+  }
+  addLaunchNotes(K, D);
+  addInstantiationNote(K, D);
+  Record(std::move(D));
+}
+
 void checkKernel(KernelReport &K, const AnalysisOptions &Opts, std::vector<Diagnostic> &Out) {
   if (!K.StaticBytes)
     return;
@@ -130,6 +259,8 @@ void checkKernel(KernelReport &K, const AnalysisOptions &Opts, std::vector<Diagn
     Record(std::move(D));
     Error = true;
   }
+  checkOptIn(K, Out, Record);
+  checkOccupancy(K, Record);
   if (!Error && K.Limit.BlockOptinMax && *K.Limit.BlockOptinMax > 0) {
     const double Fraction = static_cast<double>(Total) / static_cast<double>(*K.Limit.BlockOptinMax);
     if (Fraction > Opts.Budget) {
@@ -180,7 +311,8 @@ void analyzeUnit(const TranslationUnitFacts &TU, const CapacityDatabase &DB,
   if (TU.Failed)
     return;
 
-  const Limits Lim = limitsOf(DB.lookup(TU.Arch));
+  const ArchCapacity *Arch = DB.lookup(TU.Arch);
+  const Limits Lim = limitsOf(Arch);
   UnitLayout Layout(TU);
   for (size_t I = 0; I < TU.Kernels.size(); ++I) {
     const KernelFacts &KF = TU.Kernels[I];
@@ -219,6 +351,16 @@ void analyzeUnit(const TranslationUnitFacts &TU, const CapacityDatabase &DB,
       K.Launches.push_back(std::move(L));
     }
     K.Limit = Lim;
+    K.Attributes = KF.Attributes;
+    K.Bounds = KF.Bounds;
+    std::optional<int> Carveout;
+    for (const AttributeCall &A : KF.Attributes) {
+      if (A.Attribute == AttributeCall::Kind::MaxDynamicSharedMemorySize)
+        K.OptInBytes = A.Value ? std::optional<uint64_t>(*A.Value) : std::nullopt;
+      else if (A.Value)
+        Carveout = static_cast<int>(*A.Value);
+    }
+    K.Occupancy = occupancyOf(K, Arch, Opts.Registers ? Opts.Registers : TU.MaxRegisters, Carveout);
     checkKernel(K, Opts, Out.Diagnostics);
     Out.Kernels.push_back(std::move(K));
   }

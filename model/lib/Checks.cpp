@@ -18,6 +18,7 @@ std::string_view severityName(Severity S) {
   switch (S) {
   case Severity::Error: return "error";
   case Severity::Warning: return "warning";
+  case Severity::Remark: return "remark";
   case Severity::Note: return "note";
   }
   return "error";

@@ -95,6 +95,7 @@ void renderJson(const Report &R, const ToolInfo &Tool, std::ostream &OS) {
                           {"unknown_reason", L.DynamicBytes ? json(nullptr) : json(L.UnknownReason)},
                           {"block_threads", optional(L.BlockThreads)}});
     Dynamic["launches"] = std::move(Launches);
+    Dynamic["opt_in_bytes"] = optional(K.OptInBytes);
     json Unused = json::array();
     for (const SharedVar &V : K.Unreferenced)
       Unused.push_back(variable(V, std::nullopt, false));
@@ -118,6 +119,17 @@ void renderJson(const Report &R, const ToolInfo &Tool, std::ostream &OS) {
                  {"block_optin_max", optional(K.Limit.BlockOptinMax)},
                  {"sm_max", optional(K.Limit.SmMax)},
                  {"reserved_per_block", optional(K.Limit.ReservedPerBlock)}}}};
+    const OccupancyReport &O = K.Occupancy;
+    Kj["occupancy"] = {{"block_threads", optional(O.BlockThreads)},
+                       {"blocks_per_sm", optional(O.BlocksPerSm)},
+                       {"limited_by", O.BlocksPerSm ? json(O.LimitedBy) : json(nullptr)},
+                       {"smem_per_block", optional(O.SmemPerBlock)},
+                       {"smem_per_sm_used", optional(O.SmemPerSmUsed)},
+                       {"registers", optional(O.Registers)},
+                       {"unknown_reason", O.BlocksPerSm ? json(nullptr) : json(O.UnknownReason)}};
+    if (K.Bounds)
+      Kj["launch_bounds"] = {{"max_threads", optional(K.Bounds->MaxThreads)},
+                             {"min_blocks", optional(K.Bounds->MinBlocks)}};
     if (K.InstantiatedAt)
       Kj["instantiated_at"] = {{"file", K.InstantiatedAt->File},
                                {"line", K.InstantiatedAt->Line},

@@ -79,8 +79,12 @@ std::string summaryCell(const KernelReport &K) {
                                    [](const LaunchReport &L) { return !L.DynamicBytes; });
   if (UnknownLaunch)
     Cell += " + ?";
-  if (K.Worst)
-    Cell += *K.Worst == Severity::Error ? " !" : " ~";
+  if (K.Occupancy.BlocksPerSm)
+    Cell += " (" + std::to_string(*K.Occupancy.BlocksPerSm) + "/SM)";
+  if (K.Worst == Severity::Error)
+    Cell += " !";
+  else if (K.Worst == Severity::Warning)
+    Cell += " ~";
   return Cell;
 }
 
@@ -169,7 +173,8 @@ void renderSummary(const Report &R, std::ostream &OS) {
   OS << std::string(Total - 2, '-') << "\n";
   Print(Footer);
 
-  OS << "\nstatic shared memory per kernel (+ dynamic at its largest launch); ! error, ~ warning\n";
+  OS << "\nstatic shared memory per kernel (+ dynamic at its largest launch), (N/SM) resident "
+        "blocks per SM at that launch; ! error, ~ warning\n";
   bool Substituted = std::any_of(R.Kernels.begin(), R.Kernels.end(),
                                  [](const KernelReport &K) { return K.ParsedAs != K.Arch; });
   if (Substituted)

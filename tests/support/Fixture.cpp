@@ -38,7 +38,7 @@ Fixture parseFixture(const std::string &Path) {
   }
   static const std::regex Header(R"(//\s*(ARCHS|FLAGS|CAPACITY-DB|BUDGET|PTXAS):\s*(.*?)\s*$)");
   static const std::regex Directive(
-      R"((?:(sm_\w+)-)?(expected-smem|expected-alloc|expected-unreferenced|expected-error|expected-warning|expected-note|ptxas-unchecked)(@[+-]\d+)?\s*(.*?)(?=\s+(?:sm_\w+-)?(?:expected-|ptxas-unchecked)|$))");
+      R"((?:(sm_\w+)-)?(expected-smem|expected-alloc|expected-unreferenced|expected-launch|expected-occupancy|expected-error|expected-warning|expected-remark|expected-note|ptxas-unchecked)(@[+-]\d+)?\s*(.*?)(?=\s+(?:sm_\w+-)?(?:expected-|ptxas-unchecked)|$))");
   static const std::regex Braced(R"(^\s*\{\{(.*?)\}\})");
 
   llvm::SmallVector<llvm::StringRef, 0> Lines;
@@ -111,10 +111,15 @@ Fixture parseFixture(const std::string &Path) {
           }
           E.Bytes = std::stoull(V);
         }
-      } else if (Kind == "expected-alloc" || Kind == "expected-unreferenced") {
-        E.K = Kind == "expected-alloc" ? Expectation::Kind::Alloc : Expectation::Kind::Unreferenced;
-        if (!TakeBraced(E.Kernel) || !TakeBraced(E.Var)) {
-          Bad("expected {{kernel}} {{variable}}");
+      } else if (Kind == "expected-alloc" || Kind == "expected-unreferenced" ||
+                 Kind == "expected-launch" || Kind == "expected-occupancy") {
+        E.K = Kind == "expected-alloc"          ? Expectation::Kind::Alloc
+              : Kind == "expected-unreferenced" ? Expectation::Kind::Unreferenced
+              : Kind == "expected-launch"       ? Expectation::Kind::Launch
+                                                : Expectation::Kind::Occupancy;
+        bool NeedsVar = E.K == Expectation::Kind::Alloc || E.K == Expectation::Kind::Unreferenced;
+        if (!TakeBraced(E.Kernel) || (NeedsVar && !TakeBraced(E.Var))) {
+          Bad(NeedsVar ? "expected {{kernel}} {{variable}}" : "expected {{kernel}}");
           continue;
         }
         std::istringstream SS(Args);
@@ -136,6 +141,7 @@ Fixture parseFixture(const std::string &Path) {
       } else {
         E.K = Kind == "expected-error"     ? Expectation::Kind::Error
               : Kind == "expected-warning" ? Expectation::Kind::Warning
+              : Kind == "expected-remark"  ? Expectation::Kind::Remark
                                            : Expectation::Kind::Note;
         if (!TakeBraced(E.Text)) {
           Bad("expected {{text}}");
@@ -177,6 +183,13 @@ std::string fieldValue(const AllocationReport &A, const std::string &Key) {
   if (Key == "module_scope")
     return A.AtModuleScope ? "true" : "false";
   return "<no field '" + Key + "'>";
+}
+
+std::string underscored(std::string S) {
+  for (char &C : S)
+    if (C == ' ')
+      C = '_';
+  return S;
 }
 
 struct Seen {
@@ -222,7 +235,8 @@ std::vector<std::string> verify(const Fixture &F, const Report &R) {
         continue;
       const KernelReport *K = nullptr;
       if (E.K == Expectation::Kind::Smem || E.K == Expectation::Kind::Alloc ||
-          E.K == Expectation::Kind::Unreferenced) {
+          E.K == Expectation::Kind::Unreferenced || E.K == Expectation::Kind::Launch ||
+          E.K == Expectation::Kind::Occupancy) {
         for (const KernelReport &KR : R.Kernels)
           if (KR.Arch == Arch && KR.Name == E.Kernel)
             K = &KR;
@@ -243,6 +257,38 @@ std::vector<std::string> verify(const Fixture &F, const Report &R) {
         }
         for (const auto &[Key, Want] : E.Fields) {
           std::string Got = fieldValue(*A, Key);
+          if (Got != Want)
+            Problems.push_back(Arch + ": " + Where(E) + ": " + Key + " is " + Got + ", expected " +
+                               Want);
+        }
+      } else if (E.K == Expectation::Kind::Launch) {
+        const LaunchReport *L = nullptr;
+        for (const LaunchReport &LR : K->Launches)
+          if (LR.Loc.File == Self && LR.Loc.Line == E.Line)
+            L = &LR;
+        if (!L) {
+          Problems.push_back(Arch + ": " + Where(E) + ": no launch of '" + E.Kernel +
+                             "' on this line");
+          continue;
+        }
+        for (const auto &[Key, Want] : E.Fields) {
+          std::string Got = Key == "bytes"           ? (L->DynamicBytes ? std::to_string(*L->DynamicBytes) : "unknown")
+                            : Key == "block_threads" ? (L->BlockThreads ? std::to_string(*L->BlockThreads) : "unknown")
+                            : Key == "reason"        ? underscored(L->UnknownReason)
+                                                     : "<no field '" + Key + "'>";
+          bool Ok = Key == "reason" ? Got.find(Want) != std::string::npos : Got == Want;
+          if (!Ok)
+            Problems.push_back(Arch + ": " + Where(E) + ": " + Key + " is " + Got + ", expected " +
+                               Want);
+        }
+      } else if (E.K == Expectation::Kind::Occupancy) {
+        const OccupancyReport &O = K->Occupancy;
+        for (const auto &[Key, Want] : E.Fields) {
+          std::string Got = Key == "blocks"       ? (O.BlocksPerSm ? std::to_string(*O.BlocksPerSm) : "unknown")
+                            : Key == "limited_by" ? underscored(O.LimitedBy)
+                            : Key == "threads"    ? (O.BlockThreads ? std::to_string(*O.BlockThreads) : "unknown")
+                            : Key == "opt_in"     ? (K->OptInBytes ? std::to_string(*K->OptInBytes) : "none")
+                                                  : "<no field '" + Key + "'>";
           if (Got != Want)
             Problems.push_back(Arch + ": " + Where(E) + ": " + Key + " is " + Got + ", expected " +
                                Want);
@@ -275,7 +321,7 @@ std::vector<std::string> verify(const Fixture &F, const Report &R) {
 
   for (const Expectation &E : F.Expectations) {
     if (E.K != Expectation::Kind::Error && E.K != Expectation::Kind::Warning &&
-        E.K != Expectation::Kind::Note)
+        E.K != Expectation::Kind::Remark && E.K != Expectation::Kind::Note)
       continue;
     for (const std::string &Arch : F.Archs) {
       if (!appliesTo(E, Arch))
@@ -289,6 +335,7 @@ std::vector<std::string> verify(const Fixture &F, const Report &R) {
         Severity Level = S.N ? Severity::Note : S.D->Level;
         Severity Want = E.K == Expectation::Kind::Error     ? Severity::Error
                         : E.K == Expectation::Kind::Warning ? Severity::Warning
+                        : E.K == Expectation::Kind::Remark  ? Severity::Remark
                                                             : Severity::Note;
         if (Level == Want && P.File == Self && P.Line == E.Line &&
             Text.find(E.Text) != std::string::npos) {

@@ -11,6 +11,9 @@
 //   expected-smem {{KERNEL}} BYTES       the kernel's static figure (or `unknown`)
 //   expected-alloc {{KERNEL}} {{VAR}} offset=N bytes=N align=N shape=AxBxC element_bytes=N
 //   expected-unreferenced {{KERNEL}} {{VAR}}   declared but never used: not allocated
+//   expected-launch {{KERNEL}} bytes=N|unknown block_threads=N   a launch on this line
+//   expected-occupancy {{KERNEL}} blocks=N limited_by=shared_memory opt_in=N
+//                                        (spaces in values written as '_')
 //   expected-error {{TEXT}}  expected-warning {{TEXT}}  expected-note {{TEXT}}
 //                                        a diagnostic on this line (`@+N`/`@-N`: N lines away)
 //                                        whose "message [check]" contains TEXT
@@ -36,7 +39,7 @@ namespace tilefit {
 namespace test {
 
 struct Expectation {
-  enum class Kind { Smem, Alloc, Unreferenced, Error, Warning, Note };
+  enum class Kind { Smem, Alloc, Unreferenced, Launch, Occupancy, Error, Warning, Remark, Note };
   Kind K;
   std::string Arch;       ///< "" for every architecture.
   unsigned Line = 0;      ///< The line the directive applies to.

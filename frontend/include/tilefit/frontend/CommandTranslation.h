@@ -10,6 +10,8 @@
 
 #include "tilefit/frontend/CompileCommand.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +36,7 @@ struct DeviceFlags {
   std::vector<DeviceTarget> Targets;   ///< The command's architectures; empty if it names none.
   bool Rdc = false;                    ///< Relocatable device code (-rdc=true, -fgpu-rdc).
   std::string CudaPath;                ///< `--cuda-path=` of a clang command.
+  std::optional<uint64_t> MaxRegisters; ///< nvcc's -maxrregcount.
   std::vector<std::string> Unknown;    ///< Flags not understood, dropped (one warning per run).
   std::vector<std::string> Refused;    ///< Flags that would load code into tilefit: dropped.
   std::vector<std::string> Warnings;   ///< Choices the user should hear about, once per run.

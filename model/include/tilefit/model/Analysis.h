@@ -13,6 +13,8 @@ namespace tilefit {
 struct AnalysisOptions {
   /// tilefit-budget warns above this fraction of the per-block opt-in maximum.
   double Budget = 0.9;
+  /// Registers per thread for occupancy (--registers); else the command's -maxrregcount.
+  std::optional<uint64_t> Registers;
 };
 
 /// Lays out every kernel of \p TU, checks it against \p DB, and appends the unit, its kernels

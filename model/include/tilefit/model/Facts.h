@@ -135,7 +135,7 @@ struct KernelFacts {
   std::optional<LaunchBounds> Bounds;
 };
 
-enum class Severity { Note, Warning, Error };
+enum class Severity { Note, Remark, Warning, Error };
 
 struct Note {
   std::string Message;
@@ -161,6 +161,7 @@ struct TranslationUnitFacts {
   std::string Arch;             ///< The target: `sm_100a`.
   std::string ParsedAs;         ///< The architecture Clang parsed for (`sm_90` for `sm_100a`).
   bool Jit = false;             ///< A PTX-only target, compiled by the driver at run time.
+  std::optional<uint64_t> MaxRegisters; ///< The command's -maxrregcount, if any.
   bool RelocatableDeviceCode = false;
   bool Failed = false;          ///< The unit could not be analysed; see Diagnostics.
   std::vector<SharedVar> Vars;

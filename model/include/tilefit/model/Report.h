@@ -41,6 +41,17 @@ struct LaunchReport {
   std::optional<uint64_t> TotalBytes;
 };
 
+/// Resident blocks per SM for the kernel's largest launch.
+struct OccupancyReport {
+  std::optional<uint64_t> BlockThreads;
+  std::optional<uint64_t> BlocksPerSm;
+  std::string LimitedBy;              ///< "shared memory", "warps and blocks", ...
+  std::optional<uint64_t> SmemPerBlock; ///< Allocated per block, driver reserve included.
+  std::optional<uint64_t> SmemPerSmUsed; ///< SmemPerBlock x BlocksPerSm.
+  std::optional<uint64_t> Registers;  ///< Per thread, when given (--registers, -maxrregcount).
+  std::string UnknownReason;          ///< Why BlocksPerSm is unknown.
+};
+
 /// One kernel (instantiation) on one architecture.
 struct KernelReport {
   std::string Name;
@@ -57,6 +68,10 @@ struct KernelReport {
   bool DynamicDeclared = false;       ///< It reaches an `extern __shared__` array.
   std::vector<SharedVar> DynamicVars;
   std::vector<LaunchReport> Launches;  ///< In source order.
+  std::vector<AttributeCall> Attributes; ///< Its cudaFuncSetAttribute calls.
+  std::optional<uint64_t> OptInBytes;  ///< cudaFuncAttributeMaxDynamicSharedMemorySize, if known.
+  std::optional<LaunchBounds> Bounds;
+  OccupancyReport Occupancy;
   /// The launch asking for the most shared memory (by TotalBytes), if any is known.
   std::optional<size_t> WorstLaunch;
   std::vector<AllocationReport> Allocations; ///< In layout order.
