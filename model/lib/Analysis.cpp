@@ -50,6 +50,73 @@ std::vector<Note> allocationNotes(const KernelReport &K, const std::string &Advi
   return Notes;
 }
 
+/// What would fit: for each array extent written as one name (a template parameter, a
+/// constant, a macro), the largest value that meets a goal, found by laying the kernel out
+/// again with that extent smaller; and the most dynamic memory that meets it.
+class FitAdvisor {
+public:
+  FitAdvisor(const TranslationUnitFacts &TU, const UnitLayout &Layout, size_t Kernel)
+      : TU(TU), Layout(Layout), Kernel(Kernel) {}
+
+  /// One note per changeable extent whose smaller value makes \p Fits(static total) true.
+  std::vector<Note> extentNotes(const std::function<bool(uint64_t)> &Fits,
+                                const std::string &Goal) const {
+    std::vector<Note> Notes;
+    KernelLayout Now = Layout.layout(Kernel);
+    for (const Placement &P : Now.Placed) {
+      const SharedVar &V = TU.Vars[P.Var];
+      if (!V.Bytes)
+        continue;
+      for (size_t D = 0; D < V.Shape.size() && D < V.ExtentNames.size(); ++D) {
+        const uint64_t Extent = V.Shape[D];
+        if (V.ExtentNames[D].empty() || Extent < 2 || *V.Bytes % Extent)
+          continue;
+        const uint64_t Unit = *V.Bytes / Extent;
+        auto TotalWith = [&](uint64_t X) { return Layout.layoutWith(Kernel, P.Var, Unit * X).Total; };
+        auto Ok = [&](uint64_t X) {
+          auto T = TotalWith(X);
+          return T && Fits(*T);
+        };
+        if (!Ok(1))
+          continue;
+        uint64_t Lo = 1, Hi = Extent - 1; // the largest X in [Lo, Hi] with Ok(X)
+        while (Lo < Hi) {
+          uint64_t Mid = Lo + (Hi - Lo + 1) / 2;
+          if (Ok(Mid))
+            Lo = Mid;
+          else
+            Hi = Mid - 1;
+        }
+        Notes.push_back({"with " + V.ExtentNames[D] + " = " + std::to_string(Lo) + " (it is " +
+                             std::to_string(Extent) + "), '" + V.Name + "' takes " +
+                             bytesPhrase(Unit * Lo) + " and the kernel " + Goal,
+                         V.Loc});
+      }
+    }
+    return Notes;
+  }
+
+  /// The largest value in [0, Max] for which \p Ok holds (Ok is monotone, true at 0).
+  static std::optional<uint64_t> largest(uint64_t Max, const std::function<bool(uint64_t)> &Ok) {
+    if (!Ok(0))
+      return std::nullopt;
+    uint64_t Lo = 0, Hi = Max;
+    while (Lo < Hi) {
+      uint64_t Mid = Lo + (Hi - Lo + 1) / 2;
+      if (Ok(Mid))
+        Lo = Mid;
+      else
+        Hi = Mid - 1;
+    }
+    return Lo;
+  }
+
+private:
+  const TranslationUnitFacts &TU;
+  const UnitLayout &Layout;
+  size_t Kernel;
+};
+
 void addInstantiationNote(const KernelReport &K, Diagnostic &D) {
   if (K.InstantiatedAt)
     D.Notes.push_back({"in instantiation of kernel '" + K.Name + "' requested here",
@@ -91,6 +158,18 @@ std::string totalPhrase(const KernelReport &K, uint64_t Total) {
   return S;
 }
 
+OccupancyInput occupancyInput(const KernelReport &K, uint64_t Threads,
+                              std::optional<uint64_t> Registers, std::optional<int> Carveout) {
+  OccupancyInput In;
+  In.BlockThreads = Threads;
+  In.Registers = Registers.value_or(0);
+  In.StaticBytes = K.StaticBytes.value_or(0);
+  In.DynamicBytes = K.WorstLaunch ? *K.Launches[*K.WorstLaunch].DynamicBytes : 0;
+  In.OptInBytes = K.OptInBytes;
+  In.CarveoutPercent = Carveout;
+  return In;
+}
+
 /// The kernel's occupancy at its largest launch (or, without launches, with no dynamic memory),
 /// with the block size of that launch, another constant one, or __launch_bounds__.
 OccupancyReport occupancyOf(const KernelReport &K, const ArchCapacity *Arch,
@@ -116,14 +195,7 @@ OccupancyReport occupancyOf(const KernelReport &K, const ArchCapacity *Arch,
     R.UnknownReason = "the architecture is not in the capacity database";
     return R;
   }
-  OccupancyInput In;
-  In.BlockThreads = *R.BlockThreads;
-  In.Registers = Registers.value_or(0);
-  In.StaticBytes = *K.StaticBytes;
-  In.DynamicBytes = K.WorstLaunch ? *K.Launches[*K.WorstLaunch].DynamicBytes : 0;
-  In.OptInBytes = K.OptInBytes;
-  In.CarveoutPercent = Carveout;
-  auto O = computeOccupancy(*Arch, In);
+  auto O = computeOccupancy(*Arch, occupancyInput(K, *R.BlockThreads, Registers, Carveout));
   if (!O) {
     R.UnknownReason = O.error();
     return R;
@@ -134,6 +206,14 @@ OccupancyReport occupancyOf(const KernelReport &K, const ArchCapacity *Arch,
   R.SmemPerSmUsed = O->SmemPerBlock * O->BlocksPerSm;
   return R;
 }
+
+/// What the checks of one kernel need besides its report.
+struct KernelContext {
+  const FitAdvisor &Fit;
+  const ArchCapacity *Arch;
+  std::optional<uint64_t> Registers;
+  std::optional<int> Carveout;
+};
 
 /// Launches asking for more dynamic shared memory than the kernel is allowed, and opt-ins
 /// above what the architecture can give.
@@ -191,22 +271,57 @@ void checkOptIn(KernelReport &K, std::vector<Diagnostic> &Out,
   }
 }
 
-/// __launch_bounds__(threads, minBlocks) that shared memory makes impossible: a warning; when
-/// it is met, a remark with the blocks per SM.
-void checkOccupancy(KernelReport &K, const std::function<void(Diagnostic)> &Record) {
-  if (!K.Bounds || !K.Bounds->MinBlocks || !K.Occupancy.BlocksPerSm)
+/// Notes saying what would give one more block per SM: smaller extents, less dynamic memory.
+void addNextStepNotes(const KernelReport &K, const KernelContext &C, Diagnostic &D) {
+  if (!C.Arch || !K.Occupancy.BlockThreads || !K.Occupancy.BlocksPerSm)
     return;
-  const uint64_t Blocks = *K.Occupancy.BlocksPerSm, Min = *K.Bounds->MinBlocks;
-  const bool BySmem = K.Occupancy.LimitedBy.find("shared memory") != std::string::npos;
+  const uint64_t Target = *K.Occupancy.BlocksPerSm + 1;
+  OccupancyInput Base = occupancyInput(K, *K.Occupancy.BlockThreads, C.Registers, C.Carveout);
+  auto BlocksWith = [&](uint64_t Static, uint64_t Dynamic) -> uint64_t {
+    OccupancyInput In = Base;
+    In.StaticBytes = Static;
+    In.DynamicBytes = Dynamic;
+    auto O = computeOccupancy(*C.Arch, In);
+    return O ? O->BlocksPerSm : 0;
+  };
+  const std::string Goal = "fits " + std::to_string(Target) + " blocks per SM instead of " +
+                           std::to_string(*K.Occupancy.BlocksPerSm);
+  auto Notes = C.Fit.extentNotes(
+      [&](uint64_t Static) { return BlocksWith(Static, Base.DynamicBytes) >= Target; }, Goal);
+  D.Notes.insert(D.Notes.end(), Notes.begin(), Notes.end());
+  if (K.WorstLaunch && Base.DynamicBytes > 0)
+    if (auto Most = FitAdvisor::largest(Base.DynamicBytes - 1, [&](uint64_t Dyn) {
+          return BlocksWith(Base.StaticBytes, Dyn) >= Target;
+        }))
+      D.Notes.push_back({"with at most " + bytesPhrase(*Most) +
+                             " of dynamic shared memory at this launch, the kernel " + Goal,
+                         K.Launches[*K.WorstLaunch].Loc});
+}
+
+/// Occupancy limited by shared memory: a warning when __launch_bounds__(threads, minBlocks)
+/// asks for more blocks than fit, else a remark; each with what would give one more block.
+void checkOccupancy(KernelReport &K, const KernelContext &C,
+                    const std::function<void(Diagnostic)> &Record) {
+  const OccupancyReport &O = K.Occupancy;
+  if (!O.BlocksPerSm || *O.BlocksPerSm == 0)
+    return;
+  const uint64_t Blocks = *O.BlocksPerSm;
+  const bool Bounded = K.Bounds && K.Bounds->MinBlocks;
+  const bool OnlySmem = O.LimitedBy == "shared memory";
+  const bool BySmem = O.LimitedBy.find("shared memory") != std::string::npos;
+  if (!Bounded && !OnlySmem)
+    return;
   std::string Fits = "kernel '" + K.Name + "' fits " + std::to_string(Blocks) +
                      (Blocks == 1 ? " block" : " blocks") + " of " +
-                     std::to_string(*K.Occupancy.BlockThreads) + " threads per SM on " + K.Arch +
-                     " (limited by " + K.Occupancy.LimitedBy + ", " +
-                     bytesPhrase(*K.Occupancy.SmemPerBlock) + " of shared memory per block)";
+                     std::to_string(*O.BlockThreads) + " threads per SM on " + K.Arch +
+                     " (limited by " + O.LimitedBy + ", " + bytesPhrase(*O.SmemPerBlock) +
+                     " of shared memory per block)";
   Diagnostic D = makeDiagnostic(CheckId::Occupancy, K, Fits);
-  if (Blocks < Min && BySmem) {
-    D.Message += ", fewer than the " + std::to_string(Min) + " its __launch_bounds__ asks for";
-    D.Notes.push_back({"__launch_bounds__ asks for " + std::to_string(Min) + " blocks per SM here",
+  if (Bounded && Blocks < *K.Bounds->MinBlocks && BySmem) {
+    D.Message += ", fewer than the " + std::to_string(*K.Bounds->MinBlocks) +
+                 " its __launch_bounds__ asks for";
+    D.Notes.push_back({"__launch_bounds__ asks for " + std::to_string(*K.Bounds->MinBlocks) +
+                           " blocks per SM here",
                        K.Bounds->Loc});
     std::vector<Note> Allocations = allocationNotes(K, "");
     D.Notes.insert(D.Notes.end(), Allocations.begin(), Allocations.end());
@@ -214,11 +329,14 @@ void checkOccupancy(KernelReport &K, const std::function<void(Diagnostic)> &Reco
     D.Level = Severity::Remark;
   }
   addLaunchNotes(K, D);
+  if (OnlySmem)
+    addNextStepNotes(K, C, D);
   addInstantiationNote(K, D);
   Record(std::move(D));
 }
 
-void checkKernel(KernelReport &K, const AnalysisOptions &Opts, std::vector<Diagnostic> &Out) {
+void checkKernel(KernelReport &K, const AnalysisOptions &Opts, const KernelContext &C,
+                 std::vector<Diagnostic> &Out) {
   if (!K.StaticBytes)
     return;
   const uint64_t Static = *K.StaticBytes;
@@ -243,6 +361,10 @@ void checkKernel(KernelReport &K, const AnalysisOptions &Opts, std::vector<Diagn
             " ptxas accepts for static allocations");
     D.Notes = allocationNotes(K, "declare it 'extern __shared__' and size it at launch to go "
                                  "above the static limit");
+    const uint64_t Max = *K.Limit.StaticMax;
+    for (Note &N : C.Fit.extentNotes([&](uint64_t T) { return T <= Max; },
+                                     "fits the " + bytesPhrase(Max) + " static limit"))
+      D.Notes.push_back(std::move(N));
     addInstantiationNote(K, D);
     Record(std::move(D));
     Error = true;
@@ -255,12 +377,20 @@ void checkKernel(KernelReport &K, const AnalysisOptions &Opts, std::vector<Diagn
             " a block can have there even with opt-in");
     D.Notes = allocationNotes(K, Total > Static ? "" : "shrink it for " + K.Arch);
     addLaunchNotes(K, D);
+    const uint64_t Max = *K.Limit.BlockOptinMax, Dynamic = Total - Static;
+    for (Note &N : C.Fit.extentNotes([&](uint64_t T) { return T + Dynamic <= Max; },
+                                     "fits a block on " + K.Arch))
+      D.Notes.push_back(std::move(N));
+    if (Dynamic > 0 && Static < Max)
+      D.Notes.push_back({"a launch may ask for at most " + bytesPhrase(Max - Static) +
+                             " of dynamic shared memory for this kernel on " + K.Arch,
+                         K.Launches[*K.WorstLaunch].Loc});
     addInstantiationNote(K, D);
     Record(std::move(D));
     Error = true;
   }
   checkOptIn(K, Out, Record);
-  checkOccupancy(K, Record);
+  checkOccupancy(K, C, Record);
   if (!Error && K.Limit.BlockOptinMax && *K.Limit.BlockOptinMax > 0) {
     const double Fraction = static_cast<double>(Total) / static_cast<double>(*K.Limit.BlockOptinMax);
     if (Fraction > Opts.Budget) {
@@ -360,8 +490,10 @@ void analyzeUnit(const TranslationUnitFacts &TU, const CapacityDatabase &DB,
       else if (A.Value)
         Carveout = static_cast<int>(*A.Value);
     }
-    K.Occupancy = occupancyOf(K, Arch, Opts.Registers ? Opts.Registers : TU.MaxRegisters, Carveout);
-    checkKernel(K, Opts, Out.Diagnostics);
+    const std::optional<uint64_t> Registers = Opts.Registers ? Opts.Registers : TU.MaxRegisters;
+    K.Occupancy = occupancyOf(K, Arch, Registers, Carveout);
+    FitAdvisor Fit(TU, Layout, I);
+    checkKernel(K, Opts, KernelContext{Fit, Arch, Registers, Carveout}, Out.Diagnostics);
     Out.Kernels.push_back(std::move(K));
   }
 }

@@ -179,6 +179,10 @@ UnitLayout::UnitLayout(const TranslationUnitFacts &TU) : TU(TU) {
 }
 
 KernelLayout UnitLayout::layout(size_t KernelIndex) const {
+  return layoutWith(KernelIndex, TU.Vars.size(), 0);
+}
+
+KernelLayout UnitLayout::layoutWith(size_t KernelIndex, size_t Changed, uint64_t NewBytes) const {
   const KernelFacts &K = TU.Kernels[KernelIndex];
   KernelLayout L;
 
@@ -209,13 +213,14 @@ KernelLayout UnitLayout::layout(size_t KernelIndex) const {
     P.Var = V;
     P.SharedWithOtherKernels = ReachCount[V] > 1;
     P.AtModuleScope = AtModuleScope(V);
+    std::optional<uint64_t> Bytes = V == Changed ? std::optional<uint64_t>(NewBytes) : Var.Bytes;
     if (End) {
-      if (!Var.Bytes) {
+      if (!Bytes) {
         L.UnknownReason = "the size of '" + Var.QualifiedName + "' is unknown: " + Var.UnknownReason;
         End.reset();
       } else if (auto Start = alignUp(*End, Var.Align)) {
         P.Offset = *Start;
-        End = checkedAdd(*Start, *Var.Bytes);
+        End = checkedAdd(*Start, *Bytes);
         if (!End)
           L.UnknownReason = "the total overflows 64 bits";
       } else {

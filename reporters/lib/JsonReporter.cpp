@@ -41,6 +41,7 @@ json variable(const SharedVar &V, const std::optional<uint64_t> &Offset, bool Wi
             {"element_type", V.ElementType},
             {"canonical_element_type", V.CanonicalElementType},
             {"shape", V.Shape},
+            {"extent_names", V.ExtentNames},
             {"element_bytes", V.ElementBytes},
             {"align", V.Align},
             {"bytes", optional(V.Bytes)}};

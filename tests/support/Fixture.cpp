@@ -305,8 +305,13 @@ std::vector<std::string> verify(const Fixture &F, const Report &R) {
   }
 
   // Diagnostics: unit messages and findings, with their notes.
-  bool NotesStrict = std::any_of(F.Expectations.begin(), F.Expectations.end(),
-                                 [](const Expectation &E) { return E.K == Expectation::Kind::Note; });
+  // Notes and remarks are checked strictly when the file expects any of them.
+  auto Expects = [&](Expectation::Kind K) {
+    return std::any_of(F.Expectations.begin(), F.Expectations.end(),
+                       [&](const Expectation &E) { return E.K == K; });
+  };
+  const bool NotesStrict = Expects(Expectation::Kind::Note);
+  const bool RemarksStrict = Expects(Expectation::Kind::Remark);
   std::vector<Seen> All;
   auto Add = [&](const Diagnostic &D, const std::string &Arch) {
     All.push_back({&D, nullptr, Arch});
@@ -348,7 +353,9 @@ std::vector<std::string> verify(const Fixture &F, const Report &R) {
     }
   }
   for (const Seen &S : All) {
-    if (S.Matched || (S.N && !NotesStrict))
+    // A remark that is not checked takes its notes with it.
+    if (S.Matched || (S.N && !NotesStrict) ||
+        (S.D->Level == Severity::Remark && !RemarksStrict))
       continue;
     const SourcePos &P = S.N ? S.N->Loc : S.D->Loc;
     std::string Text = S.N ? S.N->Message : S.D->Message + " [" + S.D->Check + "]";

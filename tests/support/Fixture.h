@@ -14,14 +14,15 @@
 //   expected-launch {{KERNEL}} bytes=N|unknown block_threads=N   a launch on this line
 //   expected-occupancy {{KERNEL}} blocks=N limited_by=shared_memory opt_in=N
 //                                        (spaces in values written as '_')
-//   expected-error {{TEXT}}  expected-warning {{TEXT}}  expected-note {{TEXT}}
+//   expected-error {{TEXT}}  expected-warning {{TEXT}}  expected-remark {{TEXT}}
+//   expected-note {{TEXT}}
 //                                        a diagnostic on this line (`@+N`/`@-N`: N lines away)
 //                                        whose "message [check]" contains TEXT
 //   ptxas-unchecked {{KERNEL}} <why>     kernel left out of the ptxas cross-check
 //
 // Any expectation may carry an architecture prefix (`sm_90-expected-smem`) to hold for that
 // architecture alone. The check is strict both ways: every kernel must have an expected-smem,
-// every error and warning an expectation; notes too when the file expects any note.
+// every error and warning an expectation; notes and remarks too when the file expects any.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEFIT_TESTS_FIXTURE_H

@@ -75,6 +75,10 @@ struct SharedVar {
   std::string ElementType;      ///< Innermost non-array type, sugar kept: `__half`.
   std::string CanonicalElementType; ///< The same without sugar: `struct __half`.
   std::vector<uint64_t> Shape;  ///< Array extents, outermost first; empty for a scalar or object.
+  /// For each extent, the name it is written with when it is exactly one name that could be
+  /// changed (a template parameter `STAGES`, a constant `kTile`, an enumerator, a macro); ""
+  /// otherwise. Used to say what value would fit.
+  std::vector<std::string> ExtentNames;
   uint64_t ElementBytes = 0;    ///< sizeof the element type.
   uint64_t Align = 1;           ///< Alignment in bytes, raised by alignas/__align__ on type or variable.
   std::optional<uint64_t> Bytes;///< Size in bytes; unset when it cannot be known (see UnknownReason).

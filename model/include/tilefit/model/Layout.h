@@ -41,6 +41,9 @@ class UnitLayout {
 public:
   explicit UnitLayout(const TranslationUnitFacts &TU);
   KernelLayout layout(size_t Kernel) const;
+  /// The kernel's layout if variable \p Var had \p Bytes bytes (same alignment and order):
+  /// what a smaller tile would give.
+  KernelLayout layoutWith(size_t Kernel, size_t Var, uint64_t Bytes) const;
 
   /// The unit's variables in the order nvcc emits them in the PTX module.
   const std::vector<size_t> &emissionOrder() const { return Order; }
