@@ -2,6 +2,7 @@
 #include "tilefit/frontend/Analyzer.h"
 
 #include "tilefit/matchers/InstantiationRecorder.h"
+#include "tilefit/matchers/LaunchSites.h"
 #include "tilefit/matchers/SharedMemoryCollector.h"
 #include "tilefit/matchers/SourcePosition.h"
 #include "tilefit/model/Arch.h"
@@ -20,12 +21,14 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/VirtualFileSystem.h"
 
 #include <algorithm>
+#include <map>
 #include <mutex>
 #include <set>
 
@@ -110,6 +113,36 @@ public:
 private:
   TranslationUnitFacts &Out;
   std::unique_ptr<matchers::InstantiationRecorder> Recorder;
+};
+
+/// The host-side parse: launches and attribute calls only.
+class HostConsumer : public clang::ASTConsumer {
+public:
+  explicit HostConsumer(std::vector<HostKernelCalls> &Out) : Out(Out) {}
+  void HandleTranslationUnit(clang::ASTContext &Ctx) override {
+    if (Ctx.getDiagnostics().hasErrorOccurred())
+      return;
+    clang::ast_matchers::MatchFinder Finder;
+    matchers::LaunchCollector Launches;
+    Launches.registerMatchers(Finder);
+    Finder.matchAST(Ctx);
+    Out = matchers::hostKernelCalls(Ctx, Launches);
+  }
+
+private:
+  std::vector<HostKernelCalls> &Out;
+};
+
+class HostAction : public clang::ASTFrontendAction {
+public:
+  explicit HostAction(std::vector<HostKernelCalls> &Out) : Out(Out) {}
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &,
+                                                        llvm::StringRef) override {
+    return std::make_unique<HostConsumer>(Out);
+  }
+
+private:
+  std::vector<HostKernelCalls> &Out;
 };
 
 Diagnostic inputError(const std::string &File, std::string Message) {
@@ -200,9 +233,11 @@ std::vector<UnitJob> planJobs(const std::vector<CompileCommand> &Commands,
   return Jobs;
 }
 
-std::vector<std::string> parseCommandLine(const UnitJob &Job, const ParseEnvironment &Env) {
+std::vector<std::string> parseCommandLine(const UnitJob &Job, const ParseEnvironment &Env,
+                                          bool HostSide) {
   const std::string ClangArch = clangArchFor(Job.Target.Real);
-  std::vector<std::string> Args = {"clang++", "-x", "cuda", "--cuda-device-only",
+  std::vector<std::string> Args = {"clang++", "-x", "cuda",
+                                   HostSide ? "--cuda-host-only" : "--cuda-device-only",
                                    "--cuda-gpu-arch=" + ClangArch, "-nocudalib"};
   if (!Env.ClangResourceDir.empty())
     Args.push_back("-resource-dir=" + Env.ClangResourceDir);
@@ -241,11 +276,14 @@ std::vector<std::string> parseCommandLine(const UnitJob &Job, const ParseEnviron
   // parses it as another architecture.
   Args.push_back("-D__CUDA_ARCH_LIST__=" + join(Job.ArchList));
   auto Real = parseArch(Job.Target.Real);
-  if (ClangArch != Job.Target.Real || !Real || Real->cudaArchMacro() != Job.Target.CudaArch) {
+  if (HostSide) {
+    // Host code sees no __CUDA_ARCH__; nothing else to set.
+  } else if (ClangArch != Job.Target.Real || !Real ||
+             Real->cudaArchMacro() != Job.Target.CudaArch) {
     Args.push_back("-U__CUDA_ARCH__");
     Args.push_back("-D__CUDA_ARCH__=" + std::to_string(Job.Target.CudaArch));
   }
-  if (Real && Real->Suffix && ClangArch != Job.Target.Real) {
+  if (!HostSide && Real && Real->Suffix && ClangArch != Job.Target.Real) {
     const std::string N = std::to_string(Real->Number);
     if (Real->Suffix == 'a') {
       Args.push_back("-D__CUDA_ARCH_FEAT_SM" + N + "_ALL=1");
@@ -327,12 +365,90 @@ TranslationUnitFacts analyzeUnit(const UnitJob &Job, const ParseEnvironment &Env
   return Facts;
 }
 
+bool needsHostParse(const UnitJob &Job) {
+  auto Buf = llvm::MemoryBuffer::getFile(Job.Command.File);
+  return Buf && (*Buf)->getBuffer().contains("__CUDA_ARCH__");
+}
+
+std::vector<HostKernelCalls> analyzeHostSide(const UnitJob &Job, const ParseEnvironment &Env,
+                                             std::vector<Diagnostic> &Problems) {
+  std::vector<HostKernelCalls> Calls;
+  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS(llvm::vfs::createPhysicalFileSystem().release());
+  FS->setCurrentWorkingDirectory(Job.Command.Directory);
+  clang::FileSystemOptions FSOpts;
+  FSOpts.WorkingDir = Job.Command.Directory;
+  auto Files = llvm::makeIntrusiveRefCnt<clang::FileManager>(FSOpts, FS);
+  std::vector<Diagnostic> Errors;
+  ErrorCollector Collector(Errors);
+  clang::tooling::ToolInvocation Invocation(parseCommandLine(Job, Env, /*HostSide=*/true),
+                                            std::make_unique<HostAction>(Calls), Files.get());
+  Invocation.setDiagnosticConsumer(&Collector);
+  llvm::CrashRecoveryContext CRC;
+  bool Ok = false;
+  if (!CRC.RunSafely([&] { Ok = Invocation.run(); }) || !Ok || Collector.getNumErrors() > 0) {
+    Diagnostic D = inputError(Job.Command.File,
+                              "the host-side parse of '" + Job.Command.File +
+                                  "' failed; launches in host code the device-side parse cannot "
+                                  "see (under #ifndef __CUDA_ARCH__) are not counted");
+    D.Level = Severity::Warning;
+    if (!Errors.empty())
+      D.Notes.push_back({Errors.front().Message, Errors.front().Loc});
+    Problems.push_back(std::move(D));
+    return {};
+  }
+  return Calls;
+}
+
+void mergeHostCalls(TranslationUnitFacts &Facts, const std::vector<HostKernelCalls> &Host) {
+  auto Same = [](const SourcePos &A, const SourcePos &B) {
+    return A.File == B.File && A.Line == B.Line && A.Column == B.Column;
+  };
+  for (KernelFacts &K : Facts.Kernels)
+    for (const HostKernelCalls &H : Host) {
+      if (H.Mangled != K.Mangled)
+        continue;
+      for (const LaunchSite &L : H.Launches)
+        if (std::none_of(K.Launches.begin(), K.Launches.end(),
+                         [&](const LaunchSite &Seen) { return Same(Seen.Loc, L.Loc); }))
+          K.Launches.push_back(L);
+      for (const AttributeCall &A : H.Attributes)
+        if (std::none_of(K.Attributes.begin(), K.Attributes.end(),
+                         [&](const AttributeCall &Seen) { return Same(Seen.Loc, A.Loc); }))
+          K.Attributes.push_back(A);
+      auto ByPosition = [](const auto &X, const auto &Y) {
+        return std::tie(X.Loc.File, X.Loc.Line, X.Loc.Column) <
+               std::tie(Y.Loc.File, Y.Loc.Line, Y.Loc.Column);
+      };
+      std::stable_sort(K.Launches.begin(), K.Launches.end(), ByPosition);
+      std::stable_sort(K.Attributes.begin(), K.Attributes.end(), ByPosition);
+    }
+}
+
 std::vector<TranslationUnitFacts> analyzeAll(const std::vector<UnitJob> &Jobs,
                                              const ParseEnvironment &Env, unsigned Threads,
                                              const ProgressFn &Progress) {
+  // Jobs of one command (one per architecture) share one host-side parse, when needed.
+  std::map<std::pair<std::string, std::vector<std::string>>, size_t> GroupOf;
+  std::vector<size_t> Group(Jobs.size());
+  std::vector<size_t> FirstJob;
+  for (size_t I = 0; I < Jobs.size(); ++I) {
+    auto [It, New] = GroupOf.try_emplace({Jobs[I].Command.File, Jobs[I].Command.Arguments},
+                                         FirstJob.size());
+    if (New)
+      FirstJob.push_back(I);
+    Group[I] = It->second;
+  }
+  std::vector<std::vector<HostKernelCalls>> Host(FirstJob.size());
+  std::vector<std::vector<Diagnostic>> HostProblems(FirstJob.size());
+
   std::vector<TranslationUnitFacts> Results(Jobs.size());
   std::mutex ProgressLock;
   size_t Done = 0;
+  auto RunHost = [&](size_t G) {
+    const UnitJob &J = Jobs[FirstJob[G]];
+    if (J.Flags.IsCuda && needsHostParse(J))
+      Host[G] = analyzeHostSide(J, Env, HostProblems[G]);
+  };
   auto Run = [&](size_t I) {
     Results[I] = analyzeUnitSafely(Jobs[I], Env);
     if (Progress) {
@@ -341,14 +457,27 @@ std::vector<TranslationUnitFacts> analyzeAll(const std::vector<UnitJob> &Jobs,
     }
   };
   if (Threads <= 1 || Jobs.size() <= 1) {
+    for (size_t G = 0; G < FirstJob.size(); ++G)
+      RunHost(G);
     for (size_t I = 0; I < Jobs.size(); ++I)
       Run(I);
-    return Results;
+  } else {
+    llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(Threads));
+    for (size_t G = 0; G < FirstJob.size(); ++G)
+      Pool.async([&, G] { RunHost(G); });
+    for (size_t I = 0; I < Jobs.size(); ++I)
+      Pool.async([&, I] { Run(I); });
+    Pool.wait();
   }
-  llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(Threads));
-  for (size_t I = 0; I < Jobs.size(); ++I)
-    Pool.async([&, I] { Run(I); });
-  Pool.wait();
+  for (size_t I = 0; I < Jobs.size(); ++I) {
+    if (Results[I].Failed)
+      continue;
+    mergeHostCalls(Results[I], Host[Group[I]]);
+    for (Diagnostic D : HostProblems[Group[I]]) {
+      D.Arch = Results[I].Arch;
+      Results[I].Diagnostics.push_back(std::move(D));
+    }
+  }
   return Results;
 }
 

@@ -1,6 +1,7 @@
 //===- LaunchSites.cpp ----------------------------------------------------===//
 #include "tilefit/matchers/LaunchSites.h"
 
+#include "tilefit/matchers/KernelNames.h"
 #include "tilefit/matchers/SourcePosition.h"
 
 #include "clang/AST/ASTContext.h"
@@ -9,6 +10,7 @@
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
+#include "llvm/ADT/DenseMap.h"
 
 using namespace clang;
 using namespace clang::ast_matchers;
@@ -364,6 +366,25 @@ void LaunchCollector::run(const MatchFinder::MatchResult &Result) {
       A.UnknownReason = "the value is not a compile-time constant: " + Why;
     Attributes.push_back({Kernel->getDefinition() ? Kernel->getDefinition() : Kernel, A});
   }
+}
+
+std::vector<HostKernelCalls> hostKernelCalls(ASTContext &Ctx, const LaunchCollector &Collector) {
+  KernelNamer Namer(Ctx);
+  std::vector<HostKernelCalls> Out;
+  llvm::DenseMap<const FunctionDecl *, size_t> Index;
+  auto Entry = [&](const FunctionDecl *K) -> HostKernelCalls & {
+    auto [It, New] = Index.try_emplace(K, Out.size());
+    if (New) {
+      Out.emplace_back();
+      Out.back().Mangled = Namer.mangled(K);
+    }
+    return Out[It->second];
+  };
+  for (const auto &[K, L] : Collector.Launches)
+    Entry(K).Launches.push_back(L);
+  for (const auto &[K, A] : Collector.Attributes)
+    Entry(K).Attributes.push_back(A);
+  return Out;
 }
 
 std::optional<LaunchBounds> launchBoundsOf(const FunctionDecl *Kernel) {

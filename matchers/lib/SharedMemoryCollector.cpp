@@ -4,6 +4,7 @@
 #include "tilefit/matchers/EmissionWalk.h"
 #include "tilefit/matchers/EvaluatedCodeVisitor.h"
 #include "tilefit/matchers/InstantiationRecorder.h"
+#include "tilefit/matchers/KernelNames.h"
 #include "tilefit/matchers/LaunchSites.h"
 #include "tilefit/matchers/SourcePosition.h"
 #include "tilefit/matchers/TypeLayout.h"
@@ -117,116 +118,6 @@ const FunctionDecl *enclosingFunction(const Decl *D) {
     if (const auto *FD = dyn_cast<FunctionDecl>(DC))
       return FD;
   return nullptr;
-}
-
-std::string functionName(const FunctionDecl *FD) {
-  // A lambda's call operator is named after the function the lambda stands in.
-  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
-    if (MD->getParent()->isLambda())
-      if (const FunctionDecl *Outer = enclosingFunction(MD->getParent()))
-        return "lambda in " + functionName(Outer);
-  std::string S;
-  llvm::raw_string_ostream OS(S);
-  PrintingPolicy PP(FD->getASTContext().getLangOpts());
-  PP.SuppressTagKeyword = true;
-  PP.SuppressInlineNamespace = true;
-  FD->getNameForDiagnostic(OS, PP, /*Qualified=*/true);
-  return OS.str();
-}
-
-/// nvcc's name for the anonymous namespace of a translation unit, as observed with nvcc 13:
-/// `_GLOBAL__N__<crc32 of the main file's real path>_<length>_<file name, '.' as '_'>_<id>`,
-/// where <id> is the mangled name of the unit's first external, non-inline, non-template
-/// function definition or initialized variable, kept when at most 8 characters long and
-/// replaced by its crc32 otherwise. Without such a definition nvcc makes the id from a process
-/// id, which cannot be predicted: then nothing is returned and Clang's name is kept.
-std::optional<std::string> nvccAnonymousNamespace(ASTContext &Ctx, MangleContext &MC) {
-  const SourceManager &SM = Ctx.getSourceManager();
-  OptionalFileEntryRef Main = SM.getFileEntryRefForID(SM.getMainFileID());
-  if (!Main)
-    return std::nullopt;
-  llvm::SmallString<256> Real;
-  if (llvm::sys::fs::real_path(Main->getName(), Real))
-    return std::nullopt;
-
-  // The first qualifying definition, in declaration order.
-  std::optional<std::string> Id;
-  std::vector<const DeclContext *> Work{Ctx.getTranslationUnitDecl()};
-  std::function<void(const DeclContext *)> Walk = [&](const DeclContext *DC) {
-    for (const Decl *D : DC->decls()) {
-      if (Id)
-        return;
-      if (isa<NamespaceDecl>(D) || isa<LinkageSpecDecl>(D)) {
-        Walk(cast<DeclContext>(D));
-        continue;
-      }
-      const NamedDecl *ND = nullptr;
-      if (const auto *FD = dyn_cast<FunctionDecl>(D)) {
-        if (FD->isThisDeclarationADefinition() && !FD->isInlined() && !FD->isTemplated() &&
-            !FD->isTemplateInstantiation() && !isa<CXXMethodDecl>(FD) &&
-            FD->isExternallyVisible())
-          ND = FD;
-      } else if (const auto *VD = dyn_cast<VarDecl>(D)) {
-        if (VD->hasInit() && !VD->isInline() && VD->isExternallyVisible() &&
-            VD->isThisDeclarationADefinition() == VarDecl::Definition && !VD->isTemplated())
-          ND = VD;
-      }
-      if (!ND)
-        continue;
-      std::string Name;
-      if (MC.shouldMangleDeclName(ND)) {
-        llvm::raw_string_ostream OS(Name);
-        if (const auto *FD = dyn_cast<FunctionDecl>(ND))
-          MC.mangleName(GlobalDecl(FD), OS);
-        else
-          MC.mangleName(GlobalDecl(cast<VarDecl>(ND)), OS);
-      } else {
-        Name = ND->getName().str();
-      }
-      if (Name.size() > 8) {
-        char Buf[16];
-        std::snprintf(Buf, sizeof(Buf), "%08x",
-                      llvm::crc32(llvm::arrayRefFromStringRef(Name)));
-        Name = Buf;
-      }
-      Id = Name;
-    }
-  };
-  Walk(Ctx.getTranslationUnitDecl());
-  if (!Id)
-    return std::nullopt;
-
-  char Hash[16];
-  std::snprintf(Hash, sizeof(Hash), "%08x", llvm::crc32(llvm::arrayRefFromStringRef(Real.str())));
-  std::string Stem = llvm::sys::path::filename(Real).str();
-  std::replace(Stem.begin(), Stem.end(), '.', '_');
-  std::string Name = "_GLOBAL__N__" + std::string(Hash) + "_" + std::to_string(Stem.size()) + "_" +
-                     Stem + "_" + *Id;
-  return std::to_string(Name.size()) + Name;
-}
-
-/// The name ptxas prints for \p FD. Clang's device-side Itanium mangling agrees with nvcc's
-/// except for internal linkage: Clang marks internal names with 'L' (`_ZL2ksPc`), nvcc does not
-/// (`_Z2ksPc`); and the anonymous namespace is Clang's `_GLOBAL__N_1`, nvcc's \p AnonymousNs.
-std::string ptxasName(MangleContext &MC, const FunctionDecl *FD,
-                      const std::optional<std::string> &AnonymousNs) {
-  if (!MC.shouldMangleDeclName(FD))
-    return FD->getNameAsString();
-  std::string S;
-  llvm::raw_string_ostream OS(S);
-  MC.mangleName(GlobalDecl(FD), OS);
-  OS.flush();
-  if (!FD->isExternallyVisible() && !FD->isInAnonymousNamespace() && FD->getIdentifier()) {
-    std::string Marker = "L" + std::to_string(FD->getName().size()) + FD->getName().str();
-    if (auto P = S.find(Marker); P != std::string::npos)
-      S.erase(P, 1);
-  }
-  static const std::string ClangAnonymous = "12_GLOBAL__N_1";
-  if (AnonymousNs)
-    for (size_t P = S.find(ClangAnonymous); P != std::string::npos;
-         P = S.find(ClangAnonymous, P + AnonymousNs->size()))
-      S.replace(P, ClangAnonymous.size(), *AnonymousNs);
-  return S;
 }
 
 } // namespace
@@ -372,17 +263,11 @@ void SharedMemoryCollector::finish(ASTContext &Ctx, const InstantiationRecorder 
     return Found;
   };
 
-  std::unique_ptr<MangleContext> MC(Ctx.createMangleContext());
-  std::optional<std::string> AnonymousNs;
-  bool AnyAnonymous = llvm::any_of(Kernels->Kernels, [](const FunctionDecl *FD) {
-    return FD->isInAnonymousNamespace();
-  });
-  if (AnyAnonymous)
-    AnonymousNs = nvccAnonymousNamespace(Ctx, *MC);
+  KernelNamer Namer(Ctx);
   for (const FunctionDecl *Kernel : Kernels->Kernels) {
     KernelFacts K;
     K.Name = functionName(Kernel);
-    K.Mangled = ptxasName(*MC, Kernel, AnonymousNs);
+    K.Mangled = Namer.mangled(Kernel);
     K.Loc = toSourcePos(SM, Kernel->getLocation());
     if (Kernel->isTemplateInstantiation() && Kernel->getPointOfInstantiation().isValid())
       K.InstantiatedAt = toSourcePos(SM, Kernel->getPointOfInstantiation());

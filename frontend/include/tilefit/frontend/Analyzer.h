@@ -40,8 +40,22 @@ std::vector<UnitJob> planJobs(const std::vector<CompileCommand> &Commands,
 /// one it knows (sm_90), with __CUDA_ARCH__ set to the target's value.
 std::string clangArchFor(const std::string &Target);
 
-/// The clang driver command line for \p Job (for tests and --verbose).
-std::vector<std::string> parseCommandLine(const UnitJob &Job, const ParseEnvironment &Env);
+/// The clang driver command line for \p Job (for tests and --show-parse-commands): the
+/// device-side parse, or with \p HostSide the host-side one.
+std::vector<std::string> parseCommandLine(const UnitJob &Job, const ParseEnvironment &Env,
+                                          bool HostSide = false);
+
+/// Whether the unit's own file tests __CUDA_ARCH__, so that some host code (launches, opt-ins)
+/// may be invisible to the device-side parse and a host-side parse is needed too.
+bool needsHostParse(const UnitJob &Job);
+
+/// The launches and attribute calls of a host-side parse of \p Job's unit. Problems are
+/// appended to \p Problems (a failed host parse only means those launches stay unseen).
+std::vector<HostKernelCalls> analyzeHostSide(const UnitJob &Job, const ParseEnvironment &Env,
+                                             std::vector<Diagnostic> &Problems);
+
+/// Adds to \p Facts' kernels the host-side launches and calls the device-side parse missed.
+void mergeHostCalls(TranslationUnitFacts &Facts, const std::vector<HostKernelCalls> &Host);
 
 /// Parses one unit and collects its facts. Never throws; failures are facts with Failed set.
 TranslationUnitFacts analyzeUnit(const UnitJob &Job, const ParseEnvironment &Env);

@@ -16,6 +16,7 @@
 #include <vector>
 
 namespace clang {
+class ASTContext;
 class FunctionDecl;
 } // namespace clang
 
@@ -34,6 +35,11 @@ public:
   /// Launches and calls whose kernel could not be told (a function pointer, say).
   std::vector<SourcePos> Unresolved;
 };
+
+/// After a host-side parse's finder has run \p Collector: its launches and attribute calls,
+/// grouped by kernel under the names ptxas prints.
+std::vector<HostKernelCalls> hostKernelCalls(clang::ASTContext &Ctx,
+                                             const LaunchCollector &Collector);
 
 /// The kernel's __launch_bounds__, evaluated.
 std::optional<LaunchBounds> launchBoundsOf(const clang::FunctionDecl *Kernel);

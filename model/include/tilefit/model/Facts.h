@@ -120,6 +120,14 @@ struct LaunchBounds {
   SourcePos Loc;
 };
 
+/// What host code does with one kernel, found by a host-side parse: launches and attribute
+/// calls the device-side parse cannot see (under `#ifndef __CUDA_ARCH__`).
+struct HostKernelCalls {
+  std::string Mangled;                 ///< The kernel, by the name ptxas prints.
+  std::vector<LaunchSite> Launches;
+  std::vector<AttributeCall> Attributes;
+};
+
 /// One kernel (one instantiation, for templates) with what it reaches.
 struct KernelFacts {
   std::string Name;             ///< Qualified, with template arguments: `ns::staged<64, 16, 3>`.
