@@ -40,7 +40,11 @@ bool neverWritten(ASTContext &Ctx, const VarDecl *VD, const Stmt *Body) {
     if (Parents.empty())
       return false;
     const auto *Cast = Parents[0].get<ImplicitCastExpr>();
-    bool Read = Cast && Cast->getCastKind() == CK_LValueToRValue;
+    const auto *Copy = Parents[0].get<CXXConstructExpr>();
+    bool Read = (Cast && (Cast->getCastKind() == CK_LValueToRValue ||
+                          Cast->getCastKind() == CK_NoOp)) ||
+                (Copy && Copy->getConstructor()->isCopyOrMoveConstructor() &&
+                 Copy->getConstructor()->getParamDecl(0)->getType()->getPointeeType().isConstQualified());
     bool Unevaluated = Parents[0].get<UnaryExprOrTypeTraitExpr>() != nullptr;
     if (!Read && !Unevaluated)
       return false;
@@ -68,6 +72,10 @@ public:
     Expr::EvalResult R;
     if (E->EvaluateAsRValue(R, Ctx) && !R.HasSideEffects)
       return fromValue(R.Val, Why);
+    // A copy of a variable (`dim3 block(64, 16); k<<<grid, block>>>`): the variable.
+    if (const auto *Copy = dyn_cast<CXXConstructExpr>(E);
+        Copy && Copy->getNumArgs() == 1 && Copy->getConstructor()->isCopyOrMoveConstructor())
+      E = Copy->getArg(0)->IgnoreImplicit();
     // A local variable initialized once and only read: its initializer.
     if (const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenCasts()))
       if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
