@@ -5,15 +5,16 @@
 //===----------------------------------------------------------------------===//
 #include "TilefitMain.h"
 
-#include "tilefit/frontend/Analyzer.h"
-#include "tilefit/frontend/CompileCommand.h"
-#include "tilefit/frontend/Toolkit.h"
+#include "Output.h"
+
+#include "Analyze.h"
+#include "Subcommands.h"
+
 #include "tilefit/model/Analysis.h"
-#include "tilefit/model/Arch.h"
-#include "tilefit/model/Capacity.h"
 #include "tilefit/model/Checks.h"
-#include "tilefit/reporters/JsonReporter.h"
-#include "tilefit/reporters/TextReporter.h"
+#include "tilefit/model/Diff.h"
+#include "tilefit/reporters/DiffReporter.h"
+#include "tilefit/reporters/JsonReader.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -27,9 +28,12 @@
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <set>
+#include <sstream>
 
 using namespace llvm;
 
@@ -38,6 +42,14 @@ namespace tool {
 namespace {
 
 cl::OptionCategory Category("tilefit options");
+
+// `tilefit diff OLD.json NEW.json` and `tilefit merge A.json B.json ...`.
+cl::SubCommand DiffCommand("diff", "Compare two JSON reports: kernels added, removed, grown, shrunk");
+cl::SubCommand MergeCommand("merge", "Combine JSON reports (shards, launcher reports) into one");
+cl::list<std::string> DiffInputs(cl::Positional, cl::desc("<old.json> <new.json>"),
+                                 cl::sub(DiffCommand), cl::cat(Category));
+cl::list<std::string> MergeInputs(cl::Positional, cl::desc("<report.json>..."),
+                                  cl::sub(MergeCommand), cl::cat(Category));
 
 const char Overview[] =
     "tilefit: static shared-memory footprint of every CUDA kernel, per GPU architecture,\n"
@@ -58,8 +70,38 @@ cl::list<std::string> Archs("arch", cl::CommaSeparated,
                                      "-arch/-gencode), else sm_75 as nvcc 13"),
                             cl::value_desc("sm_XX,..."), cl::cat(Category));
 
-cl::opt<std::string> Format("format", cl::desc("Output format: text (default) or json"),
-                            cl::init("text"), cl::value_desc("text|json"), cl::cat(Category));
+cl::opt<std::string> Format("format",
+                            cl::desc("Output format: text (default), json, sarif or markdown"),
+                            cl::value_desc("text|json|sarif|markdown"), cl::cat(Category),
+                            cl::sub(cl::SubCommand::getTopLevel()), cl::sub(DiffCommand),
+                            cl::sub(MergeCommand));
+
+cl::opt<std::string> OutputFile("output",
+                                cl::desc("Write the report to this file (its extension chooses\n"
+                                         "the format unless --format is given: .sarif, .json,\n"
+                                         ".md, .txt)"),
+                                cl::value_desc("file"), cl::cat(Category),
+                                cl::sub(cl::SubCommand::getTopLevel()), cl::sub(DiffCommand),
+                                cl::sub(MergeCommand));
+
+cl::opt<std::string> SourceRoot("source-root",
+                                cl::desc("Paths in SARIF and Markdown are relative to this folder\n"
+                                         "(default: the CMake project's source folder for -p, else\n"
+                                         "the folder holding every source)"),
+                                cl::value_desc("dir"), cl::cat(Category),
+                                cl::sub(cl::SubCommand::getTopLevel()), cl::sub(MergeCommand));
+
+cl::opt<std::string> FailOn("fail-on",
+                            cl::desc("Exit with 1 on findings at or above this level: error\n"
+                                     "(default), warning or note"),
+                            cl::init("error"), cl::value_desc("error|warning|note"),
+                            cl::cat(Category), cl::sub(cl::SubCommand::getTopLevel()),
+                            cl::sub(MergeCommand));
+
+cl::opt<std::string> WarningsAsErrors("warnings-as-errors",
+                                      cl::desc("Warnings of the checks matching these globs are\n"
+                                               "errors (clang-tidy's syntax: 'tilefit-*,-tilefit-budget')"),
+                                      cl::value_desc("globs"), cl::cat(Category));
 
 cl::list<std::string> CapacityDb("capacity-db",
                                  cl::desc("A capacity database that extends the built-in one\n"
@@ -105,9 +147,48 @@ cl::opt<bool> ShowCommands("show-parse-commands",
 cl::opt<bool> ListChecks("list-checks", cl::desc("List tilefit's checks and exit"),
                          cl::cat(Category));
 
+cl::opt<std::string> Checks("checks",
+                            cl::desc("Checks that report, as clang-tidy globs (default: all);\n"
+                                     "overrides the configuration file's Checks"),
+                            cl::value_desc("globs"), cl::cat(Category));
+
+cl::opt<std::string> ConfigFile("config-file",
+                                cl::desc("Use this configuration file for every source instead of\n"
+                                         "the nearest .tilefit.yaml/.tilefit.json"),
+                                cl::value_desc("file"), cl::cat(Category));
+
+cl::opt<std::string> ConfigText("config",
+                                cl::desc("Configuration as YAML or JSON, over the files'\n"
+                                         "(e.g. --config='{Budget: 0.5}')"),
+                                cl::value_desc("yaml"), cl::cat(Category));
+
+cl::opt<bool> DumpConfig("dump-config",
+                         cl::desc("Print the effective configuration (for the first source) and exit"),
+                         cl::cat(Category));
+
+cl::opt<std::string> Baseline("baseline",
+                              cl::desc("Compare with this earlier JSON report and print the changes"),
+                              cl::value_desc("old.json"), cl::cat(Category));
+
+cl::opt<std::string> MaxGrowth("max-growth",
+                               cl::desc("With --baseline or diff: fail (exit 1) when a kernel's shared\n"
+                                        "memory per block grows by more than this (bytes, KiB or %)"),
+                               cl::value_desc("bytes|N%"), cl::cat(Category),
+                               cl::sub(cl::SubCommand::getTopLevel()), cl::sub(DiffCommand));
+
+cl::opt<std::string> Shard("shard",
+                           cl::desc("Analyse only shard K of N of the translation units (K/N);\n"
+                                    "tilefit merge combines the shards' JSON reports"),
+                           cl::value_desc("K/N"), cl::cat(Category));
+
+cl::opt<bool> Launcher("launcher",
+                       cl::desc("Compiler-launcher mode: tilefit --launcher -- nvcc ARGS...\n"
+                                "analyses the unit, writes OBJECT.tilefit.json, then runs the\n"
+                                "compiler unchanged (also as tilefit-launch nvcc ARGS...)"),
+                       cl::cat(Category));
+
 void printVersion(raw_ostream &OS) { OS << "tilefit version " << TILEFIT_VERSION << "\n"; }
 
-/// tilefit's own messages, on stderr, in clang's voice.
 void toolMessage(const char *Level, const Twine &Msg) {
   errs() << "tilefit: " << Level << ": " << Msg << "\n";
 }
@@ -120,130 +201,190 @@ std::string shareDir(const char *Argv0) {
   return std::string(P);
 }
 
-std::string currentDir() {
-  SmallString<256> Cwd;
-  sys::fs::current_path(Cwd);
-  return std::string(Cwd);
+/// The output format from --format, else from --output's extension, else text.
+std::optional<OutputFormat> chosenFormat() {
+  if (!Format.empty()) {
+    auto F = parseFormat(Format);
+    if (!F)
+      toolMessage("error", "--format=" + Format + ": expected text, json, sarif or markdown");
+    return F;
+  }
+  if (!OutputFile.empty()) {
+    auto F = formatForPath(OutputFile);
+    if (!F)
+      toolMessage("error", "--output=" + OutputFile +
+                               ": cannot tell the format from the extension; give --format");
+    return F;
+  }
+  return OutputFormat::Text;
 }
 
-std::string absolutePath(StringRef P) {
-  SmallString<256> Out(P);
-  sys::fs::make_absolute(Out);
-  sys::path::remove_dots(Out, true);
-  return std::string(Out);
+std::optional<Severity> failLevel() {
+  if (FailOn == "error")
+    return Severity::Error;
+  if (FailOn == "warning")
+    return Severity::Warning;
+  if (FailOn == "note")
+    return Severity::Note;
+  toolMessage("error", "--fail-on=" + FailOn + ": expected error, warning or note");
+  return std::nullopt;
 }
 
-/// Whether the database file \p Entry matches the source \p Source named on the command line:
-/// the same absolute path, or \p Source a path suffix of it (as clang-tidy accepts).
-bool sourceMatches(const std::string &Entry, const std::string &Source) {
-  if (Entry == absolutePath(Source))
+/// The analysis request from the options.
+std::optional<AnalyzeRequest> analyzeRequest(const char *Argv0, std::vector<std::string> Extra,
+                                             bool HaveDashDash) {
+  AnalyzeRequest Req;
+  Req.Sources = Sources;
+  Req.BuildPath = BuildPath;
+  Req.Extra = std::move(Extra);
+  Req.HaveDashDash = HaveDashDash;
+  if (!Archs.empty())
+    Req.Overrides.Architectures = std::vector<std::string>(Archs.begin(), Archs.end());
+  if (Budget.getNumOccurrences()) {
+    if (!(Budget > 0 && Budget <= 1)) {
+      toolMessage("error", "--budget=" + std::to_string(Budget) + ": expected a fraction in (0, 1]");
+      return std::nullopt;
+    }
+    Req.Overrides.Budget = Budget;
+  }
+  if (Checks.getNumOccurrences())
+    Req.Overrides.Checks = Checks;
+  if (WarningsAsErrors.getNumOccurrences())
+    Req.Overrides.WarningsAsErrors = WarningsAsErrors;
+  if (HeaderFilter.getNumOccurrences()) {
+    std::string RegexError;
+    if (!Regex(HeaderFilter).isValid(RegexError)) {
+      toolMessage("error", "--header-filter=" + HeaderFilter + ": " + RegexError);
+      return std::nullopt;
+    }
+    Req.Overrides.HeaderFilterRegex = HeaderFilter;
+  }
+  Req.CapacityDbs = CapacityDb;
+  Req.ConfigFile = ConfigFile;
+  Req.ConfigText = ConfigText;
+  Req.CudaPath = CudaPath;
+  Req.NoCudaToolkit = NoCudaToolkit;
+  if (Registers > 255) {
+    toolMessage("error", "--registers=" + std::to_string(Registers) +
+                             ": a thread has at most 255 registers");
+    return std::nullopt;
+  }
+  if (Registers)
+    Req.Registers = Registers.getValue();
+  Req.Threads = Jobs;
+  // Progress while the run is long, where someone watches: never in CI logs unless asked.
+  Req.Progress = !Quiet && (ForceProgress || sys::Process::StandardErrIsDisplayed());
+  Req.Quiet = Quiet;
+  Req.ShowCommands = ShowCommands;
+  if (!Shard.empty()) {
+    unsigned K = 0, N = 0;
+    StringRef A, B;
+    std::tie(A, B) = StringRef(Shard).split('/');
+    if (A.getAsInteger(10, K) || B.getAsInteger(10, N) || N == 0 || K == 0 || K > N) {
+      toolMessage("error", "--shard=" + Shard + ": expected K/N with 1 <= K <= N");
+      return std::nullopt;
+    }
+    Req.Shard = std::make_pair(K, N);
+  }
+  Req.ShareDir = shareDir(Argv0);
+  return Req;
+}
+
+/// Writes \p R where --output says (stdout by default); false on failure.
+bool emit(const Report &R, const OutputSettings &Out) {
+  if (OutputFile.empty()) {
+    writeReport(R, Out, std::cout);
+    std::cout.flush();
     return true;
-  StringRef E = Entry, S = Source;
-  return E.ends_with(S) && (E.size() == S.size() || E[E.size() - S.size() - 1] == '/');
+  }
+  std::ofstream File(OutputFile, std::ios::binary);
+  if (File)
+    writeReport(R, Out, File);
+  if (!File || !File.good()) {
+    toolMessage("error", "--output=" + OutputFile + ": cannot write");
+    return false;
+  }
+  return true;
 }
 
-/// Chooses the compile commands to analyse; reports sources it cannot place.
-std::vector<frontend::CompileCommand> selectCommands(const std::vector<std::string> &Extra,
-                                                     bool HaveDashDash, Report &R, bool &Failed) {
-  std::vector<frontend::CompileCommand> Out;
-  auto Fail = [&](const std::string &File, const std::string &Msg) {
-    Diagnostic D;
-    D.Level = Severity::Error;
-    D.Check = std::string(checkInfo(CheckId::Input).Name);
-    D.Message = Msg;
-    D.Loc.File = File;
-    R.ToolMessages.push_back(std::move(D));
-    Failed = true;
-  };
-  auto Adhoc = [&](const std::string &Src, const std::vector<std::string> &Args) {
-    frontend::CompileCommand C;
-    C.Directory = currentDir();
-    C.File = absolutePath(Src);
-    C.Arguments.push_back("clang++");
-    C.Arguments.insert(C.Arguments.end(), Args.begin(), Args.end());
-    C.Arguments.push_back(C.File);
-    C.Origin = "command line";
-    return C;
-  };
-
-  if (HaveDashDash) {
-    for (const std::string &S : Sources)
-      Out.push_back(Adhoc(S, Extra));
-    return Out;
+int runAnalysis(const char *Argv0, std::vector<std::string> Extra, bool HaveDashDash) {
+  auto Req = analyzeRequest(Argv0, std::move(Extra), HaveDashDash);
+  auto Fmt = chosenFormat();
+  auto Fail = failLevel();
+  std::optional<GrowthThreshold> Threshold;
+  if (!MaxGrowth.empty() && !(Threshold = parseGrowthThreshold(MaxGrowth))) {
+    toolMessage("error", "--max-growth=" + MaxGrowth + ": expected bytes (4096, 4KiB) or N%");
+    return ExitFailure;
   }
+  if (!Req || !Fmt || !Fail)
+    return ExitFailure;
 
-  std::string DbPath = BuildPath;
-  if (DbPath.empty() && !Sources.empty())
-    DbPath = frontend::findCompilationDatabaseAbove(
-        sys::path::parent_path(absolutePath(Sources.front())));
-  if (DbPath.empty()) {
-    for (const std::string &S : Sources)
-      Out.push_back(Adhoc(S, {}));
-    return Out;
+  if (DumpConfig) {
+    std::string Where = !Sources.empty() ? Sources.front() : std::string("./-");
+    SmallString<256> Abs(Where);
+    sys::fs::make_absolute(Abs);
+    auto Cfg = effectiveConfig(*Req, std::string(Abs));
+    if (!Cfg) {
+      toolMessage("error", toString(Cfg.takeError()));
+      return ExitFailure;
+    }
+    outs() << Cfg->toYaml();
+    return ExitOk;
+  }
+  if (Sources.empty() && BuildPath.empty()) {
+    toolMessage("error", "no input: name sources, or a build folder with -p (see --help)");
+    return ExitFailure;
+  }
+  std::optional<Report> Old;
+  if (!Baseline.empty()) {
+    auto B = loadJsonReport(Baseline);
+    if (!B) {
+      toolMessage("error", B.error());
+      return ExitFailure;
+    }
+    Old = std::move(*B);
   }
 
-  std::vector<std::string> Warnings;
-  auto Db = frontend::loadCompilationDatabase(DbPath, Warnings);
-  for (const std::string &W : Warnings)
-    toolMessage("warning", W);
-  if (!Db) {
-    toolMessage("error", toString(Db.takeError()));
-    Failed = true;
-    return Out;
+  AnalyzeResult Result = analyze(*Req);
+  if (!Result.UsageError.empty()) {
+    toolMessage("error", Result.UsageError);
+    return ExitFailure;
   }
-  std::set<std::pair<std::string, std::vector<std::string>>> Seen;
-  auto Take = [&](frontend::CompileCommand C) {
-    if (llvm::Error E = frontend::expandResponseFiles(C)) {
-      Fail(C.File, toString(std::move(E)));
-      return;
-    }
-    // Several entries for one file with the same flags (one per build configuration that did
-    // not change them) are one unit; the output file does not matter here.
-    std::vector<std::string> Key;
-    for (size_t I = 0; I < C.Arguments.size(); ++I) {
-      if (C.Arguments[I] == "-o") {
-        ++I;
-        continue;
-      }
-      Key.push_back(C.Arguments[I]);
-    }
-    if (Seen.insert({C.File, Key}).second)
-      Out.push_back(C);
-  };
-  if (Sources.empty()) {
-    // Every CUDA entry of the database; others (host C++) quietly skipped.
-    for (const frontend::CompileCommand &C : *Db)
-      {
-        frontend::CompileCommand Expanded = C;
-        if (llvm::Error E = frontend::expandResponseFiles(Expanded)) {
-          Fail(C.File, toString(std::move(E)));
-          continue;
-        }
-        if (frontend::translateCommand(Expanded).IsCuda)
-          Take(Expanded);
-      }
-    return Out;
+  OutputSettings Out;
+  Out.Format = *Fmt;
+  Out.SourceRoot = SourceRoot.empty() ? defaultSourceRoot(BuildPath, Result.R) : SourceRoot.getValue();
+  if (!emit(Result.R, Out))
+    return ExitFailure;
+  int Status = exitStatus(Result.R, Result.Failed, *Fail);
+  if (Old) {
+    // The comparison goes to stdout after the report (stderr when the report is a document).
+    std::vector<KernelDelta> Deltas = diffReports(*Old, Result.R, Threshold);
+    DiffFormat DF = *Fmt == OutputFormat::Markdown ? DiffFormat::Markdown : DiffFormat::Text;
+    std::ostringstream Text;
+    renderDiff(Deltas, DF, Text);
+    if (*Fmt == OutputFormat::Text || *Fmt == OutputFormat::Markdown)
+      std::cout << "\n" << Text.str();
+    else
+      errs() << Text.str();
+    if (Status == ExitOk && std::any_of(Deltas.begin(), Deltas.end(),
+                                        [](const KernelDelta &D) { return D.OverThreshold; }))
+      Status = ExitFindings;
   }
-  for (const std::string &S : Sources) {
-    bool Found = false;
-    for (const frontend::CompileCommand &C : *Db)
-      if (sourceMatches(C.File, S)) {
-        Take(C);
-        Found = true;
-      }
-    if (!Found) {
-      if (!BuildPath.empty())
-        Fail(absolutePath(S), "no compile command for '" + S + "' in " + DbPath);
-      else
-        Out.push_back(Adhoc(S, {}));
-    }
-  }
-  return Out;
+  return Status;
 }
 
 } // namespace
 
 int tilefitMain(int argc, const char **argv) {
+  // A crash inside Clang while parsing one unit is contained to that unit.
+  llvm::CrashRecoveryContext::Enable();
+
+  // `tilefit-launch nvcc ARGS...`: the compiler launcher, no options of its own.
+  if (sys::path::stem(argv[0]) == "tilefit-launch") {
+    std::vector<std::string> Compiler(argv + 1, argv + argc);
+    return runLauncher(argv[0], Compiler, shareDir(argv[0]));
+  }
+
   // Everything after "--" is compiler arguments, as in clang-tidy.
   std::vector<const char *> Own;
   std::vector<std::string> Extra;
@@ -259,8 +400,6 @@ int tilefitMain(int argc, const char **argv) {
       Own.push_back(argv[I]);
   }
 
-  // A crash inside Clang while parsing one unit is contained to that unit.
-  llvm::CrashRecoveryContext::Enable();
   cl::HideUnrelatedOptions(Category);
   cl::SetVersionPrinter(printVersion);
   std::string ParseErrors;
@@ -276,160 +415,37 @@ int tilefitMain(int argc, const char **argv) {
       outs() << C.Name << " (" << severityName(C.DefaultSeverity) << "): " << C.Summary << "\n";
     return ExitOk;
   }
-  if (!HeaderFilter.empty()) {
-    std::string RegexError;
-    if (!llvm::Regex(HeaderFilter).isValid(RegexError)) {
-      toolMessage("error", "--header-filter=" + HeaderFilter + ": " + RegexError);
+  if (DiffCommand) {
+    auto Fmt = chosenFormat();
+    std::optional<GrowthThreshold> Threshold;
+    if (!MaxGrowth.empty() && !(Threshold = parseGrowthThreshold(MaxGrowth))) {
+      toolMessage("error", "--max-growth=" + MaxGrowth + ": expected bytes (4096, 4KiB) or N%");
       return ExitFailure;
     }
-  }
-  if (Format != "text" && Format != "json") {
-    toolMessage("error", "--format=" + Format + ": expected text or json");
-    return ExitFailure;
-  }
-  if (Registers > 255) {
-    toolMessage("error", "--registers=" + std::to_string(Registers) +
-                             ": a thread has at most 255 registers");
-    return ExitFailure;
-  }
-  if (!(Budget > 0 && Budget <= 1)) {
-    toolMessage("error", "--budget=" + std::to_string(Budget) + ": expected a fraction in (0, 1]");
-    return ExitFailure;
-  }
-  if (Sources.empty() && BuildPath.empty()) {
-    toolMessage("error", "no input: name sources, or a build folder with -p (see --help)");
-    return ExitFailure;
-  }
-
-  // The capacity database: the built-in one, then every --capacity-db over it.
-  const std::string Share = shareDir(argv[0]);
-  SmallString<256> BuiltinDb(Share);
-  sys::path::append(BuiltinDb, "capacity.json");
-  auto Db = CapacityDatabase::load(std::string(BuiltinDb));
-  if (!Db) {
-    toolMessage("error", Db.error());
-    return ExitFailure;
-  }
-  for (const std::string &Extra : CapacityDb) {
-    auto More = CapacityDatabase::load(Extra);
-    if (!More) {
-      toolMessage("error", More.error());
+    if (!Fmt)
       return ExitFailure;
-    }
-    if (auto Err = Db->merge(*More)) {
-      toolMessage("error", *Err);
+    return runDiff(DiffInputs, *Fmt, Threshold, OutputFile);
+  }
+  if (MergeCommand) {
+    auto Fmt = chosenFormat();
+    auto Fail = failLevel();
+    if (!Fmt || !Fail)
       return ExitFailure;
-    }
-  }
-  std::vector<std::string> ArchOverride;
-  for (const std::string &A : Archs) {
-    auto P = parseArch(A);
-    if (!P || A.rfind("sm_", 0) != 0) {
-      toolMessage("error", "--arch=" + A + ": not an architecture name (expected sm_NN, sm_NNa or sm_NNf)");
+    auto Merged = runMerge(MergeInputs);
+    if (!Merged)
       return ExitFailure;
-    }
-    if (!Db->lookup(P->name())) {
-      toolMessage("error", "--arch=" + A + ": unknown architecture; the capacity database (" +
-                               Db->origin() + ") knows " + llvm::join(Db->names(), ", "));
+    OutputSettings Out;
+    Out.Format = *Fmt;
+    Out.SourceRoot = SourceRoot.empty() ? defaultSourceRoot("", *Merged) : SourceRoot.getValue();
+    if (!emit(*Merged, Out))
       return ExitFailure;
-    }
-    ArchOverride.push_back(P->name());
+    bool Failed = std::any_of(Merged->Units.begin(), Merged->Units.end(),
+                              [](const UnitReport &U) { return !U.Ok; });
+    return exitStatus(*Merged, Failed, *Fail);
   }
-
-  frontend::ParseEnvironment Env;
-  std::string ToolkitError;
-  if (!NoCudaToolkit)
-    Env.Toolkit = frontend::findCudaToolkit(CudaPath, ToolkitError);
-  if (!ToolkitError.empty()) {
-    toolMessage("error", ToolkitError);
-    return ExitFailure;
-  }
-  if (NoCudaToolkit)
-    toolMessage("note", "--no-cuda-toolkit: using tilefit's built-in CUDA prelude: plain "
-                        "kernels are analysed, sources that include CUDA headers will not parse");
-  else if (!Env.Toolkit.found())
-    toolMessage("note", "no CUDA toolkit found (looked in " + llvm::join(Env.Toolkit.Searched, ", ") +
-                            "); using tilefit's built-in CUDA prelude: plain kernels are "
-                            "analysed, sources that include CUDA headers will not parse");
-  Env.ResourceInclude = Share + "/include";
-  Env.ClangResourceDir = TILEFIT_CLANG_RESOURCE_DIR;
-
-  Report R;
-  bool Failed = false;
-  std::vector<frontend::CompileCommand> Commands = selectCommands(Extra, HaveDashDash, R, Failed);
-  std::vector<frontend::UnitJob> UnitJobs = frontend::planJobs(Commands, ArchOverride);
-
-  // Flags tilefit dropped: one warning each for the whole run.
-  std::set<std::string> Unknown, Refused, UnknownArchs, Warnings;
-  for (const frontend::UnitJob &J : UnitJobs) {
-    Unknown.insert(J.Flags.Unknown.begin(), J.Flags.Unknown.end());
-    Warnings.insert(J.Flags.Warnings.begin(), J.Flags.Warnings.end());
-    Refused.insert(J.Flags.Refused.begin(), J.Flags.Refused.end());
-    if (!Db->lookup(J.Target.Real))
-      UnknownArchs.insert(J.Target.Real);
-  }
-  if (!Unknown.empty())
-    toolMessage("warning", "ignored nvcc flags tilefit does not know: " +
-                               llvm::join(std::vector<std::string>(Unknown.begin(), Unknown.end()), " "));
-  if (!Refused.empty())
-    toolMessage("warning", "ignored flags that would load code into tilefit: " +
-                               llvm::join(std::vector<std::string>(Refused.begin(), Refused.end()), " "));
-  for (const std::string &W : Warnings)
-    toolMessage("warning", W);
-  for (const std::string &A : UnknownArchs)
-    toolMessage("warning", A + " is not in the capacity database; its kernels are reported "
-                               "without limits or checks");
-  if (ShowCommands)
-    for (const frontend::UnitJob &J : UnitJobs)
-      errs() << llvm::join(frontend::parseCommandLine(J, Env), " ") << "\n";
-
-  unsigned Threads = Jobs ? Jobs.getValue() : llvm::hardware_concurrency().compute_thread_count();
-  // Progress while the run is long, where someone watches: never in CI logs unless asked.
-  const bool ShowProgress =
-      !Quiet && (ForceProgress || (sys::Process::StandardErrIsDisplayed() && UnitJobs.size() > 1));
-  frontend::ProgressFn Progress;
-  if (ShowProgress)
-    Progress = [](size_t Done, size_t Total, const frontend::UnitJob &J) {
-      errs() << "\r[" << Done << "/" << Total << "] " << sys::path::filename(J.Command.File) << " "
-             << J.Target.Real << "\x1b[K";
-      if (Done == Total)
-        errs() << "\n";
-    };
-  std::vector<TranslationUnitFacts> Facts =
-      frontend::analyzeAll(UnitJobs, Env, Threads, Progress);
-
-  AnalysisOptions Opts;
-  Opts.Budget = Budget;
-  if (Registers)
-    Opts.Registers = Registers.getValue();
-  for (const TranslationUnitFacts &TU : Facts) {
-    analyzeUnit(TU, *Db, Opts, R);
-    Failed |= TU.Failed;
-  }
-  finalizeReport(R);
-  {
-    llvm::Regex Filter(HeaderFilter.empty() ? "^$" : HeaderFilter.getValue());
-    size_t Dropped = filterHeaderFindings(
-        R, [&](const std::string &File) { return !HeaderFilter.empty() && Filter.match(File); });
-    if (Dropped && !Quiet)
-      toolMessage("note", std::to_string(Dropped) + " finding(s) in headers not shown (use " +
-                              "--header-filter=<regex> to show them)");
-  }
-
-  if (Format == "json") {
-    ToolInfo Info;
-    Info.Version = TILEFIT_VERSION;
-    renderJson(R, Info, std::cout);
-  } else {
-    SourceLines Lines;
-    renderText(R, Lines, std::cout);
-  }
-  std::cout.flush();
-
-  if (Failed)
-    return ExitFailure;
-  auto Worst = worstSeverity(R);
-  return Worst && *Worst == Severity::Error ? ExitFindings : ExitOk;
+  if (Launcher)
+    return runLauncher(argv[0], Extra, shareDir(argv[0]));
+  return runAnalysis(argv[0], std::move(Extra), HaveDashDash);
 }
 
 } // namespace tool

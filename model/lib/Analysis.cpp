@@ -2,6 +2,7 @@
 #include "tilefit/model/Analysis.h"
 
 #include "tilefit/model/Checks.h"
+#include "tilefit/model/GlobList.h"
 #include "tilefit/model/Layout.h"
 #include "tilefit/model/Occupancy.h"
 #include "tilefit/model/Units.h"
@@ -132,6 +133,15 @@ Diagnostic makeDiagnostic(CheckId Id, const KernelReport &K, std::string Message
   D.Loc = K.Loc;
   D.Arch = K.Arch;
   D.TranslationUnit = K.TranslationUnit;
+  D.Kernel = K.Name;
+  if (K.StaticBytes)
+    D.Figures.push_back({"static_smem_bytes", *K.StaticBytes});
+  if (K.WorstLaunch)
+    D.Figures.push_back({"dynamic_smem_bytes", *K.Launches[*K.WorstLaunch].DynamicBytes});
+  if (K.Limit.BlockOptinMax)
+    D.Figures.push_back({"block_optin_max", *K.Limit.BlockOptinMax});
+  if (K.Occupancy.BlocksPerSm)
+    D.Figures.push_back({"blocks_per_sm", *K.Occupancy.BlocksPerSm});
   return D;
 }
 
@@ -347,7 +357,10 @@ void checkKernel(KernelReport &K, const AnalysisOptions &Opts, const KernelConte
     Total = *K.Launches[*K.WorstLaunch].TotalBytes;
   const std::string Who = "kernel '" + K.Name + "'";
   bool Error = false;
+  GlobList Enabled(Opts.Checks);
   auto Record = [&](Diagnostic D) {
+    if (!Enabled.contains(D.Check))
+      return;
     if (!K.Worst || static_cast<int>(D.Level) > static_cast<int>(*K.Worst))
       K.Worst = D.Level;
     Out.push_back(std::move(D));
@@ -392,18 +405,40 @@ void checkKernel(KernelReport &K, const AnalysisOptions &Opts, const KernelConte
   checkOptIn(K, Out, Record);
   checkOccupancy(K, C, Record);
   if (!Error && K.Limit.BlockOptinMax && *K.Limit.BlockOptinMax > 0) {
-    const double Fraction = static_cast<double>(Total) / static_cast<double>(*K.Limit.BlockOptinMax);
-    if (Fraction > Opts.Budget) {
-      char Pct[32], BudgetPct[32];
-      std::snprintf(Pct, sizeof(Pct), "%.1f%%", Fraction * 100);
-      std::snprintf(BudgetPct, sizeof(BudgetPct), "%g%%", Opts.Budget * 100);
+    // The kernel's own budget if one matches its name, else the fraction for all.
+    const KernelBudget *Own = nullptr;
+    for (const KernelBudget &B : Opts.KernelBudgets)
+      if (!Own && globMatch(B.Kernel, K.Name))
+        Own = &B;
+    const double Fraction = Own && Own->Fraction ? *Own->Fraction : Opts.Budget;
+    const uint64_t Limit =
+        Own && Own->Bytes
+            ? *Own->Bytes
+            : static_cast<uint64_t>(Fraction * static_cast<double>(*K.Limit.BlockOptinMax));
+    if (Total > Limit) {
+      const double Used =
+          static_cast<double>(Total) / static_cast<double>(*K.Limit.BlockOptinMax);
+      char Pct[32];
+      std::snprintf(Pct, sizeof(Pct), "%.1f%%", Used * 100);
+      std::string Over;
+      if (Own && Own->Bytes) {
+        Over = "its budget of " + bytesPhrase(*Own->Bytes) + " (" + Own->Kernel + ")";
+      } else {
+        char BudgetPct[32];
+        std::snprintf(BudgetPct, sizeof(BudgetPct), "%g%%", Fraction * 100);
+        Over = std::string("the ") + BudgetPct + " budget" + (Own ? " (" + Own->Kernel + ")" : "");
+      }
       Diagnostic D = makeDiagnostic(
           CheckId::Budget, K,
           Who + " uses " + totalPhrase(K, Total) + " of shared memory on " + K.Arch + ", " + Pct +
-              " of the " + bytesPhrase(*K.Limit.BlockOptinMax) + " per-block maximum, above the " +
-              BudgetPct + " budget");
+              " of the " + bytesPhrase(*K.Limit.BlockOptinMax) + " per-block maximum, above " +
+              Over);
+      D.Figures.push_back({"budget_bytes", Limit});
       D.Notes = allocationNotes(K, "");
       addLaunchNotes(K, D);
+      for (Note &N : C.Fit.extentNotes([&](uint64_t T) { return T + (Total - Static) <= Limit; },
+                                       "fits the budget"))
+        D.Notes.push_back(std::move(N));
       addInstantiationNote(K, D);
       Record(std::move(D));
     }

@@ -6,7 +6,7 @@ namespace tilefit {
 const std::vector<CheckInfo> &allChecks() {
   static const std::vector<CheckInfo> Checks = {
 #define TILEFIT_CHECK(Enum, Name, Sev, Summary, Help)                                          \
-  {CheckId::Enum, Name, Severity::Sev, Summary, Help},
+  {CheckId::Enum, Name, #Enum, Severity::Sev, Summary, Help},
 #include "tilefit/model/Checks.def"
   };
   return Checks;

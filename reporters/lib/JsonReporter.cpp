@@ -21,14 +21,23 @@ json diagnostic(const Diagnostic &D) {
   json Notes = json::array();
   for (const Note &N : D.Notes)
     Notes.push_back(note(N));
-  return {{"severity", std::string(severityName(D.Level))},
-          {"check", D.Check},
-          {"message", D.Message},
-          {"file", D.Loc.File},
-          {"line", D.Loc.Line},
-          {"column", D.Loc.Column},
-          {"arch", D.Arch},
-          {"notes", std::move(Notes)}};
+  json Figures = json::object();
+  for (const auto &[Name, Value] : D.Figures)
+    Figures[Name] = Value;
+  json J = {{"severity", std::string(severityName(D.Level))},
+            {"check", D.Check},
+            {"message", D.Message},
+            {"file", D.Loc.File},
+            {"line", D.Loc.Line},
+            {"column", D.Loc.Column},
+            {"arch", D.Arch},
+            {"kernel", D.Kernel},
+            {"translation_unit", D.TranslationUnit},
+            {"figures", std::move(Figures)},
+            {"notes", std::move(Notes)}};
+  if (D.PromotedToError)
+    J["warning_as_error"] = true;
+  return J;
 }
 
 json variable(const SharedVar &V, const std::optional<uint64_t> &Offset, bool WithOffset) {
@@ -80,6 +89,7 @@ void renderJson(const Report &R, const ToolInfo &Tool, std::ostream &OS) {
       json J = variable(A.Var, A.Offset, true);
       J["shared_with_other_kernels"] = A.SharedWithOtherKernels;
       J["module_scope"] = A.AtModuleScope;
+      J["qualified_name"] = A.Var.QualifiedName;
       Allocs.push_back(std::move(J));
     }
     json Dynamic = {{"declared", K.DynamicDeclared}};
@@ -94,9 +104,21 @@ void renderJson(const Report &R, const ToolInfo &Tool, std::ostream &OS) {
                           {"column", L.Loc.Column},
                           {"bytes", optional(L.DynamicBytes)},
                           {"unknown_reason", L.DynamicBytes ? json(nullptr) : json(L.UnknownReason)},
-                          {"block_threads", optional(L.BlockThreads)}});
+                          {"block_threads", optional(L.BlockThreads)},
+                          {"total_bytes", optional(L.TotalBytes)}});
     Dynamic["launches"] = std::move(Launches);
     Dynamic["opt_in_bytes"] = optional(K.OptInBytes);
+    json Calls = json::array();
+    for (const AttributeCall &A : K.Attributes)
+      Calls.push_back({{"attribute", A.Attribute == AttributeCall::Kind::MaxDynamicSharedMemorySize
+                                         ? "cudaFuncAttributeMaxDynamicSharedMemorySize"
+                                         : "cudaFuncAttributePreferredSharedMemoryCarveout"},
+                       {"file", A.Loc.File},
+                       {"line", A.Loc.Line},
+                       {"column", A.Loc.Column},
+                       {"value", A.Value ? json(*A.Value) : json(nullptr)},
+                       {"unknown_reason", A.Value ? json(nullptr) : json(A.UnknownReason)}});
+    Dynamic["attribute_calls"] = std::move(Calls);
     json Unused = json::array();
     for (const SharedVar &V : K.Unreferenced)
       Unused.push_back(variable(V, std::nullopt, false));
@@ -130,7 +152,10 @@ void renderJson(const Report &R, const ToolInfo &Tool, std::ostream &OS) {
                        {"unknown_reason", O.BlocksPerSm ? json(nullptr) : json(O.UnknownReason)}};
     if (K.Bounds)
       Kj["launch_bounds"] = {{"max_threads", optional(K.Bounds->MaxThreads)},
-                             {"min_blocks", optional(K.Bounds->MinBlocks)}};
+                             {"min_blocks", optional(K.Bounds->MinBlocks)},
+                             {"file", K.Bounds->Loc.File},
+                             {"line", K.Bounds->Loc.Line},
+                             {"column", K.Bounds->Loc.Column}};
     if (K.InstantiatedAt)
       Kj["instantiated_at"] = {{"file", K.InstantiatedAt->File},
                                {"line", K.InstantiatedAt->Line},
@@ -142,11 +167,13 @@ void renderJson(const Report &R, const ToolInfo &Tool, std::ostream &OS) {
   Doc["kernels"] = std::move(Kernels);
 
   json Diags = json::array();
-  for (const Diagnostic &D : R.ToolMessages)
-    Diags.push_back(diagnostic(D));
   for (const Diagnostic &D : R.Diagnostics)
     Diags.push_back(diagnostic(D));
   Doc["diagnostics"] = std::move(Diags);
+  json ToolMessages = json::array();
+  for (const Diagnostic &D : R.ToolMessages)
+    ToolMessages.push_back(diagnostic(D));
+  Doc["tool_messages"] = std::move(ToolMessages);
   OS << Doc.dump(2) << "\n";
 }
 

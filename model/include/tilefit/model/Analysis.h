@@ -6,13 +6,28 @@
 #include "tilefit/model/Facts.h"
 #include "tilefit/model/Report.h"
 
+#include <string>
+#include <vector>
+
 #include <algorithm>
 
 namespace tilefit {
 
+/// A budget of its own for the kernels whose name matches a glob.
+struct KernelBudget {
+  std::string Kernel;             ///< Glob over kernel names: `gemm_*`.
+  std::optional<uint64_t> Bytes;  ///< Shared memory per block, static + dynamic.
+  std::optional<double> Fraction; ///< Of the per-block opt-in maximum.
+};
+
 struct AnalysisOptions {
   /// tilefit-budget warns above this fraction of the per-block opt-in maximum.
   double Budget = 0.9;
+  /// The first one whose glob matches a kernel replaces Budget for it.
+  std::vector<KernelBudget> KernelBudgets;
+  /// The checks that report (clang-tidy's glob list); problems with the unit itself
+  /// (tilefit-input, clang-diagnostic-error) always do.
+  std::string Checks = "*";
   /// Registers per thread for occupancy (--registers); else the command's -maxrregcount.
   std::optional<uint64_t> Registers;
 };
@@ -26,15 +41,15 @@ void analyzeUnit(const TranslationUnitFacts &TU, const CapacityDatabase &DB,
 /// duplicate diagnostics, e.g. the same header kernel seen from two translation units.
 void finalizeReport(Report &R);
 
-/// Drops findings located outside their translation unit's own file unless the file passes
-/// \p Keep (clang-tidy's --header-filter); returns how many were dropped. Unit messages (parse
+/// Drops findings located outside their translation unit's own file unless \p Keep (given the
+/// finding) says otherwise (clang-tidy's --header-filter); returns how many were dropped. Unit messages (parse
 /// errors) are always kept.
 template <typename Predicate> size_t filterHeaderFindings(Report &R, Predicate Keep) {
   size_t Before = R.Diagnostics.size();
   R.Diagnostics.erase(std::remove_if(R.Diagnostics.begin(), R.Diagnostics.end(),
                                      [&](const Diagnostic &D) {
                                        return !D.TranslationUnit.empty() &&
-                                              D.Loc.File != D.TranslationUnit && !Keep(D.Loc.File);
+                                              D.Loc.File != D.TranslationUnit && !Keep(D);
                                      }),
                       R.Diagnostics.end());
   return Before - R.Diagnostics.size();

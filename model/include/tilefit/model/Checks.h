@@ -16,7 +16,8 @@ enum class CheckId {
 
 struct CheckInfo {
   CheckId Id;
-  std::string_view Name;
+  std::string_view Name;       ///< The check's id: `tilefit-static-limit`.
+  std::string_view DisplayName; ///< For people: `StaticLimit`.
   Severity DefaultSeverity;
   std::string_view Summary;
   std::string_view Help;

@@ -164,6 +164,10 @@ struct Diagnostic {
   /// The translation unit whose analysis produced it ("" for tool-level messages): a finding
   /// in another file (a header) is shown only if that file passes --header-filter.
   std::string TranslationUnit;
+  std::string Kernel;           ///< The kernel the finding is about; "" if none.
+  bool PromotedToError = false; ///< A warning made an error by --warnings-as-errors.
+  /// The figures behind the finding (`static_smem_bytes`, `limit_bytes`, ...), for reports.
+  std::vector<std::pair<std::string, uint64_t>> Figures;
   std::vector<Note> Notes;
 };
 

@@ -1,0 +1,285 @@
+//===- Config.cpp ---------------------------------------------------------===//
+#include "tilefit/frontend/Config.h"
+
+#include "tilefit/model/Arch.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/YAMLParser.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <sstream>
+
+namespace tilefit {
+namespace frontend {
+namespace {
+
+namespace yaml = llvm::yaml;
+
+/// Reads one configuration; the first problem is kept with its position.
+class Reader {
+public:
+  Reader(llvm::StringRef Text, const std::string &Origin, const std::string &BaseDir)
+      : Origin(Origin), BaseDir(BaseDir) {
+    SM.setDiagHandler(
+        [](const llvm::SMDiagnostic &D, void *Ctx) {
+          auto *R = static_cast<Reader *>(Ctx);
+          if (R->Error.empty())
+            R->Error = R->Origin + ":" + std::to_string(D.getLineNo()) + ":" +
+                       std::to_string(D.getColumnNo() + 1) + ": " + D.getMessage().str();
+        },
+        this);
+    Input = Text.str();
+  }
+
+  llvm::Expected<Config> read() {
+    Config C;
+    C.Origin = Origin;
+    yaml::Stream S(Input, SM);
+    auto Doc = S.begin();
+    if (Doc == S.end() || !Error.empty())
+      return fail();
+    yaml::Node *Root = Doc->getRoot();
+    if (!Error.empty())
+      return fail();
+    if (!Root || llvm::isa<yaml::NullNode>(Root))
+      return C; // an empty file configures nothing
+    auto *Map = llvm::dyn_cast<yaml::MappingNode>(Root);
+    if (!Map) {
+      problem(Root, "expected a mapping of keys to values");
+      return fail();
+    }
+    for (yaml::KeyValueNode &KV : *Map) {
+      if (!Error.empty())
+        break;
+      std::string Key = scalar(KV.getKey(), "a key");
+      yaml::Node *V = KV.getValue();
+      if (!Error.empty() || !V)
+        break;
+      if (Key == "Checks")
+        C.Checks = scalar(V, "a string of check globs");
+      else if (Key == "WarningsAsErrors")
+        C.WarningsAsErrors = scalar(V, "a string of check globs");
+      else if (Key == "HeaderFilterRegex")
+        C.HeaderFilterRegex = scalar(V, "a regular expression");
+      else if (Key == "Budget")
+        C.Budget = fraction(V);
+      else if (Key == "CapacityDatabase") {
+        std::string P = scalar(V, "a file name");
+        llvm::SmallString<256> Abs(P);
+        if (!llvm::sys::path::is_absolute(Abs)) {
+          Abs = BaseDir;
+          llvm::sys::path::append(Abs, P);
+        }
+        C.CapacityDatabase = std::string(Abs);
+      } else if (Key == "Architectures") {
+        std::vector<std::string> Archs;
+        for (yaml::Node *N : sequence(V, "a list of architectures")) {
+          std::string A = scalar(N, "an architecture name");
+          auto P = parseArch(A);
+          if (Error.empty() && (!P || A.rfind("sm_", 0) != 0))
+            problem(N, "'" + A + "' is not an architecture name (expected sm_NN, sm_NNa or sm_NNf)");
+          Archs.push_back(A);
+        }
+        C.Architectures = std::move(Archs);
+      } else if (Key == "KernelBudgets") {
+        std::vector<KernelBudget> Budgets;
+        for (yaml::Node *N : sequence(V, "a list of {Kernel, Bytes or Fraction}"))
+          Budgets.push_back(kernelBudget(N));
+        C.KernelBudgets = std::move(Budgets);
+      } else if (Error.empty()) {
+        problem(KV.getKey(), "unknown key '" + Key +
+                                 "' (expected Checks, WarningsAsErrors, Budget, Architectures, "
+                                 "CapacityDatabase, HeaderFilterRegex or KernelBudgets)");
+      }
+    }
+    if (!Error.empty())
+      return fail();
+    // Consume the rest of the stream so that a syntax error after the mapping is seen.
+    Doc->skip();
+    if (++Doc != S.end() || !Error.empty()) {
+      problem(nullptr, "expected one document");
+      return fail();
+    }
+    return C;
+  }
+
+private:
+  llvm::Error fail() {
+    return llvm::createStringError(std::errc::invalid_argument, "%s", Error.c_str());
+  }
+
+  void problem(yaml::Node *N, const std::string &Msg) {
+    if (!Error.empty())
+      return;
+    if (N) {
+      auto LC = SM.getLineAndColumn(N->getSourceRange().Start);
+      Error = Origin + ":" + std::to_string(LC.first) + ":" + std::to_string(LC.second) + ": " + Msg;
+    } else {
+      Error = Origin + ": " + Msg;
+    }
+  }
+
+  std::string scalar(yaml::Node *N, const char *What) {
+    auto *S = llvm::dyn_cast_or_null<yaml::ScalarNode>(N);
+    if (!S) {
+      problem(N, std::string("expected ") + What);
+      return "";
+    }
+    llvm::SmallString<64> Storage;
+    return S->getValue(Storage).str();
+  }
+
+  double fraction(yaml::Node *N) {
+    std::string Text = scalar(N, "a fraction");
+    if (!Error.empty())
+      return 0;
+    double V = 0;
+    if (llvm::StringRef(Text).getAsDouble(V) || !(V > 0 && V <= 1))
+      problem(N, "expected a fraction in (0, 1], got '" + Text + "'");
+    return V;
+  }
+
+  std::vector<yaml::Node *> sequence(yaml::Node *N, const char *What) {
+    std::vector<yaml::Node *> Out;
+    auto *Seq = llvm::dyn_cast_or_null<yaml::SequenceNode>(N);
+    if (!Seq) {
+      problem(N, std::string("expected ") + What);
+      return Out;
+    }
+    for (yaml::Node &Item : *Seq)
+      Out.push_back(&Item);
+    return Out;
+  }
+
+  KernelBudget kernelBudget(yaml::Node *N) {
+    KernelBudget B;
+    auto *Map = llvm::dyn_cast_or_null<yaml::MappingNode>(N);
+    if (!Map) {
+      problem(N, "expected {Kernel: glob, Bytes: n} or {Kernel: glob, Fraction: f}");
+      return B;
+    }
+    for (yaml::KeyValueNode &KV : *Map) {
+      std::string Key = scalar(KV.getKey(), "a key");
+      if (!Error.empty())
+        return B;
+      if (Key == "Kernel") {
+        B.Kernel = scalar(KV.getValue(), "a glob over kernel names");
+      } else if (Key == "Bytes") {
+        std::string Text = scalar(KV.getValue(), "a byte count");
+        unsigned long long V = 0;
+        if (Error.empty() && llvm::StringRef(Text).getAsInteger(10, V))
+          problem(KV.getValue(), "expected a byte count, got '" + Text + "'");
+        B.Bytes = V;
+      } else if (Key == "Fraction") {
+        B.Fraction = fraction(KV.getValue());
+      } else {
+        problem(KV.getKey(), "unknown key '" + Key + "' (expected Kernel, Bytes or Fraction)");
+      }
+    }
+    if (Error.empty() && (B.Kernel.empty() || (!B.Bytes == !B.Fraction)))
+      problem(N, "a kernel budget needs a Kernel glob and one of Bytes or Fraction");
+    return B;
+  }
+
+  std::string Origin, BaseDir, Input, Error;
+  llvm::SourceMgr SM;
+};
+
+std::string quote(const std::string &S) {
+  std::string Out = "'";
+  for (char C : S)
+    Out += C == '\'' ? std::string("''") : std::string(1, C);
+  return Out + "'";
+}
+
+} // namespace
+
+void Config::overlay(const Config &Over) {
+  if (Over.Checks)
+    Checks = Over.Checks;
+  if (Over.WarningsAsErrors)
+    WarningsAsErrors = Over.WarningsAsErrors;
+  if (Over.Budget)
+    Budget = Over.Budget;
+  if (Over.Architectures)
+    Architectures = Over.Architectures;
+  if (Over.CapacityDatabase)
+    CapacityDatabase = Over.CapacityDatabase;
+  if (Over.HeaderFilterRegex)
+    HeaderFilterRegex = Over.HeaderFilterRegex;
+  if (Over.KernelBudgets)
+    KernelBudgets = Over.KernelBudgets;
+  if (!Over.Origin.empty())
+    Origin = Origin.empty() ? Over.Origin : Origin + ", " + Over.Origin;
+}
+
+std::string Config::toYaml() const {
+  std::ostringstream OS;
+  OS << "---\n";
+  if (!Origin.empty())
+    OS << "# from " << Origin << "\n";
+  OS << "Checks: " << quote(Checks.value_or("*")) << "\n";
+  OS << "WarningsAsErrors: " << quote(WarningsAsErrors.value_or("")) << "\n";
+  OS << "Budget: " << Budget.value_or(0.9) << "\n";
+  OS << "Architectures: [";
+  if (Architectures)
+    for (size_t I = 0; I < Architectures->size(); ++I)
+      OS << (I ? ", " : "") << (*Architectures)[I];
+  OS << "]\n";
+  if (CapacityDatabase)
+    OS << "CapacityDatabase: " << quote(*CapacityDatabase) << "\n";
+  OS << "HeaderFilterRegex: " << quote(HeaderFilterRegex.value_or("")) << "\n";
+  OS << "KernelBudgets:";
+  if (!KernelBudgets || KernelBudgets->empty())
+    OS << " []";
+  OS << "\n";
+  if (KernelBudgets)
+    for (const KernelBudget &B : *KernelBudgets) {
+      OS << "  - Kernel: " << quote(B.Kernel) << "\n";
+      if (B.Bytes)
+        OS << "    Bytes: " << *B.Bytes << "\n";
+      if (B.Fraction)
+        OS << "    Fraction: " << *B.Fraction << "\n";
+    }
+  OS << "...\n";
+  return OS.str();
+}
+
+llvm::Expected<Config> parseConfig(llvm::StringRef Text, const std::string &Origin,
+                                   const std::string &BaseDir) {
+  return Reader(Text, Origin, BaseDir).read();
+}
+
+std::string findConfigFile(llvm::StringRef Dir) {
+  llvm::SmallString<256> Cur(Dir);
+  llvm::sys::fs::make_absolute(Cur);
+  while (!Cur.empty()) {
+    for (const char *Name : {".tilefit.yaml", ".tilefit.json"}) {
+      llvm::SmallString<256> Candidate(Cur);
+      llvm::sys::path::append(Candidate, Name);
+      if (llvm::sys::fs::is_regular_file(Candidate))
+        return std::string(Candidate);
+    }
+    llvm::StringRef Parent = llvm::sys::path::parent_path(Cur);
+    if (Parent == Cur)
+      break;
+    Cur = Parent;
+  }
+  return "";
+}
+
+llvm::Expected<Config> loadConfigFile(const std::string &Path) {
+  auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/true);
+  if (!Buf)
+    return llvm::createStringError(Buf.getError(), "%s: cannot read the configuration: %s",
+                                   Path.c_str(), Buf.getError().message().c_str());
+  return parseConfig((*Buf)->getBuffer(), Path,
+                     std::string(llvm::sys::path::parent_path(Path)));
+}
+
+} // namespace frontend
+} // namespace tilefit

@@ -1,0 +1,57 @@
+//===- GlobList.cpp -------------------------------------------------------===//
+#include "tilefit/model/GlobList.h"
+
+namespace tilefit {
+
+bool globMatch(std::string_view P, std::string_view N) {
+  // Iterative matching with one backtrack point for the last '*'.
+  size_t Pi = 0, Ni = 0, Star = std::string_view::npos, Mark = 0;
+  while (Ni < N.size()) {
+    if (Pi < P.size() && (P[Pi] == '?' || P[Pi] == N[Ni])) {
+      ++Pi;
+      ++Ni;
+    } else if (Pi < P.size() && P[Pi] == '*') {
+      Star = Pi++;
+      Mark = Ni;
+    } else if (Star != std::string_view::npos) {
+      Pi = Star + 1;
+      Ni = ++Mark;
+    } else {
+      return false;
+    }
+  }
+  while (Pi < P.size() && P[Pi] == '*')
+    ++Pi;
+  return Pi == P.size();
+}
+
+GlobList::GlobList(std::string_view Text) {
+  size_t Start = 0;
+  while (Start <= Text.size()) {
+    size_t Comma = Text.find(',', Start);
+    std::string_view Part =
+        Text.substr(Start, Comma == std::string_view::npos ? std::string_view::npos : Comma - Start);
+    while (!Part.empty() && (Part.front() == ' ' || Part.front() == '\n' || Part.front() == '\t'))
+      Part.remove_prefix(1);
+    while (!Part.empty() && (Part.back() == ' ' || Part.back() == '\n' || Part.back() == '\t'))
+      Part.remove_suffix(1);
+    if (!Part.empty()) {
+      bool Positive = Part.front() != '-';
+      if (!Positive)
+        Part.remove_prefix(1);
+      Items.push_back({Positive, std::string(Part)});
+    }
+    if (Comma == std::string_view::npos)
+      break;
+    Start = Comma + 1;
+  }
+}
+
+bool GlobList::contains(std::string_view Name) const {
+  for (auto It = Items.rbegin(); It != Items.rend(); ++It)
+    if (globMatch(It->Pattern, Name))
+      return It->Positive;
+  return false;
+}
+
+} // namespace tilefit

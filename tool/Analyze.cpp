@@ -1,0 +1,394 @@
+//===- Analyze.cpp - One run of tilefit -----------------------------------===//
+#include "Analyze.h"
+
+#include "tilefit/frontend/Analyzer.h"
+#include "tilefit/frontend/CommandTranslation.h"
+#include "tilefit/frontend/Toolkit.h"
+#include "tilefit/model/Analysis.h"
+#include "tilefit/model/Arch.h"
+#include "tilefit/model/Capacity.h"
+#include "tilefit/model/Checks.h"
+#include "tilefit/model/GlobList.h"
+#include "tilefit/model/Suppressions.h"
+#include "tilefit/reporters/SourceLines.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Regex.h"
+#include "llvm/Support/Threading.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <memory>
+#include <set>
+
+using namespace llvm;
+
+namespace tilefit {
+namespace tool {
+namespace {
+
+/// tilefit's own messages, on stderr, in clang's voice.
+void toolMessage(const char *Level, const Twine &Msg) {
+  errs() << "tilefit: " << Level << ": " << Msg << "\n";
+}
+
+std::string currentDir() {
+  SmallString<256> Cwd;
+  sys::fs::current_path(Cwd);
+  return std::string(Cwd);
+}
+
+std::string absolutePath(StringRef P) {
+  SmallString<256> Out(P);
+  sys::fs::make_absolute(Out);
+  sys::path::remove_dots(Out, true);
+  return std::string(Out);
+}
+
+/// Whether the database file \p Entry matches the source \p Source named on the command line:
+/// the same absolute path, or \p Source a path suffix of it (as clang-tidy accepts).
+bool sourceMatches(const std::string &Entry, const std::string &Source) {
+  if (Entry == absolutePath(Source))
+    return true;
+  StringRef E = Entry, S = Source;
+  return E.ends_with(S) && (E.size() == S.size() || E[E.size() - S.size() - 1] == '/');
+}
+
+Diagnostic inputProblem(const std::string &File, const std::string &Msg) {
+  Diagnostic D;
+  D.Level = Severity::Error;
+  D.Check = std::string(checkInfo(CheckId::Input).Name);
+  D.Message = Msg;
+  D.Loc.File = File;
+  return D;
+}
+
+/// Chooses the compile commands to analyse; reports sources it cannot place.
+std::vector<frontend::CompileCommand> selectCommands(const AnalyzeRequest &Req, Report &R,
+                                                     bool &Failed) {
+  std::vector<frontend::CompileCommand> Out;
+  auto Fail = [&](const std::string &File, const std::string &Msg) {
+    R.ToolMessages.push_back(inputProblem(File, Msg));
+    Failed = true;
+  };
+  auto Adhoc = [&](const std::string &Src, const std::vector<std::string> &Args) {
+    frontend::CompileCommand C;
+    C.Directory = currentDir();
+    C.File = absolutePath(Src);
+    C.Arguments.push_back("clang++");
+    C.Arguments.insert(C.Arguments.end(), Args.begin(), Args.end());
+    C.Arguments.push_back(C.File);
+    C.Origin = "command line";
+    return C;
+  };
+  std::set<std::pair<std::string, std::vector<std::string>>> Seen;
+  auto Take = [&](frontend::CompileCommand C) {
+    if (Error E = frontend::expandResponseFiles(C)) {
+      Fail(C.File, toString(std::move(E)));
+      return;
+    }
+    // Several entries for one file with the same flags (one per build configuration that did
+    // not change them) are one unit; the output file does not matter here.
+    std::vector<std::string> Key;
+    for (size_t I = 0; I < C.Arguments.size(); ++I) {
+      if (C.Arguments[I] == "-o") {
+        ++I;
+        continue;
+      }
+      Key.push_back(C.Arguments[I]);
+    }
+    if (Seen.insert({C.File, Key}).second)
+      Out.push_back(std::move(C));
+  };
+
+  if (!Req.Commands.empty()) {
+    for (const frontend::CompileCommand &C : Req.Commands)
+      Take(C);
+    return Out;
+  }
+  if (Req.HaveDashDash) {
+    for (const std::string &S : Req.Sources)
+      Take(Adhoc(S, Req.Extra));
+    return Out;
+  }
+
+  std::string DbPath = Req.BuildPath;
+  if (DbPath.empty() && !Req.Sources.empty())
+    DbPath = frontend::findCompilationDatabaseAbove(
+        sys::path::parent_path(absolutePath(Req.Sources.front())));
+  if (DbPath.empty()) {
+    for (const std::string &S : Req.Sources)
+      Take(Adhoc(S, {}));
+    return Out;
+  }
+
+  std::vector<std::string> Warnings;
+  auto Db = frontend::loadCompilationDatabase(DbPath, Warnings);
+  for (const std::string &W : Warnings)
+    toolMessage("warning", W);
+  if (!Db) {
+    Fail(DbPath, toString(Db.takeError()));
+    return Out;
+  }
+  if (Req.Sources.empty()) {
+    // Every CUDA entry of the database; others (host C++) quietly skipped.
+    for (frontend::CompileCommand C : *Db) {
+      if (Error E = frontend::expandResponseFiles(C)) {
+        Fail(C.File, toString(std::move(E)));
+        continue;
+      }
+      if (frontend::translateCommand(C).IsCuda)
+        Take(C);
+    }
+    return Out;
+  }
+  for (const std::string &S : Req.Sources) {
+    bool Found = false;
+    for (const frontend::CompileCommand &C : *Db)
+      if (sourceMatches(C.File, S)) {
+        Take(C);
+        Found = true;
+      }
+    if (!Found) {
+      if (!Req.BuildPath.empty())
+        Fail(absolutePath(S), "no compile command for '" + S + "' in " + DbPath);
+      else
+        Take(Adhoc(S, {}));
+    }
+  }
+  return Out;
+}
+
+/// What one configuration decides for the units under it.
+struct Settings {
+  frontend::Config Cfg;
+  CapacityDatabase Db;
+  AnalysisOptions Opts;
+  std::vector<std::string> Archs;     ///< Empty: the commands' own.
+  std::unique_ptr<Regex> HeaderFilter; ///< Null: headers' findings are not shown.
+  std::string WarningsAsErrors;
+};
+
+/// Builds the settings of one effective configuration; the error names what is wrong.
+Expected<std::unique_ptr<Settings>> makeSettings(const frontend::Config &Cfg,
+                                                 const AnalyzeRequest &Req) {
+  auto S = std::make_unique<Settings>();
+  S->Cfg = Cfg;
+  SmallString<256> BuiltinDb(Req.ShareDir);
+  sys::path::append(BuiltinDb, "capacity.json");
+  auto Db = CapacityDatabase::load(std::string(BuiltinDb));
+  if (!Db)
+    return createStringError(std::errc::invalid_argument, "%s", Db.error().c_str());
+  S->Db = std::move(*Db);
+  std::vector<std::string> Extra;
+  if (Cfg.CapacityDatabase)
+    Extra.push_back(*Cfg.CapacityDatabase);
+  Extra.insert(Extra.end(), Req.CapacityDbs.begin(), Req.CapacityDbs.end());
+  for (const std::string &Path : Extra) {
+    auto More = CapacityDatabase::load(Path);
+    if (!More)
+      return createStringError(std::errc::invalid_argument, "%s", More.error().c_str());
+    if (auto Err = S->Db.merge(*More))
+      return createStringError(std::errc::invalid_argument, "%s", Err->c_str());
+  }
+  if (Cfg.Architectures)
+    for (const std::string &A : *Cfg.Architectures) {
+      auto P = parseArch(A);
+      if (!P || A.rfind("sm_", 0) != 0)
+        return createStringError(std::errc::invalid_argument,
+                                 "%s: not an architecture name (expected sm_NN, sm_NNa or sm_NNf)",
+                                 A.c_str());
+      if (!S->Db.lookup(P->name()))
+        return createStringError(std::errc::invalid_argument,
+                                 "%s: unknown architecture; the capacity database (%s) knows %s",
+                                 A.c_str(), S->Db.origin().c_str(),
+                                 join(S->Db.names(), ", ").c_str());
+      S->Archs.push_back(P->name());
+    }
+  S->Opts.Budget = Cfg.Budget.value_or(0.9);
+  S->Opts.Checks = Cfg.Checks.value_or("*");
+  if (Cfg.KernelBudgets)
+    S->Opts.KernelBudgets = *Cfg.KernelBudgets;
+  S->Opts.Registers = Req.Registers;
+  if (Cfg.HeaderFilterRegex && !Cfg.HeaderFilterRegex->empty()) {
+    S->HeaderFilter = std::make_unique<Regex>(*Cfg.HeaderFilterRegex);
+    std::string Why;
+    if (!S->HeaderFilter->isValid(Why))
+      return createStringError(std::errc::invalid_argument, "header filter '%s': %s",
+                               Cfg.HeaderFilterRegex->c_str(), Why.c_str());
+  }
+  S->WarningsAsErrors = Cfg.WarningsAsErrors.value_or("");
+  return std::move(S);
+}
+
+/// The configuration file that applies to \p File: --config-file, else the nearest one.
+std::string configFileFor(const AnalyzeRequest &Req, const std::string &File) {
+  if (!Req.ConfigFile.empty())
+    return Req.ConfigFile;
+  return frontend::findConfigFile(sys::path::parent_path(File));
+}
+
+} // namespace
+
+Expected<frontend::Config> effectiveConfig(const AnalyzeRequest &Req, const std::string &File) {
+  frontend::Config Cfg;
+  std::string Path = configFileFor(Req, File);
+  if (!Path.empty()) {
+    auto FromFile = frontend::loadConfigFile(Path);
+    if (!FromFile)
+      return FromFile.takeError();
+    Cfg.overlay(*FromFile);
+  }
+  if (!Req.ConfigText.empty()) {
+    auto Inline = frontend::parseConfig(Req.ConfigText, "--config", currentDir());
+    if (!Inline)
+      return Inline.takeError();
+    Cfg.overlay(*Inline);
+  }
+  Cfg.overlay(Req.Overrides);
+  return Cfg;
+}
+
+AnalyzeResult analyze(const AnalyzeRequest &Req) {
+  AnalyzeResult Result;
+  Report &R = Result.R;
+
+  frontend::ParseEnvironment Env;
+  std::string ToolkitError;
+  if (!Req.NoCudaToolkit)
+    Env.Toolkit = frontend::findCudaToolkit(Req.CudaPath, ToolkitError);
+  if (!ToolkitError.empty()) {
+    Result.UsageError = ToolkitError;
+    return Result;
+  }
+  if (Req.NoCudaToolkit && !Req.Quiet)
+    toolMessage("note", "--no-cuda-toolkit: using tilefit's built-in CUDA prelude: plain "
+                        "kernels are analysed, sources that include CUDA headers will not parse");
+  else if (!Req.NoCudaToolkit && !Env.Toolkit.found())
+    toolMessage("note", "no CUDA toolkit found (looked in " + join(Env.Toolkit.Searched, ", ") +
+                            "); using tilefit's built-in CUDA prelude: plain kernels are "
+                            "analysed, sources that include CUDA headers will not parse");
+  Env.ResourceInclude = Req.ShareDir + "/include";
+  Env.ClangResourceDir = TILEFIT_CLANG_RESOURCE_DIR;
+
+  std::vector<frontend::CompileCommand> Commands = selectCommands(Req, R, Result.Failed);
+  if (Req.Shard) {
+    // A deterministic split: by the sorted position of each unit's file.
+    std::stable_sort(Commands.begin(), Commands.end(),
+                     [](const frontend::CompileCommand &A, const frontend::CompileCommand &B) {
+                       return A.File < B.File;
+                     });
+    std::vector<frontend::CompileCommand> Mine;
+    for (size_t I = 0; I < Commands.size(); ++I)
+      if (I % Req.Shard->second == Req.Shard->first - 1)
+        Mine.push_back(std::move(Commands[I]));
+    Commands = std::move(Mine);
+  }
+
+  // Settings per configuration, and the jobs of each command under its settings.
+  std::map<std::string, std::unique_ptr<Settings>> SettingsOf; // by configuration file
+  std::map<std::string, const Settings *> UnitSettings;        // by unit file
+  std::vector<frontend::UnitJob> UnitJobs;
+  for (const frontend::CompileCommand &C : Commands) {
+    std::string Key = configFileFor(Req, C.File);
+    auto It = SettingsOf.find(Key);
+    if (It == SettingsOf.end()) {
+      auto Cfg = effectiveConfig(Req, C.File);
+      if (!Cfg) {
+        Result.UsageError = toString(Cfg.takeError());
+        return Result;
+      }
+      auto S = makeSettings(*Cfg, Req);
+      if (!S) {
+        Result.UsageError = (Cfg->Origin.empty() ? std::string() : Cfg->Origin + ": ") +
+                            toString(S.takeError());
+        return Result;
+      }
+      It = SettingsOf.emplace(Key, std::move(*S)).first;
+    }
+    UnitSettings[C.File] = It->second.get();
+    for (frontend::UnitJob &J : frontend::planJobs({C}, It->second->Archs))
+      UnitJobs.push_back(std::move(J));
+  }
+
+  // Flags tilefit dropped: one warning each for the whole run.
+  std::set<std::string> Unknown, Refused, UnknownArchs, Warnings;
+  for (const frontend::UnitJob &J : UnitJobs) {
+    Unknown.insert(J.Flags.Unknown.begin(), J.Flags.Unknown.end());
+    Warnings.insert(J.Flags.Warnings.begin(), J.Flags.Warnings.end());
+    Refused.insert(J.Flags.Refused.begin(), J.Flags.Refused.end());
+    if (!UnitSettings[J.Command.File]->Db.lookup(J.Target.Real))
+      UnknownArchs.insert(J.Target.Real);
+  }
+  if (!Unknown.empty())
+    toolMessage("warning", "ignored nvcc flags tilefit does not know: " +
+                               join(std::vector<std::string>(Unknown.begin(), Unknown.end()), " "));
+  if (!Refused.empty())
+    toolMessage("warning", "ignored flags that would load code into tilefit: " +
+                               join(std::vector<std::string>(Refused.begin(), Refused.end()), " "));
+  for (const std::string &W : Warnings)
+    toolMessage("warning", W);
+  for (const std::string &A : UnknownArchs)
+    toolMessage("warning", A + " is not in the capacity database; its kernels are reported "
+                               "without limits or checks");
+  if (Req.ShowCommands)
+    for (const frontend::UnitJob &J : UnitJobs)
+      errs() << join(frontend::parseCommandLine(J, Env), " ") << "\n";
+
+  unsigned Threads = Req.Threads ? Req.Threads
+                                 : llvm::hardware_concurrency().compute_thread_count();
+  frontend::ProgressFn Progress;
+  if (Req.Progress && UnitJobs.size() > 1)
+    Progress = [](size_t Done, size_t Total, const frontend::UnitJob &J) {
+      errs() << "\r[" << Done << "/" << Total << "] " << sys::path::filename(J.Command.File) << " "
+             << J.Target.Real << "\x1b[K";
+      if (Done == Total)
+        errs() << "\n";
+    };
+  std::vector<TranslationUnitFacts> Facts = frontend::analyzeAll(UnitJobs, Env, Threads, Progress);
+
+  for (const TranslationUnitFacts &TU : Facts) {
+    const Settings &S = *UnitSettings[TU.File];
+    analyzeUnit(TU, S.Db, S.Opts, R);
+    Result.Failed |= TU.Failed;
+  }
+  finalizeReport(R);
+
+  // Findings in headers follow the header filter of their unit's configuration.
+  size_t Hidden = filterHeaderFindings(R, [&](const Diagnostic &D) {
+    auto It = UnitSettings.find(D.TranslationUnit);
+    return It != UnitSettings.end() && It->second->HeaderFilter &&
+           It->second->HeaderFilter->match(D.Loc.File);
+  });
+  if (Hidden && !Req.Quiet)
+    toolMessage("note", std::to_string(Hidden) + " finding(s) in headers not shown (use " +
+                            "--header-filter=<regex> to show them)");
+
+  // NOLINT comments.
+  applySuppressions(R, [](const std::string &File) -> std::optional<std::string> {
+    auto Buf = MemoryBuffer::getFile(File, /*IsText=*/true);
+    if (!Buf)
+      return std::nullopt;
+    return (*Buf)->getBuffer().str();
+  });
+
+  // --warnings-as-errors, per unit.
+  for (Diagnostic &D : R.Diagnostics) {
+    auto It = UnitSettings.find(D.TranslationUnit);
+    if (It == UnitSettings.end() || It->second->WarningsAsErrors.empty())
+      continue;
+    if (D.Level == Severity::Warning &&
+        GlobList(It->second->WarningsAsErrors).contains(D.Check)) {
+      D.Level = Severity::Error;
+      D.PromotedToError = true;
+    }
+  }
+  return Result;
+}
+
+} // namespace tool
+} // namespace tilefit

@@ -1,0 +1,58 @@
+//===- Analyze.h - One run of tilefit over sources or a database -*- C++ -*-===//
+#ifndef TILEFIT_TOOL_ANALYZE_H
+#define TILEFIT_TOOL_ANALYZE_H
+
+#include "tilefit/frontend/CompileCommand.h"
+#include "tilefit/frontend/Config.h"
+#include "tilefit/model/Report.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tilefit {
+namespace tool {
+
+/// What the command line asks of an analysis run. Optional fields are set only when given, so
+/// that configuration files decide the rest.
+struct AnalyzeRequest {
+  std::vector<std::string> Sources;
+  std::string BuildPath;              ///< -p
+  std::vector<std::string> Extra;     ///< After `--`.
+  bool HaveDashDash = false;
+  /// Commands given directly (the launcher's own compile command); replace the selection.
+  std::vector<frontend::CompileCommand> Commands;
+
+  frontend::Config Overrides;         ///< --arch, --budget, --checks, --header-filter, ...
+  std::vector<std::string> CapacityDbs; ///< --capacity-db, over the configuration's.
+  std::string ConfigFile;             ///< --config-file
+  std::string ConfigText;             ///< --config
+  std::string CudaPath;
+  bool NoCudaToolkit = false;
+  std::optional<uint64_t> Registers;
+  unsigned Threads = 0;
+  bool Progress = false;              ///< Show progress on stderr.
+  bool Quiet = false;
+  bool ShowCommands = false;
+  std::optional<std::pair<unsigned, unsigned>> Shard; ///< K of N, 1-based.
+  std::string ShareDir;               ///< share/tilefit beside the executable.
+};
+
+struct AnalyzeResult {
+  Report R;
+  bool Failed = false;                ///< A unit or an input failed.
+  std::string UsageError;             ///< Set when the run could not start (exit status 2).
+};
+
+/// Selects the commands, parses every unit for every architecture, analyses them, and applies
+/// the header filter, NOLINT comments and --warnings-as-errors of each unit's configuration.
+AnalyzeResult analyze(const AnalyzeRequest &Req);
+
+/// The effective configuration for \p File (the nearest .tilefit.yaml, --config-file,
+/// --config, then the command line), or an error.
+llvm::Expected<frontend::Config> effectiveConfig(const AnalyzeRequest &Req, const std::string &File);
+
+} // namespace tool
+} // namespace tilefit
+
+#endif

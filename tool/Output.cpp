@@ -1,0 +1,117 @@
+//===- Output.cpp ---------------------------------------------------------===//
+#include "Output.h"
+
+#include "tilefit/model/Analysis.h"
+#include "tilefit/model/GlobList.h"
+#include "tilefit/reporters/JsonReporter.h"
+#include "tilefit/reporters/MarkdownReporter.h"
+#include "tilefit/reporters/SarifReporter.h"
+#include "tilefit/reporters/TextReporter.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+namespace tilefit {
+namespace tool {
+
+std::optional<OutputFormat> parseFormat(llvm::StringRef Name) {
+  return llvm::StringSwitch<std::optional<OutputFormat>>(Name)
+      .Case("text", OutputFormat::Text)
+      .Case("json", OutputFormat::Json)
+      .Case("sarif", OutputFormat::Sarif)
+      .Cases("markdown", "md", OutputFormat::Markdown)
+      .Default(std::nullopt);
+}
+
+std::optional<OutputFormat> formatForPath(llvm::StringRef Path) {
+  llvm::StringRef Ext = llvm::sys::path::extension(Path);
+  return llvm::StringSwitch<std::optional<OutputFormat>>(Ext.lower())
+      .Case(".sarif", OutputFormat::Sarif)
+      .Case(".json", OutputFormat::Json)
+      .Cases(".md", ".markdown", OutputFormat::Markdown)
+      .Case(".txt", OutputFormat::Text)
+      .Default(std::nullopt);
+}
+
+void writeReport(const Report &R, const OutputSettings &S, std::ostream &OS) {
+  ToolInfo Info;
+  Info.Version = TILEFIT_VERSION;
+  SourceLines Lines;
+  switch (S.Format) {
+  case OutputFormat::Json:
+    renderJson(R, Info, OS);
+    break;
+  case OutputFormat::Sarif: {
+    SarifOptions Opts;
+    Opts.SourceRoot = S.SourceRoot;
+    Opts.InformationUri = TILEFIT_INFORMATION_URI;
+    renderSarif(R, Info, Opts, Lines, OS);
+    break;
+  }
+  case OutputFormat::Markdown:
+    renderMarkdown(R, S.SourceRoot, OS);
+    break;
+  case OutputFormat::Text:
+    renderText(R, Lines, OS);
+    break;
+  }
+}
+
+std::string defaultSourceRoot(const std::string &BuildPath, const Report &R) {
+  if (!BuildPath.empty()) {
+    llvm::SmallString<256> Cache(BuildPath);
+    if (!llvm::sys::fs::is_directory(Cache))
+      Cache = llvm::sys::path::parent_path(Cache);
+    llvm::sys::path::append(Cache, "CMakeCache.txt");
+    if (auto Buf = llvm::MemoryBuffer::getFile(Cache)) {
+      llvm::StringRef Text = (*Buf)->getBuffer();
+      for (llvm::StringRef Key : {"CMAKE_HOME_DIRECTORY:INTERNAL=", "CMAKE_HOME_DIRECTORY:STATIC="}) {
+        size_t P = Text.find(Key);
+        if (P != llvm::StringRef::npos)
+          return Text.substr(P + Key.size()).split('\n').first.rtrim().str();
+      }
+    }
+  }
+  // The deepest folder holding every unit's file.
+  std::string Common;
+  bool First = true;
+  for (const UnitReport &U : R.Units) {
+    std::string Dir = llvm::sys::path::parent_path(U.File).str();
+    if (First) {
+      Common = Dir;
+      First = false;
+      continue;
+    }
+    while (!Common.empty() && !(Dir == Common || llvm::StringRef(Dir).starts_with(Common + "/")))
+      Common = llvm::sys::path::parent_path(Common).str();
+  }
+  if (!Common.empty())
+    return Common;
+  llvm::SmallString<256> Cwd;
+  llvm::sys::fs::current_path(Cwd);
+  return std::string(Cwd);
+}
+
+int exitStatus(const Report &R, bool Failed, Severity FailLevel) {
+  if (Failed)
+    return 2;
+  auto Worst = worstSeverity(R);
+  return Worst && static_cast<int>(*Worst) >= static_cast<int>(FailLevel) ? 1 : 0;
+}
+
+void promoteWarnings(Report &R, llvm::StringRef Globs) {
+  if (Globs.empty())
+    return;
+  GlobList List(std::string_view(Globs.data(), Globs.size()));
+  for (Diagnostic &D : R.Diagnostics)
+    if (D.Level == Severity::Warning && List.contains(D.Check)) {
+      D.Level = Severity::Error;
+      D.PromotedToError = true;
+    }
+}
+
+} // namespace tool
+} // namespace tilefit

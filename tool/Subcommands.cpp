@@ -1,0 +1,154 @@
+//===- Subcommands.cpp ----------------------------------------------------===//
+#include "Subcommands.h"
+
+#include "Analyze.h"
+
+#include "tilefit/frontend/CommandTranslation.h"
+#include "tilefit/reporters/DiffReporter.h"
+#include "tilefit/reporters/JsonReader.h"
+#include "tilefit/reporters/JsonReporter.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <fstream>
+#include <iostream>
+
+using namespace llvm;
+
+namespace tilefit {
+namespace tool {
+namespace {
+
+void toolMessage(const char *Level, const Twine &Msg) {
+  errs() << "tilefit: " << Level << ": " << Msg << "\n";
+}
+
+} // namespace
+
+int runDiff(const std::vector<std::string> &Inputs, OutputFormat Format,
+            const std::optional<GrowthThreshold> &Threshold, const std::string &OutputFile) {
+  if (Inputs.size() != 2) {
+    toolMessage("error", "tilefit diff takes two JSON reports: OLD.json NEW.json");
+    return 2;
+  }
+  auto Old = loadJsonReport(Inputs[0]);
+  auto New = loadJsonReport(Inputs[1]);
+  for (auto *R : {&Old, &New})
+    if (!*R) {
+      toolMessage("error", R->error());
+      return 2;
+    }
+  std::vector<KernelDelta> Deltas = diffReports(*Old, *New, Threshold);
+  DiffFormat F = Format == OutputFormat::Json       ? DiffFormat::Json
+                 : Format == OutputFormat::Markdown ? DiffFormat::Markdown
+                                                    : DiffFormat::Text;
+  if (Format == OutputFormat::Sarif) {
+    toolMessage("error", "tilefit diff writes text, json or markdown");
+    return 2;
+  }
+  if (OutputFile.empty()) {
+    renderDiff(Deltas, F, std::cout);
+  } else {
+    std::ofstream Out(OutputFile, std::ios::binary);
+    renderDiff(Deltas, F, Out);
+    if (!Out.good()) {
+      toolMessage("error", "--output=" + OutputFile + ": cannot write");
+      return 2;
+    }
+  }
+  for (const KernelDelta &D : Deltas)
+    if (D.OverThreshold)
+      return 1;
+  return 0;
+}
+
+std::optional<Report> runMerge(const std::vector<std::string> &Inputs) {
+  if (Inputs.empty()) {
+    toolMessage("error", "tilefit merge takes one or more JSON reports");
+    return std::nullopt;
+  }
+  std::vector<Report> Parts;
+  for (const std::string &In : Inputs) {
+    auto R = loadJsonReport(In);
+    if (!R) {
+      toolMessage("error", R.error());
+      return std::nullopt;
+    }
+    Parts.push_back(std::move(*R));
+  }
+  return mergeReports(std::move(Parts));
+}
+
+int runLauncher(const char *Argv0, const std::vector<std::string> &Compiler,
+                const std::string &ShareDir) {
+  if (Compiler.empty()) {
+    toolMessage("error", "the launcher needs a compiler command: tilefit-launch nvcc ARGS...");
+    return 2;
+  }
+  // The unit this command compiles: `-c` with a source argument; its object from `-o`.
+  SmallString<256> Cwd;
+  sys::fs::current_path(Cwd);
+  std::string Source, Object;
+  bool CompileOnly = false;
+  for (size_t I = 1; I < Compiler.size(); ++I) {
+    StringRef A = Compiler[I];
+    if (A == "-c" || A == "--compile" || A == "-dc" || A == "--device-c")
+      CompileOnly = true;
+    else if ((A == "-o" || A == "--output-file") && I + 1 < Compiler.size())
+      Object = Compiler[++I];
+    else if (A.starts_with("--output-file="))
+      Object = A.drop_front(14).str();
+    else if (!A.starts_with("-") && (A.ends_with(".cu") || A.ends_with(".cpp") || A.ends_with(".cc")))
+      Source = A.str();
+  }
+  if (CompileOnly && !Source.empty()) {
+    frontend::CompileCommand C;
+    C.Directory = std::string(Cwd);
+    SmallString<256> Abs(Source);
+    sys::fs::make_absolute(Cwd, Abs);
+    sys::path::remove_dots(Abs, true);
+    C.File = std::string(Abs);
+    C.Arguments = Compiler;
+    C.Origin = "compiler launcher";
+    AnalyzeRequest Req;
+    Req.Commands.push_back(C);
+    Req.ShareDir = ShareDir;
+    Req.Quiet = true;
+    Req.Threads = 1;
+    if (frontend::translateCommand(C).IsCuda) {
+      AnalyzeResult Result = analyze(Req);
+      if (!Result.UsageError.empty()) {
+        toolMessage("warning", "not analysed: " + Result.UsageError);
+      } else {
+        SmallString<256> ReportPath(Object.empty() ? sys::path::filename(Source).str() : Object);
+        sys::fs::make_absolute(Cwd, ReportPath);
+        ReportPath += ".tilefit.json";
+        std::ofstream Out(std::string(ReportPath), std::ios::binary);
+        ToolInfo Info;
+        Info.Version = TILEFIT_VERSION;
+        renderJson(Result.R, Info, Out);
+        if (!Out.good())
+          toolMessage("warning", "cannot write " + ReportPath);
+      }
+    }
+  }
+  // Then the compiler, unchanged: the build's own command, not one taken from a database.
+  auto Program = sys::findProgramByName(Compiler.front());
+  std::string Path = Program ? *Program : Compiler.front();
+  std::vector<StringRef> Args(Compiler.begin(), Compiler.end());
+  std::string Error;
+  int Status = sys::ExecuteAndWait(Path, Args, std::nullopt, {}, 0, 0, &Error);
+  if (Status < 0) {
+    toolMessage("error", "cannot run " + Compiler.front() + ": " + Error);
+    return 127;
+  }
+  (void)Argv0;
+  return Status;
+}
+
+} // namespace tool
+} // namespace tilefit
