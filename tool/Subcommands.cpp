@@ -27,6 +27,21 @@ void toolMessage(const char *Level, const Twine &Msg) {
   errs() << "tilefit: " << Level << ": " << Msg << "\n";
 }
 
+/// The CMake build folder the launcher runs in (compiles run in subfolders of it).
+std::string findBuildFolder(std::string Dir) {
+  while (!Dir.empty()) {
+    SmallString<256> Cache(Dir);
+    sys::path::append(Cache, "CMakeCache.txt");
+    if (sys::fs::exists(Cache))
+      return Dir;
+    std::string Parent = sys::path::parent_path(Dir).str();
+    if (Parent == Dir)
+      break;
+    Dir = Parent;
+  }
+  return "";
+}
+
 } // namespace
 
 int runDiff(const std::vector<std::string> &Inputs, OutputFormat Format,
@@ -130,6 +145,8 @@ int runLauncher(const char *Argv0, const std::vector<std::string> &Compiler,
         std::ofstream Out(std::string(ReportPath), std::ios::binary);
         ToolInfo Info;
         Info.Version = TILEFIT_VERSION;
+        // The project root as CMake knows it: the build folder is the launcher's caller's.
+        Result.R.SourceRoot = defaultSourceRoot(findBuildFolder(std::string(Cwd)), Result.R);
         renderJson(Result.R, Info, Out);
         if (!Out.good())
           toolMessage("warning", "cannot write " + ReportPath);

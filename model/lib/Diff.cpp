@@ -125,6 +125,8 @@ Report mergeReports(std::vector<Report> Parts) {
     R.Kernels.insert(R.Kernels.end(), P.Kernels.begin(), P.Kernels.end());
     R.Diagnostics.insert(R.Diagnostics.end(), P.Diagnostics.begin(), P.Diagnostics.end());
     R.ToolMessages.insert(R.ToolMessages.end(), P.ToolMessages.begin(), P.ToolMessages.end());
+    if (R.SourceRoot.empty())
+      R.SourceRoot = P.SourceRoot;
   }
   finalizeReport(R);
   // A message about the whole run appears once, whichever shard said it.

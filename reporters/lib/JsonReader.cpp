@@ -9,7 +9,7 @@
 namespace tilefit {
 namespace {
 
-using json = nlohmann::json;
+using json = nlohmann::ordered_json;
 
 /// Thrown (and caught in readJsonReport) with the JSON path of a field that is missing or of
 /// the wrong type.
@@ -214,6 +214,7 @@ public:
     Report R;
     if (!Doc.is_object() || !Doc.contains("schema") || Doc.at("schema") != "tilefit-report/1")
       throw BadField{"schema", "expected \"tilefit-report/1\""};
+    R.SourceRoot = strOr(Doc, "source_root", "");
     const json &Units = arr(Doc, "translation_units", "");
     for (size_t I = 0; I < Units.size(); ++I) {
       std::string P = "translation_units[" + std::to_string(I) + "]";

@@ -67,6 +67,7 @@ void renderJson(const Report &R, const ToolInfo &Tool, std::ostream &OS) {
   json Doc;
   Doc["schema"] = "tilefit-report/1";
   Doc["tool"] = {{"name", Tool.Name}, {"version", Tool.Version}};
+  Doc["source_root"] = R.SourceRoot;
 
   json Units = json::array();
   for (const UnitReport &U : R.Units) {

@@ -1,5 +1,5 @@
 //===- CliTest.cpp - The built binary: exit codes, formats, bad input -----===//
-#include "../support/TestSupport.h"
+#include "CliFixture.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -15,24 +15,6 @@
 namespace tilefit {
 namespace test {
 namespace {
-
-class CliTest : public TempDirTest {
-protected:
-  CommandResult tilefit(std::vector<std::string> Args) {
-    Args.insert(Args.begin(), binary());
-    return runCommand(Args, Dir);
-  }
-
-  static nlohmann::json json(const CommandResult &R) {
-    try {
-      return nlohmann::json::parse(R.Out);
-    } catch (const std::exception &E) {
-      ADD_FAILURE() << "not JSON: " << E.what() << "\n" << R.Out << R.Err;
-      return {};
-    }
-  }
-
-};
 
 const char GoodKernel[] = R"(
 __global__ void good(float *o) {

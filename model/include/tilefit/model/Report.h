@@ -97,6 +97,8 @@ struct Report {
   std::vector<Diagnostic> Diagnostics;
   /// Problems that belong to no translation unit (a bad compilation database entry).
   std::vector<Diagnostic> ToolMessages;
+  /// The project's source folder, for relative paths in SARIF and Markdown ("" if unknown).
+  std::string SourceRoot;
 };
 
 } // namespace tilefit
