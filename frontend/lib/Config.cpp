@@ -77,18 +77,18 @@ public:
         C.CapacityDatabase = std::string(Abs);
       } else if (Key == "Architectures") {
         std::vector<std::string> Archs;
-        for (yaml::Node *N : sequence(V, "a list of architectures")) {
+        forEachItem(V, "a list of architectures", [&](yaml::Node *N) {
           std::string A = scalar(N, "an architecture name");
           auto P = parseArch(A);
           if (Error.empty() && (!P || A.rfind("sm_", 0) != 0))
             problem(N, "'" + A + "' is not an architecture name (expected sm_NN, sm_NNa or sm_NNf)");
           Archs.push_back(A);
-        }
+        });
         C.Architectures = std::move(Archs);
       } else if (Key == "KernelBudgets") {
         std::vector<KernelBudget> Budgets;
-        for (yaml::Node *N : sequence(V, "a list of {Kernel, Bytes or Fraction}"))
-          Budgets.push_back(kernelBudget(N));
+        forEachItem(V, "a list of {Kernel, Bytes or Fraction}",
+                    [&](yaml::Node *N) { Budgets.push_back(kernelBudget(N)); });
         C.KernelBudgets = std::move(Budgets);
       } else if (Error.empty()) {
         problem(KV.getKey(), "unknown key '" + Key +
@@ -143,16 +143,16 @@ private:
     return V;
   }
 
-  std::vector<yaml::Node *> sequence(yaml::Node *N, const char *What) {
-    std::vector<yaml::Node *> Out;
+  /// Calls Fn on each item of a sequence while the parser stands on it: LLVM's YAML nodes
+  /// stream, so an item cannot be read after the iterator has moved past it.
+  template <typename Fn> void forEachItem(yaml::Node *N, const char *What, Fn &&Visit) {
     auto *Seq = llvm::dyn_cast_or_null<yaml::SequenceNode>(N);
     if (!Seq) {
       problem(N, std::string("expected ") + What);
-      return Out;
+      return;
     }
     for (yaml::Node &Item : *Seq)
-      Out.push_back(&Item);
-    return Out;
+      Visit(&Item);
   }
 
   KernelBudget kernelBudget(yaml::Node *N) {

@@ -89,9 +89,9 @@ __global__ void at_allocation(float *o) {
   nlohmann::json J = json(R);
   std::vector<std::string> Found = findings(J);
   std::sort(Found.begin(), Found.end());
-  EXPECT_EQ(Found, (std::vector<std::string>{"tilefit-budget@12", "tilefit-budget@2",
-                                             "tilefit-budget@6", "tilefit-nolint@19",
-                                             "tilefit-nolint@20"}))
+  EXPECT_EQ(Found, (std::vector<std::string>{"tilefit-budget@13", "tilefit-budget@2",
+                                             "tilefit-budget@6", "tilefit-nolint@20",
+                                             "tilefit-nolint@21"}))
       << R.Out;
   EXPECT_EQ(R.Status, 1) << "unmatched NOLINTBEGIN/END are errors";
   bool BeginMsg = false, EndMsg = false;
@@ -134,7 +134,7 @@ TEST_F(CiGate, ConfigurationFileIsFoundAboveTheSource) {
 }
 
 TEST_F(CiGate, ConfigurationChecksKernelBudgetsHeaderFilterAndDatabase) {
-  write("limits.json", R"({"architectures": {"sm_90": {"shared_memory": {"block_optin_max": 10000}}}})");
+  write("limits.json", R"({"architectures": {"sm_90": {"shared_memory": {"block_default_max": 8000, "block_optin_max": 10000}}}})");
   write("conf.json", R"({"Checks": "tilefit-*,-tilefit-occupancy",
     "KernelBudgets": [{"Kernel": "w*", "Bytes": 4096}],
     "CapacityDatabase": "limits.json", "Architectures": ["sm_90"]})");
@@ -189,7 +189,7 @@ TEST_F(CiGate, ConfigurationErrorsNameFileLineAndColumn) {
   R = tilefit({K, "--"});
   EXPECT_EQ(R.Status, 2);
   EXPECT_NE(R.Err.find(".tilefit.yaml:"), std::string::npos) << R.Err;
-  write(".tilefit.json", "{\"Budget\": 0.5,}");
+  write(".tilefit.json", "{\"Budget\": 0.5");
   llvm::sys::fs::remove(Dir + "/.tilefit.yaml");
   R = tilefit({K, "--"});
   EXPECT_EQ(R.Status, 2);
