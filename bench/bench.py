@@ -510,6 +510,11 @@ def ratio(a, b):
     return a / b
 
 
+def cpu(m):
+    """user + system CPU time of a measurement (hyperfine's mean), in s."""
+    return None if m is None else m["user_s"] + m["system_s"]
+
+
 def fmt_r(x, nd=2):
     return "—" if x is None else ("%." + str(nd) + "f") % x
 
@@ -537,38 +542,57 @@ def render(R):
                 " (of which %.1f min waiting for other processes to finish, `--wait-quiet`)"
                 % (waited / 60) if waited >= 1 else ""))
     L.append("")
-    L.append("Times are hyperfine medians over the runs shown (min–max in brackets); RSS is the "
-             "median peak resident set of those runs (GNU time `%M`), in MiB. tilefit runs with "
-             "`-j 1`, the Clang parses and nvcc one after the other, so every ratio compares "
-             "one core with one core.")
+    L.append("Times are hyperfine medians over the runs shown (min–max in brackets); ratios "
+             "marked CPU divide user+system CPU time (hyperfine's means) instead, which other "
+             "processes on the machine disturb less. RSS is the median peak resident set of the "
+             "timed runs (GNU time `%M`), in MiB. tilefit runs with `-j 1`, the Clang parses and "
+             "nvcc one after the other, so every ratio compares one core with one core.")
     L.append("")
 
     comps = [c for c in R.get("comparisons", []) if not c.get("sweep")]
-    L.append("### tilefit against Clang's parse and nvcc")
+    L.append("### tilefit against Clang's parse and nvcc: time")
     L.append("")
-    L.append("| input | archs | units | runs | tilefit | clang parse | nvcc | tilefit / clang | "
-             "nvcc / tilefit | RSS tilefit | RSS clang | RSS nvcc | RSS tilefit / clang | host parse |")
-    L.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
-    pr, nr, rr = [], [], []
+    L.append("| input | archs | units | runs | tilefit | clang parse | nvcc | **tilefit / clang** | "
+             "**nvcc / tilefit** | tilefit / clang, CPU | nvcc / tilefit, CPU | host parse |")
+    L.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    pr, nr, rr, pc, nc = [], [], [], [], []
     for c in comps:
         tf, cl, nv = c["tilefit"], c["clang"], c.get("nvcc")
         r1 = ratio(tf["median_s"], cl["median_s"])
         r2 = ratio(nv["median_s"], tf["median_s"]) if nv else None
         r3 = ratio(tf["peak_rss_kb"], cl["peak_rss_kb"])
-        c["ratios"] = {"tilefit_over_clang": r1, "nvcc_over_tilefit": r2, "rss_tilefit_over_clang": r3}
+        c1 = ratio(cpu(tf), cpu(cl))
+        c2 = ratio(cpu(nv), cpu(tf)) if nv else None
+        c["ratios"] = {"tilefit_over_clang": r1, "nvcc_over_tilefit": r2,
+                       "rss_tilefit_over_clang": r3, "cpu_tilefit_over_clang": c1,
+                       "cpu_nvcc_over_tilefit": c2}
         pr.append(r1)
         rr.append(r3)
+        pc.append(c1)
         if r2 is not None:
             nr.append((r2, len(c["archs"])))
-        L.append("| %s | %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            nc.append((c2, len(c["archs"])))
+        L.append("| %s | %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             c["label"], ",".join(a[3:] for a in c["archs"]), c["units"], tf["runs"], fmt_t(tf),
-            fmt_t(cl), fmt_t(nv), fmt_r(r1), fmt_r(r2, 1), fmt_rss(tf), fmt_rss(cl), fmt_rss(nv),
-            fmt_r(r3), "yes (not in the Clang column)" if c["host_parse"] else "no"))
-    g1, g3 = geomean(pr), geomean(rr)
+            fmt_t(cl), fmt_t(nv), fmt_r(r1), fmt_r(r2, 1), fmt_r(c1), fmt_r(c2, 1),
+            "yes (not in the Clang column)" if c["host_parse"] else "no"))
+    g1, g3, gc1 = geomean(pr), geomean(rr), geomean(pc)
     g2a = geomean([r for r, n in nr if n == 1])
     g2b = geomean([r for r, n in nr if n > 1])
-    L.append("| **overall** (geometric mean of the rows) | | | | | | | **%s** | **%s** (1 arch) / **%s** (3 archs) | | | | **%s** | |"
-             % (fmt_r(g1), fmt_r(g2a, 1), fmt_r(g2b, 1), fmt_r(g3)))
+    gc2a = geomean([r for r, n in nc if n == 1])
+    gc2b = geomean([r for r, n in nc if n > 1])
+    L.append("| **overall** (geometric mean of the rows) | | | | | | | **%s** | **%s** (1 arch), **%s** (3) | %s | %s (1 arch), %s (3) | |"
+             % (fmt_r(g1), fmt_r(g2a, 1), fmt_r(g2b, 1), fmt_r(gc1), fmt_r(gc2a, 1), fmt_r(gc2b, 1)))
+    L.append("")
+    L.append("### tilefit against Clang's parse and nvcc: peak memory (MiB)")
+    L.append("")
+    L.append("| input | archs | tilefit | clang parse | nvcc | **tilefit / clang** |")
+    L.append("|---|---|---:|---:|---:|---:|")
+    for c in comps:
+        L.append("| %s | %s | %s | %s | %s | %s |" % (
+            c["label"], ",".join(a[3:] for a in c["archs"]), fmt_rss(c["tilefit"]),
+            fmt_rss(c["clang"]), fmt_rss(c.get("nvcc")), fmt_r(c["ratios"]["rss_tilefit_over_clang"])))
+    L.append("| **overall** (geometric mean) | | | | | **%s** |" % fmt_r(g3))
     L.append("")
 
     J = R["jobs"]
@@ -598,14 +622,15 @@ def render(R):
     L.append("### Scaling with the template instantiations in one unit (sm_90)")
     L.append("")
     L.append("| instantiations | tilefit | clang parse | nvcc | tilefit / clang | nvcc / tilefit | "
-             "RSS tilefit | RSS clang | RSS tilefit / clang |")
-    L.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+             "tilefit / clang, CPU | RSS tilefit | RSS clang | RSS tilefit / clang |")
+    L.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for c in I:
         tf, cl, nv = c["tilefit"], c["clang"], c.get("nvcc")
-        L.append("| %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        L.append("| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             c["instantiations"], fmt_t(tf), fmt_t(cl), fmt_t(nv),
             fmt_r(ratio(tf["median_s"], cl["median_s"])),
             fmt_r(ratio(nv["median_s"], tf["median_s"]) if nv else None, 1),
+            fmt_r(ratio(cpu(tf), cpu(cl))),
             fmt_rss(tf), fmt_rss(cl), fmt_r(ratio(tf["peak_rss_kb"], cl["peak_rss_kb"]))))
     L.append("")
 
@@ -639,17 +664,17 @@ def render(R):
     L.append("| target | measured | met |")
     L.append("|---|---|---|")
     L.append("| tilefit / clang parse ≤ %.2f per unit and architecture, no cache | worst %.2f (%s, %s); "
-             "worst without a host parse %s; overall %.2f | %s |" % (
+             "worst without a host parse %s; overall %.2f (CPU time: %.2f) | %s |" % (
                  TARGET_PARSE_RATIO, worst["ratios"]["tilefit_over_clang"], worst["label"],
                  ",".join(worst["archs"]),
                  "%.2f (%s)" % (worst_nh["ratios"]["tilefit_over_clang"], worst_nh["label"]) if worst_nh else "—",
-                 g1, mark(worst["ratios"]["tilefit_over_clang"] <= TARGET_PARSE_RATIO)))
+                 g1, gc1, mark(worst["ratios"]["tilefit_over_clang"] <= TARGET_PARSE_RATIO)))
     L.append("| tilefit / clang parse ≤ %.1f with a precompiled header of the CUDA headers (later) | "
              "not measurable: tilefit has no precompiled-header option yet (today %.2f overall) | **no** |"
              % (TARGET_PARSE_RATIO_PCH, g1))
     if worst_nv:
-        L.append("| nvcc / tilefit ≥ %.0f for one architecture | worst %.1f (%s); overall %.1f | %s |" % (
-            TARGET_NVCC_RATIO, worst_nv["ratios"]["nvcc_over_tilefit"], worst_nv["label"], g2a,
+        L.append("| nvcc / tilefit ≥ %.0f for one architecture | worst %.1f (%s); overall %.1f (CPU time: %.1f) | %s |" % (
+            TARGET_NVCC_RATIO, worst_nv["ratios"]["nvcc_over_tilefit"], worst_nv["label"], g2a, gc2a,
             mark(worst_nv["ratios"]["nvcc_over_tilefit"] >= TARGET_NVCC_RATIO)))
     L.append("| `-j 2` ≥ %.1f× faster than `-j 1` | %.2f× (%d units) | %s |" % (
         TARGET_J2_SPEEDUP, sp, J["units"], mark(sp >= TARGET_J2_SPEEDUP)))

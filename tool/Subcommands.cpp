@@ -1,7 +1,8 @@
 //===- Subcommands.cpp ----------------------------------------------------===//
 #include "Subcommands.h"
 
-#include "Analyze.h"
+#include "tilefit/driver/Analyze.h"
+#include "tilefit/lsp/Server.h"
 
 #include "tilefit/frontend/CommandTranslation.h"
 #include "tilefit/reporters/DiffReporter.h"
@@ -21,6 +22,7 @@ using namespace llvm;
 
 namespace tilefit {
 namespace tool {
+using namespace driver;
 namespace {
 
 void toolMessage(const char *Level, const Twine &Msg) {
@@ -165,6 +167,24 @@ int runLauncher(const char *Argv0, const std::vector<std::string> &Compiler,
   }
   (void)Argv0;
   return Status;
+}
+
+int runLanguageServer(driver::AnalyzeRequest Base, const std::string &CompileCommandsDir,
+                      unsigned DebounceMs) {
+  lsp::ServerOptions Opts;
+  Opts.Base = std::move(Base);
+  Opts.CompileCommandsDir = CompileCommandsDir;
+  Opts.DebounceMs = DebounceMs;
+  Opts.DocsUri = std::string(TILEFIT_INFORMATION_URI) + "/blob/main/docs/checks.md";
+  Opts.Version = TILEFIT_VERSION;
+  // stdout carries the protocol only; tilefit's own messages go to the client's log.
+  std::ios::sync_with_stdio(false);
+  // Reading must not flush stdout: the worker writes to it (under the transport's lock) while
+  // the message thread waits for input.
+  std::cin.tie(nullptr);
+  lsp::StreamTransport T(std::cin, std::cout);
+  lsp::Server S(T, std::move(Opts));
+  return S.run();
 }
 
 } // namespace tool

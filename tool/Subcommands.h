@@ -4,6 +4,7 @@
 
 #include "Output.h"
 
+#include "tilefit/driver/Analyze.h"
 #include "tilefit/model/Diff.h"
 #include "tilefit/model/Report.h"
 
@@ -27,6 +28,11 @@ std::optional<Report> runMerge(const std::vector<std::string> &Inputs);
 /// compiler unchanged and returns its exit status. tilefit's own problems never fail the build.
 int runLauncher(const char *Argv0, const std::vector<std::string> &Compiler,
                 const std::string &ShareDir);
+
+/// `tilefit lsp`: the language server on stdin/stdout until `exit`; \p Base holds the command
+/// line's options for every analysis.
+int runLanguageServer(driver::AnalyzeRequest Base, const std::string &CompileCommandsDir,
+                      unsigned DebounceMs);
 
 } // namespace tool
 } // namespace tilefit

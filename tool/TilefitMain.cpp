@@ -7,7 +7,7 @@
 
 #include "Output.h"
 
-#include "Analyze.h"
+#include "tilefit/driver/Analyze.h"
 #include "Subcommands.h"
 
 #include "tilefit/model/Analysis.h"
@@ -39,6 +39,7 @@ using namespace llvm;
 
 namespace tilefit {
 namespace tool {
+using namespace driver;
 namespace {
 
 cl::OptionCategory Category("tilefit options");
@@ -189,6 +190,22 @@ cl::opt<bool> Launcher("launcher",
                                 "analyses the unit, writes OBJECT.tilefit.json, then runs the\n"
                                 "compiler unchanged (also as tilefit-launch nvcc ARGS...)"),
                        cl::cat(Category));
+
+cl::opt<bool> Lsp("lsp",
+                  cl::desc("Language server mode (also 'tilefit lsp'): the Language Server\n"
+                           "Protocol on stdin/stdout, for editors"),
+                  cl::cat(Category));
+
+cl::opt<std::string> CompileCommandsDir(
+    "compile-commands-dir",
+    cl::desc("Language server: read compile_commands.json from this folder only\n"
+             "(default: the nearest one above each file, or in a build/ folder there)"),
+    cl::value_desc("dir"), cl::cat(Category));
+
+cl::opt<unsigned> LspDebounceMs("lsp-debounce-ms",
+                                cl::desc("Language server: wait this long after an edit before\n"
+                                         "analysing (default 200)"),
+                                cl::init(200), cl::cat(Category));
 
 void printVersion(raw_ostream &OS) { OS << "tilefit version " << TILEFIT_VERSION << "\n"; }
 
@@ -389,7 +406,7 @@ int tilefitMain(int argc, const char **argv) {
     return runLauncher(argv[0], Compiler, shareDir(argv[0]));
   }
 
-  // Everything after "--" is compiler arguments, as in clang-tidy.
+  // Everything after "--" is compiler arguments, as in clang-tidy. `tilefit lsp` is --lsp.
   std::vector<const char *> Own;
   std::vector<std::string> Extra;
   bool HaveDashDash = false;
@@ -400,6 +417,8 @@ int tilefitMain(int argc, const char **argv) {
     }
     if (HaveDashDash)
       Extra.push_back(argv[I]);
+    else if (I == 1 && StringRef(argv[I]) == "lsp")
+      Own.push_back("--lsp");
     else
       Own.push_back(argv[I]);
   }
@@ -461,6 +480,12 @@ int tilefitMain(int argc, const char **argv) {
   }
   if (Launcher)
     return runLauncher(argv[0], Extra, shareDir(argv[0]));
+  if (Lsp) {
+    auto Req = analyzeRequest(argv[0], {}, false);
+    if (!Req)
+      return ExitFailure;
+    return runLanguageServer(std::move(*Req), CompileCommandsDir, LspDebounceMs);
+  }
   return runAnalysis(argv[0], std::move(Extra), HaveDashDash);
 }
 

@@ -154,18 +154,28 @@ Diagnostic inputError(const std::string &File, std::string Message) {
   return D;
 }
 
-bool canRead(const std::string &File) {
-  int FD;
-  if (llvm::sys::fs::openFileForRead(File, FD))
-    return false;
-  llvm::sys::Process::SafelyCloseFileDescriptor(FD);
-  return true;
-}
-
 bool hasHeader(const std::string &Dir, const char *Name) {
   llvm::SmallString<256> P(Dir);
   llvm::sys::path::append(P, Name);
   return llvm::sys::fs::exists(P);
+}
+
+/// The files a parse sees: the disk, under the unsaved buffers. One per parse: the working
+/// folder is per parse.
+llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fileSystemFor(const ParseEnvironment &Env,
+                                                              const std::string &Directory) {
+  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS(
+      llvm::vfs::createPhysicalFileSystem().release());
+  if (!Env.Unsaved.empty()) {
+    auto Memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+    for (const auto &[Path, Text] : Env.Unsaved)
+      Memory->addFile(Path, /*ModificationTime=*/0, llvm::MemoryBuffer::getMemBufferCopy(Text, Path));
+    auto Overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(FS);
+    Overlay->pushOverlay(Memory);
+    FS = Overlay;
+  }
+  FS->setCurrentWorkingDirectory(Directory);
+  return FS;
 }
 
 std::string join(const std::vector<unsigned> &V) {
@@ -309,25 +319,25 @@ TranslationUnitFacts analyzeUnit(const UnitJob &Job, const ParseEnvironment &Env
   Facts.MaxRegisters = Job.Flags.MaxRegisters;
   Facts.RelocatableDeviceCode = Job.Flags.Rdc;
 
-  // The source must be a readable regular file.
-  llvm::sys::fs::file_status Status;
-  if (std::error_code EC = llvm::sys::fs::status(Job.Command.File, Status)) {
+  // The source must be a readable regular file (or an unsaved buffer).
+  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS = fileSystemFor(Env, Job.Command.Directory);
+  llvm::ErrorOr<llvm::vfs::Status> Status = FS->status(Job.Command.File);
+  if (!Status) {
     Facts.Failed = true;
-    Facts.Diagnostics.push_back(
-        inputError(Job.Command.File, "cannot read '" + Job.Command.File + "': " + EC.message()));
+    Facts.Diagnostics.push_back(inputError(
+        Job.Command.File, "cannot read '" + Job.Command.File + "': " + Status.getError().message()));
     return Facts;
   }
-  if (!llvm::sys::fs::is_regular_file(Status)) {
+  if (!Status->isRegularFile()) {
     Facts.Failed = true;
     Facts.Diagnostics.push_back(
         inputError(Job.Command.File, "'" + Job.Command.File + "' is not a regular file"));
     return Facts;
   }
-  if (llvm::sys::fs::access(Job.Command.File, llvm::sys::fs::AccessMode::Exist) ||
-      !llvm::sys::fs::exists(Job.Command.File) || !canRead(Job.Command.File)) {
+  if (auto Open = FS->openFileForRead(Job.Command.File); !Open) {
     Facts.Failed = true;
-    Facts.Diagnostics.push_back(
-        inputError(Job.Command.File, "cannot read '" + Job.Command.File + "': permission denied"));
+    Facts.Diagnostics.push_back(inputError(
+        Job.Command.File, "cannot read '" + Job.Command.File + "': " + Open.getError().message()));
     return Facts;
   }
   if (!Job.Flags.IsCuda) {
@@ -338,8 +348,6 @@ TranslationUnitFacts analyzeUnit(const UnitJob &Job, const ParseEnvironment &Env
     return Facts;
   }
 
-  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS(llvm::vfs::createPhysicalFileSystem().release());
-  FS->setCurrentWorkingDirectory(Job.Command.Directory);
   clang::FileSystemOptions FSOpts;
   FSOpts.WorkingDir = Job.Command.Directory;
   auto Files = llvm::makeIntrusiveRefCnt<clang::FileManager>(FSOpts, FS);
@@ -365,16 +373,25 @@ TranslationUnitFacts analyzeUnit(const UnitJob &Job, const ParseEnvironment &Env
   return Facts;
 }
 
-bool needsHostParse(const UnitJob &Job) {
-  auto Buf = llvm::MemoryBuffer::getFile(Job.Command.File);
-  return Buf && (*Buf)->getBuffer().contains("__CUDA_ARCH__");
+bool needsHostParse(const UnitJob &Job, const ParseEnvironment &Env) {
+  std::optional<std::string> Text = readSource(Env, Job.Command.File);
+  return Text && llvm::StringRef(*Text).contains("__CUDA_ARCH__");
+}
+
+std::optional<std::string> readSource(const ParseEnvironment &Env, const std::string &File) {
+  auto It = Env.Unsaved.find(File);
+  if (It != Env.Unsaved.end())
+    return It->second;
+  auto Buf = llvm::MemoryBuffer::getFile(File, /*IsText=*/true);
+  if (!Buf)
+    return std::nullopt;
+  return (*Buf)->getBuffer().str();
 }
 
 std::vector<HostKernelCalls> analyzeHostSide(const UnitJob &Job, const ParseEnvironment &Env,
                                              std::vector<Diagnostic> &Problems) {
   std::vector<HostKernelCalls> Calls;
-  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS(llvm::vfs::createPhysicalFileSystem().release());
-  FS->setCurrentWorkingDirectory(Job.Command.Directory);
+  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS = fileSystemFor(Env, Job.Command.Directory);
   clang::FileSystemOptions FSOpts;
   FSOpts.WorkingDir = Job.Command.Directory;
   auto Files = llvm::makeIntrusiveRefCnt<clang::FileManager>(FSOpts, FS);
@@ -446,10 +463,18 @@ std::vector<TranslationUnitFacts> analyzeAll(const std::vector<UnitJob> &Jobs,
   size_t Done = 0;
   auto RunHost = [&](size_t G) {
     const UnitJob &J = Jobs[FirstJob[G]];
-    if (J.Flags.IsCuda && needsHostParse(J))
+    if (Env.Cancelled && *Env.Cancelled)
+      return;
+    if (J.Flags.IsCuda && needsHostParse(J, Env))
       Host[G] = analyzeHostSide(J, Env, HostProblems[G]);
   };
   auto Run = [&](size_t I) {
+    if (Env.Cancelled && *Env.Cancelled) {
+      Results[I].File = Jobs[I].Command.File;
+      Results[I].Arch = Jobs[I].Target.Real;
+      Results[I].Failed = true;
+      return;
+    }
     Results[I] = analyzeUnitSafely(Jobs[I], Env);
     if (Progress) {
       std::lock_guard<std::mutex> Lock(ProgressLock);

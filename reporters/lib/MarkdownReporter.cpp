@@ -1,7 +1,7 @@
 //===- MarkdownReporter.cpp -----------------------------------------------===//
 #include "tilefit/reporters/MarkdownReporter.h"
 
-#include "Summary.h"
+#include "tilefit/reporters/Summary.h"
 
 #include "tilefit/model/Checks.h"
 

@@ -1,5 +1,5 @@
 //===- Summary.cpp --------------------------------------------------------===//
-#include "Summary.h"
+#include "tilefit/reporters/Summary.h"
 
 #include "tilefit/model/Arch.h"
 #include "tilefit/model/Units.h"
@@ -9,7 +9,6 @@
 #include <set>
 
 namespace tilefit {
-namespace {
 
 bool archBefore(const std::string &A, const std::string &B) {
   auto PA = parseArch(A), PB = parseArch(B);
@@ -17,8 +16,6 @@ bool archBefore(const std::string &A, const std::string &B) {
     return PA->Number < PB->Number;
   return A < B;
 }
-
-} // namespace
 
 std::string summaryCell(const KernelReport &K) {
   std::string Cell = K.StaticBytes ? humanBytes(*K.StaticBytes) : "unknown";

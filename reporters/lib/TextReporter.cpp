@@ -1,7 +1,7 @@
 //===- TextReporter.cpp ---------------------------------------------------===//
 #include "tilefit/reporters/TextReporter.h"
 
-#include "Summary.h"
+#include "tilefit/reporters/Summary.h"
 
 #include "tilefit/model/Arch.h"
 #include "tilefit/model/Checks.h"

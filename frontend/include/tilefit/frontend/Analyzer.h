@@ -7,7 +7,10 @@
 #include "tilefit/frontend/Toolkit.h"
 #include "tilefit/model/Facts.h"
 
+#include <atomic>
 #include <functional>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,7 +22,15 @@ struct ParseEnvironment {
   CudaToolkit Toolkit;          ///< Not found: tilefit's built-in CUDA prelude is used instead.
   std::string ResourceInclude;  ///< tilefit's resource include folder (share/tilefit/include).
   std::string ClangResourceDir; ///< Clang's builtin headers.
+  /// Unsaved editor buffers by absolute path: parses read these instead of the files on disk
+  /// (the language server's overlay).
+  std::map<std::string, std::string> Unsaved;
+  /// When set and true, jobs not yet started are skipped (a newer edit made them stale).
+  const std::atomic<bool> *Cancelled = nullptr;
 };
+
+/// The contents of \p File as parses see it: \p Env's unsaved buffer, else the file on disk.
+std::optional<std::string> readSource(const ParseEnvironment &Env, const std::string &File);
 
 /// One translation unit to parse for one architecture.
 struct UnitJob {
@@ -47,7 +58,7 @@ std::vector<std::string> parseCommandLine(const UnitJob &Job, const ParseEnviron
 
 /// Whether the unit's own file tests __CUDA_ARCH__, so that some host code (launches, opt-ins)
 /// may be invisible to the device-side parse and a host-side parse is needed too.
-bool needsHostParse(const UnitJob &Job);
+bool needsHostParse(const UnitJob &Job, const ParseEnvironment &Env);
 
 /// The launches and attribute calls of a host-side parse of \p Job's unit. Problems are
 /// appended to \p Problems (a failed host parse only means those launches stay unseen).
@@ -64,7 +75,8 @@ TranslationUnitFacts analyzeUnit(const UnitJob &Job, const ParseEnvironment &Env
 using ProgressFn = std::function<void(size_t Done, size_t Total, const UnitJob &Job)>;
 
 /// Parses every job on \p Threads threads; results in job order whatever the thread count.
-/// A job whose parse crashes Clang is reported as a failed unit; the others finish.
+/// A job whose parse crashes Clang is reported as a failed unit; the others finish. Once
+/// Env.Cancelled is set, jobs not yet started are skipped and the results are to be dropped.
 std::vector<TranslationUnitFacts> analyzeAll(const std::vector<UnitJob> &Jobs,
                                              const ParseEnvironment &Env, unsigned Threads,
                                              const ProgressFn &Progress = nullptr);

@@ -1,17 +1,20 @@
 //===- Analyze.h - One run of tilefit over sources or a database -*- C++ -*-===//
-#ifndef TILEFIT_TOOL_ANALYZE_H
-#define TILEFIT_TOOL_ANALYZE_H
+#ifndef TILEFIT_DRIVER_ANALYZE_H
+#define TILEFIT_DRIVER_ANALYZE_H
 
 #include "tilefit/frontend/CompileCommand.h"
 #include "tilefit/frontend/Config.h"
 #include "tilefit/model/Report.h"
 
+#include <atomic>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace tilefit {
-namespace tool {
+namespace driver {
 
 /// What the command line asks of an analysis run. Optional fields are set only when given, so
 /// that configuration files decide the rest.
@@ -36,12 +39,20 @@ struct AnalyzeRequest {
   bool ShowCommands = false;
   std::optional<std::pair<unsigned, unsigned>> Shard; ///< K of N, 1-based.
   std::string ShareDir;               ///< share/tilefit beside the executable.
+
+  /// Unsaved editor buffers by absolute path, read instead of the files on disk.
+  std::map<std::string, std::string> Unsaved;
+  /// Set by another thread to stop the run early; its result is then to be dropped.
+  const std::atomic<bool> *Cancelled = nullptr;
+  /// Where tilefit's own messages go (level, text); default: stderr, in clang's voice.
+  std::function<void(const char *Level, const std::string &Text)> Message;
 };
 
 struct AnalyzeResult {
   Report R;
   bool Failed = false;                ///< A unit or an input failed.
   std::string UsageError;             ///< Set when the run could not start (exit status 2).
+  bool Cancelled = false;             ///< Stopped by AnalyzeRequest::Cancelled: R is partial.
 };
 
 /// Selects the commands, parses every unit for every architecture, analyses them, and applies
@@ -52,7 +63,7 @@ AnalyzeResult analyze(const AnalyzeRequest &Req);
 /// --config, then the command line), or an error.
 llvm::Expected<frontend::Config> effectiveConfig(const AnalyzeRequest &Req, const std::string &File);
 
-} // namespace tool
+} // namespace driver
 } // namespace tilefit
 
 #endif

@@ -23,6 +23,9 @@ struct SummaryTable {
 
 SummaryTable buildSummary(const Report &R);
 
+/// Architectures by number (sm_80 before sm_100), then by name.
+bool archBefore(const std::string &A, const std::string &B);
+
 /// One kernel's cell: "4.1 KiB", "1 KiB + 100 KiB (3/SM)", "2 KiB + ? !".
 std::string summaryCell(const KernelReport &K);
 

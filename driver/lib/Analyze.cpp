@@ -1,5 +1,5 @@
 //===- Analyze.cpp - One run of tilefit -----------------------------------===//
-#include "Analyze.h"
+#include "tilefit/driver/Analyze.h"
 
 #include "tilefit/frontend/Analyzer.h"
 #include "tilefit/frontend/CommandTranslation.h"
@@ -10,7 +10,6 @@
 #include "tilefit/model/Checks.h"
 #include "tilefit/model/GlobList.h"
 #include "tilefit/model/Suppressions.h"
-#include "tilefit/reporters/SourceLines.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -28,11 +27,15 @@
 using namespace llvm;
 
 namespace tilefit {
-namespace tool {
+namespace driver {
 namespace {
 
-/// tilefit's own messages, on stderr, in clang's voice.
-void toolMessage(const char *Level, const Twine &Msg) {
+/// tilefit's own messages: on stderr, in clang's voice, unless the request sends them elsewhere.
+void toolMessage(const AnalyzeRequest &Req, const char *Level, const Twine &Msg) {
+  if (Req.Message) {
+    Req.Message(Level, Msg.str());
+    return;
+  }
   errs() << "tilefit: " << Level << ": " << Msg << "\n";
 }
 
@@ -129,7 +132,7 @@ std::vector<frontend::CompileCommand> selectCommands(const AnalyzeRequest &Req, 
   std::vector<std::string> Warnings;
   auto Db = frontend::loadCompilationDatabase(DbPath, Warnings);
   for (const std::string &W : Warnings)
-    toolMessage("warning", W);
+    toolMessage(Req, "warning", W);
   if (!Db) {
     Fail(DbPath, toString(Db.takeError()));
     return Out;
@@ -266,14 +269,16 @@ AnalyzeResult analyze(const AnalyzeRequest &Req) {
     return Result;
   }
   if (Req.NoCudaToolkit && !Req.Quiet)
-    toolMessage("note", "--no-cuda-toolkit: using tilefit's built-in CUDA prelude: plain "
+    toolMessage(Req, "note", "--no-cuda-toolkit: using tilefit's built-in CUDA prelude: plain "
                         "kernels are analysed, sources that include CUDA headers will not parse");
   else if (!Req.NoCudaToolkit && !Env.Toolkit.found())
-    toolMessage("note", "no CUDA toolkit found (looked in " + join(Env.Toolkit.Searched, ", ") +
+    toolMessage(Req, "note", "no CUDA toolkit found (looked in " + join(Env.Toolkit.Searched, ", ") +
                             "); using tilefit's built-in CUDA prelude: plain kernels are "
                             "analysed, sources that include CUDA headers will not parse");
   Env.ResourceInclude = Req.ShareDir + "/include";
   Env.ClangResourceDir = TILEFIT_CLANG_RESOURCE_DIR;
+  Env.Unsaved = Req.Unsaved;
+  Env.Cancelled = Req.Cancelled;
 
   std::vector<frontend::CompileCommand> Commands = selectCommands(Req, R, Result.Failed);
   if (Req.Shard) {
@@ -325,15 +330,15 @@ AnalyzeResult analyze(const AnalyzeRequest &Req) {
       UnknownArchs.insert(J.Target.Real);
   }
   if (!Unknown.empty())
-    toolMessage("warning", "ignored nvcc flags tilefit does not know: " +
+    toolMessage(Req, "warning", "ignored nvcc flags tilefit does not know: " +
                                join(std::vector<std::string>(Unknown.begin(), Unknown.end()), " "));
   if (!Refused.empty())
-    toolMessage("warning", "ignored flags that would load code into tilefit: " +
+    toolMessage(Req, "warning", "ignored flags that would load code into tilefit: " +
                                join(std::vector<std::string>(Refused.begin(), Refused.end()), " "));
   for (const std::string &W : Warnings)
-    toolMessage("warning", W);
+    toolMessage(Req, "warning", W);
   for (const std::string &A : UnknownArchs)
-    toolMessage("warning", A + " is not in the capacity database; its kernels are reported "
+    toolMessage(Req, "warning", A + " is not in the capacity database; its kernels are reported "
                                "without limits or checks");
   if (Req.ShowCommands)
     for (const frontend::UnitJob &J : UnitJobs)
@@ -350,6 +355,10 @@ AnalyzeResult analyze(const AnalyzeRequest &Req) {
         errs() << "\n";
     };
   std::vector<TranslationUnitFacts> Facts = frontend::analyzeAll(UnitJobs, Env, Threads, Progress);
+  if (Req.Cancelled && *Req.Cancelled) {
+    Result.Cancelled = true;
+    return Result;
+  }
 
   for (const TranslationUnitFacts &TU : Facts) {
     const Settings &S = *UnitSettings[TU.File];
@@ -365,16 +374,11 @@ AnalyzeResult analyze(const AnalyzeRequest &Req) {
            It->second->HeaderFilter->match(D.Loc.File);
   });
   if (Hidden && !Req.Quiet)
-    toolMessage("note", std::to_string(Hidden) + " finding(s) in headers not shown (use " +
+    toolMessage(Req, "note", std::to_string(Hidden) + " finding(s) in headers not shown (use " +
                             "--header-filter=<regex> to show them)");
 
   // NOLINT comments.
-  applySuppressions(R, [](const std::string &File) -> std::optional<std::string> {
-    auto Buf = MemoryBuffer::getFile(File, /*IsText=*/true);
-    if (!Buf)
-      return std::nullopt;
-    return (*Buf)->getBuffer().str();
-  });
+  applySuppressions(R, [&](const std::string &File) { return frontend::readSource(Env, File); });
 
   // --warnings-as-errors, per unit.
   for (Diagnostic &D : R.Diagnostics) {
@@ -390,5 +394,5 @@ AnalyzeResult analyze(const AnalyzeRequest &Req) {
   return Result;
 }
 
-} // namespace tool
+} // namespace driver
 } // namespace tilefit

@@ -1,0 +1,71 @@
+//===- CommandLookup.h - Flags for a file an editor has open -----*- C++ -*-===//
+//
+// The compile command of one file, found as clangd finds it: the nearest compile_commands.json
+// (in the file's folder or above it, or in a build/ folder beside one of them, or in a fixed
+// folder), the file's own entry, else the entry of its closest neighbour with the file put in
+// its place (headers and new files), else a plain CUDA command.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEFIT_DRIVER_COMMANDLOOKUP_H
+#define TILEFIT_DRIVER_COMMANDLOOKUP_H
+
+#include "tilefit/frontend/CompileCommand.h"
+
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace tilefit {
+namespace driver {
+
+/// How a command was found, for the editor's log and tests.
+enum class CommandSource { Entry, Neighbour, Fallback };
+
+struct FoundCommand {
+  frontend::CompileCommand Command;
+  CommandSource Source = CommandSource::Fallback;
+  std::string Database;                ///< The compile_commands.json used ("" for Fallback).
+  std::vector<std::string> Warnings;   ///< Problems with the database (malformed entries).
+};
+
+/// The folder holding the compilation database for \p File: \p FixedDir when given, else the
+/// first of DIR/compile_commands.json and DIR/build/compile_commands.json going up from the
+/// file's folder. Empty if there is none.
+std::string findDatabaseFor(const std::string &File, const std::string &FixedDir);
+
+/// \p Neighbour's command with \p File compiled instead (as CUDA when \p File is a header).
+frontend::CompileCommand borrowCommand(const frontend::CompileCommand &Neighbour,
+                                       const std::string &File);
+
+/// The entry of \p Entries whose file is the closest to \p File: the same stem (a header beside
+/// its source), then the longest common folder, then the first in the database.
+const frontend::CompileCommand *
+closestNeighbour(const std::vector<frontend::CompileCommand> &Entries, const std::string &File);
+
+/// Finds commands, reading each database once (again when it changes on disk). Thread-safe.
+class CommandLookup {
+public:
+  explicit CommandLookup(std::string FixedDir = "") : FixedDir(std::move(FixedDir)) {}
+
+  /// The command for \p File (absolute). Never fails: a missing or broken database gives the
+  /// fallback, with the problem in Warnings.
+  FoundCommand lookup(const std::string &File);
+
+private:
+  struct Loaded {
+    long long Stamp = 0;
+    std::vector<frontend::CompileCommand> Cuda; ///< Its CUDA entries, response files expanded.
+    std::vector<std::string> Warnings;
+  };
+  const Loaded &load(const std::string &Path);
+
+  std::string FixedDir;
+  std::mutex Lock;
+  std::map<std::string, Loaded> Databases;
+};
+
+} // namespace driver
+} // namespace tilefit
+
+#endif

@@ -1,0 +1,396 @@
+//===- Features.cpp - Diagnostics, hover, inlay hints and code lenses ------===//
+#include "tilefit/lsp/Features.h"
+
+#include "tilefit/model/Units.h"
+#include "tilefit/reporters/Summary.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+
+namespace tilefit {
+namespace lsp {
+namespace {
+
+using json = nlohmann::json;
+
+bool isIdentChar(char C) { return std::isalnum(static_cast<unsigned char>(C)) || C == '_'; }
+
+/// The range of the token at Clang's 1-based \p Line and byte \p Column: an identifier, or one
+/// character.
+json tokenRange(const Document &Doc, unsigned Line, unsigned Column, PositionEncoding E) {
+  std::string Text = Doc.line(Line ? Line - 1 : 0);
+  size_t Start = Column ? Column - 1 : 0, End = Start;
+  while (End < Text.size() && isIdentChar(Text[End]))
+    ++End;
+  if (End == Start && End < Text.size())
+    ++End;
+  Position S = Doc.positionOf(Line, Column, E);
+  Position Fin{S.Line, charactersOf(Text, End, E)};
+  return rangeJson(S, Fin);
+}
+
+int lspSeverity(Severity S) {
+  switch (S) {
+  case Severity::Error:
+    return 1;
+  case Severity::Warning:
+    return 2;
+  case Severity::Remark:
+    return 3;
+  case Severity::Note:
+    return 4;
+  }
+  return 3;
+}
+
+std::string baseName(const std::string &Path) {
+  size_t Slash = Path.rfind('/');
+  return Slash == std::string::npos ? Path : Path.substr(Slash + 1);
+}
+
+/// The line (1-based) of the #include of \p Header in \p Doc, else 1.
+unsigned includeLine(const Document &Doc, const std::string &Header) {
+  std::string Name = baseName(Header);
+  for (unsigned L = 0; L < Doc.lineCount(); ++L) {
+    std::string Text = Doc.line(L);
+    size_t Hash = Text.find_first_not_of(" \t");
+    if (Hash == std::string::npos || Text[Hash] != '#' || Text.find("include") == std::string::npos)
+      continue;
+    size_t At = Text.find(Name);
+    if (At != std::string::npos && At > 0 && (Text[At - 1] == '"' || Text[At - 1] == '<' ||
+                                              Text[At - 1] == '/'))
+      return L + 1;
+  }
+  return 1;
+}
+
+std::string where(const SourcePos &P) {
+  return baseName(P.File) + ":" + std::to_string(P.Line) + ":" + std::to_string(P.Column);
+}
+
+json diagnosticJson(const Diagnostic &D, const std::string &Path, const Document &Doc,
+                    const FeatureOptions &Opts) {
+  json J;
+  std::string Message = D.Message;
+  if (D.Loc.File == Path && D.Loc.valid()) {
+    J["range"] = tokenRange(Doc, D.Loc.Line, D.Loc.Column, Opts.Encoding);
+  } else {
+    // A finding in a header the file includes: at the first note in this file (the
+    // instantiation), else at the #include line.
+    const Note *Here = nullptr;
+    for (const Note &N : D.Notes)
+      if (N.Loc.File == Path && N.Loc.valid()) {
+        Here = &N;
+        break;
+      }
+    if (Here)
+      J["range"] = tokenRange(Doc, Here->Loc.Line, Here->Loc.Column, Opts.Encoding);
+    else {
+      unsigned L = D.Loc.File.empty() ? 1 : includeLine(Doc, D.Loc.File);
+      Position S{L - 1, 0};
+      Position E{L - 1, charactersOf(Doc.line(L - 1), Doc.line(L - 1).size(), Opts.Encoding)};
+      J["range"] = rangeJson(S, E);
+    }
+    if (!D.Loc.File.empty() && D.Loc.File != Path)
+      Message = "in included file " + where(D.Loc) + ": " + Message;
+  }
+  J["severity"] = lspSeverity(D.Level);
+  J["source"] = "tilefit";
+  J["code"] = D.Check;
+  if (!Opts.DocsUri.empty() && D.Check.rfind("tilefit-", 0) == 0)
+    J["codeDescription"] = {{"href", Opts.DocsUri + "#" + D.Check}};
+  json Related = json::array();
+  for (const Note &N : D.Notes) {
+    if (Opts.RelatedInformation && N.Loc.valid()) {
+      json Range;
+      if (N.Loc.File == Path)
+        Range = tokenRange(Doc, N.Loc.Line, N.Loc.Column, Opts.Encoding);
+      else
+        Range = rangeJson({N.Loc.Line - 1, N.Loc.Column ? N.Loc.Column - 1 : 0},
+                          {N.Loc.Line - 1, N.Loc.Column ? N.Loc.Column - 1 : 0});
+      Related.push_back({{"location", {{"uri", pathToUri(N.Loc.File)}, {"range", Range}}},
+                         {"message", N.Message}});
+    } else {
+      Message += "\n\n" + (N.Loc.valid() ? where(N.Loc) + ": " : std::string()) + "note: " +
+                 N.Message;
+    }
+  }
+  if (!Related.empty())
+    J["relatedInformation"] = Related;
+  J["message"] = Message;
+  return J;
+}
+
+/// A variable of a kernel, with the kernel on its architecture.
+struct Placed {
+  const KernelReport *Kernel;
+  const SharedVar *Var;
+  std::optional<uint64_t> Offset;
+  enum { Static, Dynamic, Unused } Kind;
+};
+
+/// Every variable declared at \p Path (on line \p Line, 1-based, when nonzero).
+std::vector<Placed> variablesIn(const Report &R, const std::string &Path, unsigned Line = 0) {
+  std::vector<Placed> Out;
+  auto Wanted = [&](const SharedVar &V) {
+    return V.Loc.File == Path && (Line == 0 || V.Loc.Line == Line);
+  };
+  for (const KernelReport &K : R.Kernels) {
+    for (const AllocationReport &A : K.Allocations)
+      if (Wanted(A.Var))
+        Out.push_back({&K, &A.Var, A.Offset, Placed::Static});
+    for (const SharedVar &V : K.DynamicVars)
+      if (Wanted(V))
+        Out.push_back({&K, &V, std::nullopt, Placed::Dynamic});
+    for (const SharedVar &V : K.Unreferenced)
+      if (Wanted(V))
+        Out.push_back({&K, &V, std::nullopt, Placed::Unused});
+  }
+  return Out;
+}
+
+std::string shapeText(const SharedVar &V) {
+  std::string S;
+  for (uint64_t E : V.Shape)
+    S += std::to_string(E) + " × ";
+  return S + std::to_string(V.ElementBytes) + " B (`" + V.ElementType + "`)";
+}
+
+std::string optBytes(const std::optional<uint64_t> &B) { return B ? humanBytes(*B) : "unknown"; }
+
+/// Static + the largest launch's dynamic bytes, as text.
+std::string kernelTotal(const KernelReport &K) {
+  if (K.WorstLaunch && K.Launches[*K.WorstLaunch].TotalBytes)
+    return humanBytes(*K.Launches[*K.WorstLaunch].TotalBytes);
+  return optBytes(K.StaticBytes) + (K.DynamicDeclared ? " + dynamic" : "");
+}
+
+std::string blocksText(const KernelReport &K) {
+  if (K.Occupancy.BlocksPerSm)
+    return std::to_string(*K.Occupancy.BlocksPerSm) +
+           (K.Occupancy.LimitedBy.empty() ? "" : " (" + K.Occupancy.LimitedBy + ")");
+  return "—";
+}
+
+std::string limitText(const KernelReport &K) { return optBytes(K.Limit.BlockOptinMax); }
+
+json markdown(const std::string &Text) {
+  return {{"contents", {{"kind", "markdown"}, {"value", Text}}}};
+}
+
+std::vector<const KernelReport *> sortedByArch(std::vector<const KernelReport *> Ks) {
+  std::stable_sort(Ks.begin(), Ks.end(), [](const KernelReport *A, const KernelReport *B) {
+    return archBefore(A->Arch, B->Arch);
+  });
+  return Ks;
+}
+
+json variableHover(const std::vector<Placed> &Vars) {
+  const SharedVar &V = *Vars.front().Var;
+  std::string T = "**`" + V.Name + "`** — `__shared__ " + V.Type + "`";
+  if (Vars.front().Kind == Placed::Dynamic) {
+    T += "\n\n`extern __shared__`: sized at launch.\n\n| kernel | arch | static | largest launch | "
+         "per-block max | blocks/SM |\n|---|---|---|---|---|---|\n";
+    for (const Placed &P : Vars) {
+      const KernelReport &K = *P.Kernel;
+      std::string Launch = "—";
+      if (K.WorstLaunch)
+        Launch = "+ " + optBytes(K.Launches[*K.WorstLaunch].DynamicBytes) + " at line " +
+                 std::to_string(K.Launches[*K.WorstLaunch].Loc.Line);
+      else if (!K.Launches.empty())
+        Launch = "unknown";
+      T += "| `" + K.Name + "` | " + K.Arch + " | " + optBytes(K.StaticBytes) + " | " + Launch +
+           " | " + limitText(K) + " | " + blocksText(K) + " |\n";
+    }
+    return markdown(T);
+  }
+  if (!V.Shape.empty() || V.ElementBytes)
+    T += "\n\n" + shapeText(V) + ", align " + std::to_string(V.Align) + ": **" +
+         (V.Bytes ? std::to_string(*V.Bytes) + " bytes (" + humanBytes(*V.Bytes) + ")"
+                  : "unknown size" + (V.UnknownReason.empty() ? "" : ": " + V.UnknownReason)) +
+         "**";
+  T += "\n\n| kernel | arch | bytes | offset | kernel total | per-block max | blocks/SM |\n"
+       "|---|---|---|---|---|---|---|\n";
+  for (const Placed &P : Vars) {
+    const KernelReport &K = *P.Kernel;
+    std::string Offset = P.Kind == Placed::Unused ? "not allocated (unused)"
+                         : P.Offset               ? std::to_string(*P.Offset)
+                                                  : "unknown";
+    T += "| `" + K.Name + "` | " + K.Arch + " | " + optBytes(P.Var->Bytes) + " | " + Offset +
+         " | " + kernelTotal(K) + " | " + limitText(K) + " | " + blocksText(K) + " |\n";
+  }
+  return markdown(T);
+}
+
+json kernelHover(const std::vector<const KernelReport *> &Ks) {
+  std::string T = "**`__global__ " + Ks.front()->Name + "`** — shared memory per block\n\n"
+                  "| arch | static | dynamic (largest launch) | total | per-block max | "
+                  "blocks/SM |\n|---|---|---|---|---|---|\n";
+  for (const KernelReport *K : Ks) {
+    std::string Dyn = "—";
+    if (K->WorstLaunch)
+      Dyn = optBytes(K->Launches[*K->WorstLaunch].DynamicBytes);
+    else if (K->DynamicDeclared)
+      Dyn = K->Launches.empty() ? "no launch seen" : "unknown";
+    T += "| " + K->Arch + " | " + optBytes(K->StaticBytes) + " | " + Dyn + " | " +
+         kernelTotal(*K) + " | " + limitText(*K) + " | " + blocksText(*K) + " |\n";
+  }
+  return markdown(T);
+}
+
+/// Whether character \p C of line \p Line (0-based) lies on the token at Clang's (Line, Col).
+bool onToken(const Document &Doc, const SourcePos &Loc, Position P, PositionEncoding E) {
+  if (Loc.Line != P.Line + 1)
+    return false;
+  json R = tokenRange(Doc, Loc.Line, Loc.Column, E);
+  unsigned S = R["start"]["character"], Fin = R["end"]["character"];
+  return P.Character >= S && P.Character <= Fin;
+}
+
+} // namespace
+
+json diagnosticsFor(const Report &R, const std::string &Path, const Document &Doc,
+                    const FeatureOptions &Opts) {
+  json Out = json::array();
+  std::set<std::string> Seen;
+  auto Add = [&](const Diagnostic &D) {
+    json J = diagnosticJson(D, Path, Doc, Opts);
+    if (Seen.insert(J.dump()).second)
+      Out.push_back(std::move(J));
+  };
+  for (const UnitReport &U : R.Units)
+    if (U.File == Path)
+      for (const Diagnostic &D : U.Messages)
+        Add(D);
+  for (const Diagnostic &D : R.Diagnostics)
+    if (D.Loc.File == Path || D.TranslationUnit == Path)
+      Add(D);
+  return Out;
+}
+
+json hoverAt(const Report &R, const std::string &Path, const Document &Doc, Position P,
+             const FeatureOptions &Opts) {
+  std::vector<Placed> Vars = variablesIn(R, Path, P.Line + 1);
+  if (!Vars.empty()) {
+    // Several declarations on the line: the one under the cursor, else the first.
+    std::string Name = Vars.front().Var->Name;
+    for (const Placed &V : Vars)
+      if (onToken(Doc, V.Var->Loc, P, Opts.Encoding)) {
+        Name = V.Var->Name;
+        break;
+      }
+    std::vector<Placed> Same;
+    for (const Placed &V : Vars)
+      if (V.Var->Name == Name)
+        Same.push_back(V);
+    return variableHover(Same);
+  }
+  std::vector<const KernelReport *> Ks;
+  std::string Name;
+  for (const KernelReport &K : R.Kernels)
+    if (K.Loc.File == Path && onToken(Doc, K.Loc, P, Opts.Encoding) &&
+        (Name.empty() || K.Name == Name)) {
+      Name = K.Name;
+      Ks.push_back(&K);
+    }
+  if (Ks.empty())
+    return nullptr;
+  return kernelHover(sortedByArch(Ks));
+}
+
+json inlayHintsFor(const Report &R, const std::string &Path, const Document &Doc,
+                   unsigned FromLine, unsigned ToLine, const FeatureOptions &Opts) {
+  // One hint per declaration: its bytes, per architecture where they differ.
+  struct Hint {
+    const SharedVar *Var;
+    std::map<std::string, std::set<std::string>> ArchsOfLabel;
+    std::vector<std::string> Tooltip;
+  };
+  std::map<std::tuple<unsigned, unsigned, std::string>, Hint> Hints;
+  for (const Placed &P : variablesIn(R, Path)) {
+    unsigned L = P.Var->Loc.Line;
+    if (L == 0 || L - 1 < FromLine || L - 1 > ToLine)
+      continue;
+    std::string Label;
+    if (P.Kind == Placed::Dynamic) {
+      const KernelReport &K = *P.Kernel;
+      Label = K.WorstLaunch ? "dynamic, " + optBytes(K.Launches[*K.WorstLaunch].DynamicBytes) +
+                                  " at launch"
+                            : "dynamic";
+    } else if (P.Kind == Placed::Unused) {
+      Label = "unused, 0 B";
+    } else {
+      Label = optBytes(P.Var->Bytes);
+    }
+    Hint &H = Hints[{L, P.Var->Loc.Column, P.Var->Name}];
+    H.Var = P.Var;
+    H.ArchsOfLabel[Label].insert(P.Kernel->Arch);
+    H.Tooltip.push_back(P.Kernel->Name + " on " + P.Kernel->Arch + ": " + Label);
+  }
+  json Out = json::array();
+  for (auto &[Key, H] : Hints) {
+    std::string Label;
+    for (const auto &[Text, Archs] : H.ArchsOfLabel) {
+      if (!Label.empty())
+        Label += " | ";
+      Label += Text;
+      if (H.ArchsOfLabel.size() > 1) {
+        std::vector<std::string> A(Archs.begin(), Archs.end());
+        std::stable_sort(A.begin(), A.end(), archBefore);
+        std::string List;
+        for (const std::string &X : A)
+          List += (List.empty() ? "" : ", ") + X;
+        Label += " (" + List + ")";
+      }
+    }
+    // After the declaration: past the ';' that ends it on its line, else at the line's end.
+    unsigned Line = std::get<0>(Key);
+    std::string Text = Doc.line(Line - 1);
+    size_t From = std::get<1>(Key) ? std::get<1>(Key) - 1 : 0;
+    size_t Semi = Text.find(';', From);
+    size_t At = Semi == std::string::npos ? Text.size() : Semi + 1;
+    std::string Tip;
+    std::set<std::string> Unique(H.Tooltip.begin(), H.Tooltip.end());
+    for (const std::string &T : Unique)
+      Tip += (Tip.empty() ? "" : "\n") + T;
+    Out.push_back({{"position", toJson({Line - 1, charactersOf(Text, At, Opts.Encoding)})},
+                   {"label", Label},
+                   {"paddingLeft", true},
+                   {"tooltip", Tip}});
+  }
+  return Out;
+}
+
+json codeLensesFor(const Report &R, const std::string &Path, const Document &Doc,
+                   const FeatureOptions &Opts) {
+  // One lens per kernel (instantiation), listing its architectures in order.
+  std::vector<std::string> Order;
+  std::map<std::string, std::vector<const KernelReport *>> ByName;
+  for (const KernelReport &K : R.Kernels) {
+    if (K.Loc.File != Path || !K.Loc.valid())
+      continue;
+    if (!ByName.count(K.Name))
+      Order.push_back(K.Name);
+    ByName[K.Name].push_back(&K);
+  }
+  json Out = json::array();
+  for (const std::string &Name : Order) {
+    std::vector<const KernelReport *> Ks = sortedByArch(ByName[Name]);
+    const KernelReport &First = *Ks.front();
+    std::string Title = "shared memory: ";
+    std::string Token = Doc.line(First.Loc.Line - 1).substr(
+        First.Loc.Column ? First.Loc.Column - 1 : 0, Name.size());
+    if (Token != Name)
+      Title = Name + ": ";
+    for (size_t I = 0; I < Ks.size(); ++I)
+      Title += (I ? " · " : "") + Ks[I]->Arch + " " + summaryCell(*Ks[I]);
+    Out.push_back({{"range", tokenRange(Doc, First.Loc.Line, First.Loc.Column, Opts.Encoding)},
+                   {"command", {{"title", Title}, {"command", ""}}}});
+  }
+  return Out;
+}
+
+} // namespace lsp
+} // namespace tilefit
