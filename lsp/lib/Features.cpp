@@ -285,6 +285,9 @@ json hoverAt(const Report &R, const std::string &Path, const Document &Doc, Posi
     for (const Placed &V : Vars)
       if (V.Var->Name == Name)
         Same.push_back(V);
+    std::stable_sort(Same.begin(), Same.end(), [](const Placed &A, const Placed &B) {
+      return archBefore(A.Kernel->Arch, B.Kernel->Arch);
+    });
     return variableHover(Same);
   }
   std::vector<const KernelReport *> Ks;
@@ -331,8 +334,21 @@ json inlayHintsFor(const Report &R, const std::string &Path, const Document &Doc
   }
   json Out = json::array();
   for (auto &[Key, H] : Hints) {
+    // Labels in the order of their first architecture.
+    std::vector<std::pair<std::string, std::set<std::string>>> Labels(H.ArchsOfLabel.begin(),
+                                                                       H.ArchsOfLabel.end());
+    auto FirstArch = [](const std::set<std::string> &Archs) {
+      std::string Min = *Archs.begin();
+      for (const std::string &A : Archs)
+        if (archBefore(A, Min))
+          Min = A;
+      return Min;
+    };
+    std::stable_sort(Labels.begin(), Labels.end(), [&](const auto &A, const auto &B) {
+      return archBefore(FirstArch(A.second), FirstArch(B.second));
+    });
     std::string Label;
-    for (const auto &[Text, Archs] : H.ArchsOfLabel) {
+    for (const auto &[Text, Archs] : Labels) {
       if (!Label.empty())
         Label += " | ";
       Label += Text;

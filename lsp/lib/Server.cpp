@@ -439,7 +439,8 @@ bool Server::State::dispatch(const json &Msg) {
     return true;
   }
   std::string Method = Msg["method"].get<std::string>();
-  json Params = Msg.contains("params") ? Msg["params"] : json::object();
+  // Absent and null params are the same: none.
+  json Params = Msg.contains("params") && !Msg["params"].is_null() ? Msg["params"] : json::object();
   if (!Params.is_object() && !Params.is_array()) {
     if (HasId)
       replyError(Id, InvalidParams, "'params' must be an object or an array");
