@@ -5,9 +5,9 @@ set -euo pipefail
 
 # Build: cmake, g++, LLVM/Clang 19, nlohmann-json, GoogleTest.
 # Tests: make and bear (a compilation database from a plain Makefile), pre-commit (the hook
-# recipe), python3 (fixture tools).
+# recipe), neovim (a real editor's LSP client), python3 (fixture tools).
 packages=(cmake make g++ clang-19 libclang-19-dev libclang-cpp19-dev llvm-19-dev
-          nlohmann-json3-dev libgtest-dev libgmock-dev bear pre-commit python3)
+          nlohmann-json3-dev libgtest-dev libgmock-dev bear pre-commit neovim python3)
 
 missing=()
 for p in "${packages[@]}"; do

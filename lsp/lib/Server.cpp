@@ -364,11 +364,17 @@ void Server::State::notification(const std::string &Method, const json &Params) 
   } else if (Method == "textDocument/didSave") {
     std::string Path = pathOf(Params);
     std::lock_guard<std::mutex> Guard(Lock);
+    // The saved file may be a header, the database or the configuration of the others: every
+    // open file is analysed again (the saved one first).
     if (Docs.count(Path)) {
-      // Its headers, the database or the configuration may have changed with it.
       ++Docs[Path].Generation;
       markDirty(Path, Clock::duration::zero());
     }
+    for (auto &[Other, D] : Docs)
+      if (Other != Path) {
+        ++D.Generation;
+        markDirty(Other, std::chrono::milliseconds(1));
+      }
   } else if (Method == "textDocument/didClose") {
     std::string Path = pathOf(Params);
     std::string Uri;

@@ -267,6 +267,29 @@ TEST_F(LspSession, FlagsComeFromTheBuildFoldersDatabaseAndHeadersBorrowThem) {
   shutdown(*C);
 }
 
+TEST_F(LspSession, SavingAHeaderAnalysesTheFilesThatIncludeIt) {
+  const std::string HeaderText = "#pragma once\nconstexpr int kTile = 256;\n";
+  const std::string SrcText = "#include \"tile.cuh\"\n__global__ void k(float *o) {\n"
+                              "  __shared__ float t[kTile];\n  t[threadIdx.x] = o[0];\n"
+                              "  __syncthreads();\n  o[1] = t[threadIdx.x + 1];\n}\n";
+  std::string Header = write("tile.cuh", HeaderText);
+  std::string Src = write("k.cu", SrcText);
+  auto C = start({"--arch=sm_90"});
+  open(*C, Src, SrcText);
+  EXPECT_TRUE(nextDiagnostics(*C, Src)["diagnostics"].empty());
+  open(*C, Header, HeaderText);
+  nextDiagnostics(*C, Header);
+  // The header's new constant, unsaved on disk, reaches k.cu when the editor saves it.
+  C->notify("textDocument/didChange",
+            {{"textDocument", {{"uri", lsp::pathToUri(Header)}, {"version", 2}}},
+             {"contentChanges", json::array({{{"text", "#pragma once\nconstexpr int kTile = 16384;\n"}}})}});
+  C->notify("textDocument/didSave", {{"textDocument", docId(Header)}});
+  json P = nextDiagnostics(*C, Src);
+  ASSERT_EQ(P["diagnostics"].size(), 1u) << P.dump();
+  EXPECT_NE(P["diagnostics"][0]["message"].get<std::string>().find("65536 bytes"), std::string::npos);
+  shutdown(*C);
+}
+
 TEST_F(LspSession, CompileCommandsDirAndConfigurationChanges) {
   std::string Src = write("src/k.cu", "__global__ void k(float *o) {\n  __shared__ float t[TILE];\n"
                                       "  t[threadIdx.x] = o[0];\n  __syncthreads();\n  o[1] = t[threadIdx.x + 1];\n}\n");
