@@ -1,10 +1,12 @@
 //===- TilefitMain.cpp - Options and the run, in one place ----------------===//
 //
-// Every command-line option lives in this file, in one category, as in clang-tidy.
+// Every option of the analysis, the language server, diff and merge lives in this file, in one
+// category, as in clang-tidy; `tilefit calc` declares its own in Calc.cpp.
 //
 //===----------------------------------------------------------------------===//
 #include "TilefitMain.h"
 
+#include "Calc.h"
 #include "Output.h"
 
 #include "tilefit/driver/Analyze.h"
@@ -422,6 +424,7 @@ int tilefitMain(int argc, const char **argv) {
     else
       Own.push_back(argv[I]);
   }
+  Own = joinTileValues(std::move(Own));
 
   cl::HideUnrelatedOptions(Category);
   cl::SetVersionPrinter(printVersion);
@@ -447,6 +450,8 @@ int tilefitMain(int argc, const char **argv) {
       outs() << C.Name << " (" << severityName(C.DefaultSeverity) << "): " << C.Summary << "\n";
     return ExitOk;
   }
+  if (CalcCommand)
+    return runCalc(shareDir(argv[0]) + "/capacity.json");
   if (DiffCommand) {
     auto Fmt = chosenFormat();
     std::optional<GrowthThreshold> Threshold;

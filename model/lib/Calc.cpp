@@ -1,0 +1,530 @@
+//===- Calc.cpp - The footprint calculator ---------------------------------===//
+#include "tilefit/model/Calc.h"
+
+#include "tilefit/model/Arch.h"
+#include "tilefit/model/Units.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <numeric>
+#include <tuple>
+
+namespace tilefit {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+ErrorMessage error(std::string Text) { return ErrorMessage{std::move(Text)}; }
+
+std::string join(const std::vector<std::string> &Parts, const char *Sep) {
+  std::string Out;
+  for (const std::string &P : Parts)
+    Out += (Out.empty() ? "" : Sep) + P;
+  return Out;
+}
+
+std::string tileText(const std::vector<uint64_t> &Tile) {
+  std::vector<std::string> Dims;
+  for (uint64_t D : Tile)
+    Dims.push_back(std::to_string(D));
+  return join(Dims, " x ");
+}
+
+/// `262144 bytes (256 KiB)`; `32 bytes`.
+std::string bytesText(uint64_t Bytes) {
+  if (Bytes < 1024)
+    return std::to_string(Bytes) + (Bytes == 1 ? " byte" : " bytes");
+  return std::to_string(Bytes) + " bytes (" + humanBytes(Bytes) + ")";
+}
+
+/// ceil(A / B), B > 0, without overflow.
+uint64_t ceilDiv(uint64_t A, uint64_t B) { return A / B + (A % B != 0); }
+
+std::string plural(uint64_t N, const char *One, const char *Many) {
+  return std::to_string(N) + " " + (N == 1 ? One : Many);
+}
+
+ErrorMessage unknownType(const std::string &Name) {
+  std::vector<std::string> Short, Cuda;
+  for (const ElementType &T : elementTypes()) {
+    Short.push_back(T.Name);
+    Cuda.insert(Cuda.end(), T.CudaNames.begin(), T.CudaNames.end());
+  }
+  std::string Msg = "unknown element type '" + Name + "'; known: " + join(Short, ", ") +
+                    "; or as CUDA spells them: " + join(Cuda, ", ");
+  // CUDA's vector types (__nv_fp4x2_e2m1, __nv_fp6x4_e2m3) hold several values per element.
+  if (Name.rfind("__nv_fp", 0) == 0 &&
+      (Name.find("x2_") != std::string::npos || Name.find("x4_") != std::string::npos))
+    Msg += " ('" + Name + "' holds several values: give the count of values and their scalar "
+           "type, e.g. float4_e2m1fn for packed fp4)";
+  return error(Msg);
+}
+
+/// The database's architectures, oldest first (sm_75 before sm_100).
+std::vector<std::string> archNames(const CapacityDatabase &Db) {
+  std::vector<std::string> Names = Db.names();
+  auto Key = [](const std::string &N) {
+    auto A = parseArch(N);
+    return std::make_tuple(A ? A->Number : ~0u, A ? A->Suffix : 0, N);
+  };
+  std::sort(Names.begin(), Names.end(),
+            [&](const std::string &L, const std::string &R) { return Key(L) < Key(R); });
+  return Names;
+}
+
+/// The base architectures whose Tensor Memory the database knows to be there.
+std::vector<std::string> archsWithTmem(const CapacityDatabase &Db) {
+  std::vector<std::string> Out;
+  for (const std::string &Name : archNames(Db)) {
+    auto A = parseArch(Name);
+    const ArchCapacity *C = Db.lookup(Name);
+    if (A && !A->Suffix && C && C->TensorMemoryColumns.value_or(0) > 0)
+      Out.push_back(Name);
+  }
+  return Out;
+}
+
+/// The fit of \p R against \p C for its scope; adds notes to \p R.
+Result<CalcFit> archFit(CalcResult &R, const std::string &Arch, const ArchCapacity &C,
+                        const CapacityDatabase &Db) {
+  CalcFit F;
+  F.Arch = Arch;
+  F.Used = R.TotalBytes;
+  auto Unknown = [&](const char *What, const char *Field) {
+    return error("the capacity database does not know " + Arch + "'s " + What + " (" + Field +
+                 " is unknown)");
+  };
+  switch (R.Scope) {
+  case CalcScope::Shared:
+    if (!C.BlockOptinMax)
+      return Unknown("shared memory per block", "shared_memory.block_optin_max");
+    F.Field = "shared_memory.block_optin_max";
+    F.Basis = "per block with opt-in";
+    F.Capacity = *C.BlockOptinMax;
+    if (C.BlockDefaultMax && R.TotalBytes > *C.BlockDefaultMax && R.TotalBytes <= F.Capacity)
+      R.Notes.push_back("more than " + std::to_string(*C.BlockDefaultMax) +
+                        " bytes per block needs dynamic shared memory and opting in with "
+                        "cudaFuncAttributeMaxDynamicSharedMemorySize");
+    break;
+  case CalcScope::Registers: {
+    if (!C.RegistersPerThread)
+      return Unknown("registers per thread", "registers.per_thread");
+    F.Field = "registers.per_thread";
+    F.Basis = "per thread";
+    F.RegisterLimit = *C.RegistersPerThread;
+    F.Capacity = *C.RegistersPerThread * 4;
+    F.Used = *R.RegistersPerThread * 4; // Below 2^64: the bytes per thread fit, rounded to 4.
+    uint64_t Threads = *R.Threads;
+    if (C.ThreadsPerBlock && Threads > *C.ThreadsPerBlock)
+      F.Problems.push_back(plural(Threads, "thread", "threads") + ": a block on " + Arch +
+                           " has at most " + std::to_string(*C.ThreadsPerBlock) +
+                           " (threads.per_block)");
+    if (C.RegistersPerBlock) {
+      F.Field += ", registers.per_block";
+      F.RegisterLimitPerBlock = *C.RegistersPerBlock;
+      auto Block = checkedMul(*R.RegistersPerThread, Threads);
+      if (Block)
+        F.RegistersPerBlock = *Block;
+      if (!Block || *Block > *C.RegistersPerBlock)
+        F.Problems.push_back(plural(Threads, "thread", "threads") + " x " +
+                             plural(*R.RegistersPerThread, "register", "registers") + " = " +
+                             (Block ? std::to_string(*Block) : std::string("more than 2^64")) +
+                             " registers, more than the " + std::to_string(*C.RegistersPerBlock) +
+                             " of a block (registers.per_block)");
+    }
+    break;
+  }
+  case CalcScope::Tmem: {
+    if (!C.TensorMemoryColumns)
+      return Unknown("tensor memory", "tensor_memory.columns");
+    if (*C.TensorMemoryColumns == 0)
+      return error("no tensor memory on " + Arch + " (the capacity database has it on " +
+                   join(archsWithTmem(Db), ", ") + " and their a/f variants)");
+    F.Field = "tensor_memory.columns";
+    F.Basis = "per SM, " + std::to_string(*C.TensorMemoryColumns) + " columns x " +
+              std::to_string(TmemLanes) + " lanes x " + std::to_string(TmemCellBytes) + " bytes";
+    F.Capacity = *C.TensorMemoryColumns * TmemLanes * TmemCellBytes; // Columns are below 2^40.
+    F.TmemColumnsAvailable = *C.TensorMemoryColumns;
+    F.TmemColumns = ceilDiv(R.TotalBytes, TmemLanes * TmemCellBytes);
+    auto A = parseArch(Arch);
+    if (A && !A->Suffix)
+      R.Notes.push_back("tcgen05.alloc needs an architecture-specific target: " + Arch + "a or " +
+                        Arch + "f");
+    break;
+  }
+  }
+  return F;
+}
+
+void finishFit(CalcFit &F) {
+  F.Fits = F.Used <= F.Capacity && F.Problems.empty();
+  F.Headroom = F.Fits ? F.Capacity - F.Used : 0;
+  F.Over = F.Used > F.Capacity ? F.Used - F.Capacity : 0;
+}
+
+/// `fits (3 KiB left)`, `does not fit (29696 bytes over)`.
+std::string verdictText(const CalcFit &F) {
+  bool InRegisters = F.RegisterLimit.has_value();
+  auto Amount = [&](uint64_t Bytes) {
+    return InRegisters ? plural(Bytes / 4, "register", "registers") : plural(Bytes, "byte", "bytes");
+  };
+  if (F.Fits)
+    return "fits (" + Amount(F.Headroom) + " left)";
+  if (F.Over)
+    return "does not fit (" + Amount(F.Over) + " over)";
+  return "does not fit:"; // The problems follow.
+}
+
+/// What the capacity is, e.g. `232448 bytes (227 KiB) per block with opt-in`.
+std::string capacityText(const CalcFit &F) {
+  if (F.RegisterLimit)
+    return plural(*F.RegisterLimit, "register", "registers") + " (" +
+           std::to_string(F.Capacity) + " bytes) per thread";
+  return bytesText(F.Capacity) + (F.Arch.empty() ? std::string(", given") : " " + F.Basis);
+}
+
+std::string typeText(const ElementType &T) {
+  if (T.packed())
+    return std::to_string(T.Bits) + " bits, packed " + T.packing();
+  if (T.ValueBits != T.Bits)
+    return std::to_string(T.ValueBits) + "-bit values, " + T.packing();
+  return std::to_string(T.Bits) + " bits";
+}
+
+/// Left column of the text report: at least two spaces after the label.
+std::string label(const std::string &L) {
+  return L + std::string(L.size() + 2 < 14 ? 14 - L.size() : 2, ' ');
+}
+
+json optionalNumber(const std::optional<uint64_t> &V) { return V ? json(*V) : json(nullptr); }
+
+} // namespace
+
+std::string ElementType::packing() const {
+  if (Bits < 8) {
+    unsigned G = std::gcd(Bits, 8u);
+    unsigned Values = 8 / G, Bytes = Bits / G;
+    return std::to_string(Values) + " per " + (Bytes == 1 ? "byte" : std::to_string(Bytes) + " bytes");
+  }
+  if (Bits == 8)
+    return "1 per byte";
+  return std::to_string(Bits / 8) + " bytes each";
+}
+
+const std::vector<ElementType> &elementTypes() {
+  static const std::vector<ElementType> Types = {
+      {"bool", {"bool"}, 8, 8, "one byte each, as C++ stores bool"},
+      {"int4", {}, 4, 4, "a 4-bit integer, not CUDA's int4 (a vector of four ints, 16 bytes)"},
+      {"int8", {"int8_t", "signed char", "char"}, 8, 8, ""},
+      {"uint8", {"uint8_t", "unsigned char"}, 8, 8, ""},
+      {"float8_e4m3fn", {"__nv_fp8_e4m3"}, 8, 8, ""},
+      {"float8_e5m2", {"__nv_fp8_e5m2"}, 8, 8, ""},
+      {"float6_e2m3fn", {}, 6, 6, "packed by bits"},
+      {"float6_e2m3fn_unpacked", {"__nv_fp6_e2m3"}, 8, 6, "one value per byte (CUDA's sizeof 1)"},
+      {"float6_e3m2fn", {}, 6, 6, "packed by bits"},
+      {"float6_e3m2fn_unpacked", {"__nv_fp6_e3m2"}, 8, 6, "one value per byte (CUDA's sizeof 1)"},
+      {"float4_e2m1fn", {}, 4, 4, "packed, as __nv_fp4x2_e2m1 holds them"},
+      {"float4_e2m1fn_unpacked", {"__nv_fp4_e2m1"}, 8, 4, "one value per byte (CUDA's sizeof 1)"},
+      {"float16", {"__half", "half"}, 16, 16, ""},
+      {"bfloat16", {"__nv_bfloat16", "nv_bfloat16"}, 16, 16, ""},
+      {"float32", {"float"}, 32, 32, ""},
+      {"float64", {"double"}, 64, 64, ""},
+  };
+  return Types;
+}
+
+const ElementType *findElementType(std::string_view Name) {
+  for (const ElementType &T : elementTypes())
+    if (T.Name == Name ||
+        std::find(T.CudaNames.begin(), T.CudaNames.end(), Name) != T.CudaNames.end())
+      return &T;
+  return nullptr;
+}
+
+const std::vector<ScopeInfo> &calcScopes() {
+  static const std::vector<ScopeInfo> Scopes = {
+      {CalcScope::Shared, "shared", "the whole tile, all versions (one block's shared memory)",
+       "per block with opt-in: shared_memory.block_optin_max"},
+      {CalcScope::Registers, "registers",
+       "each thread's share, ceil(total / --threads) bytes in whole 32-bit registers (the "
+       "arrays alone, before the compiler's own registers); needs --threads",
+       "per thread: registers.per_thread x 4 bytes; and for the block, --threads x the registers "
+       "per thread within registers.per_block"},
+      {CalcScope::Tmem, "tmem", "the whole tile, all versions (Tensor Memory, allocated per CTA)",
+       "per SM: tensor_memory.columns x 128 lanes x 4 bytes (256 KiB on sm_100, sm_103, sm_110); "
+       "none elsewhere"},
+  };
+  return Scopes;
+}
+
+std::optional<CalcScope> parseCalcScope(std::string_view Name) {
+  for (const ScopeInfo &S : calcScopes())
+    if (S.Name == Name)
+      return S.Scope;
+  return std::nullopt;
+}
+
+const ScopeInfo &scopeInfo(CalcScope S) {
+  return calcScopes()[static_cast<size_t>(S)]; // The table is in the enum's order.
+}
+
+Result<uint64_t> parseCalcNumber(std::string_view What, std::string_view Text) {
+  std::string W(What), T(Text);
+  auto Digits = [](std::string_view S) {
+    return !S.empty() && std::all_of(S.begin(), S.end(), [](char C) { return C >= '0' && C <= '9'; });
+  };
+  if (Text.size() > 1 && Text[0] == '-' && Digits(Text.substr(1)))
+    return error(W + " " + T + " is negative");
+  if (!Digits(Text))
+    return error(W + " '" + T + "' is not a whole number");
+  uint64_t V = 0;
+  for (char C : Text) {
+    auto Next = checkedMul(V, 10);
+    if (Next)
+      Next = checkedAdd(*Next, static_cast<uint64_t>(C - '0'));
+    if (!Next)
+      return error(W + " " + T + " does not fit in 64 bits");
+    V = *Next;
+  }
+  return V;
+}
+
+Result<CalcResult> calculate(const CalcRequest &Req, const CapacityDatabase *Db) {
+  if (Req.DType.empty())
+    return error("no element type: give --dtype (see --list-dtypes)");
+  const ElementType *T = findElementType(Req.DType);
+  if (!T)
+    return unknownType(Req.DType);
+  if (Req.Tile.empty())
+    return error("no tile: give its dimensions with --tile (e.g. --tile 128 256)");
+  for (size_t I = 0; I < Req.Tile.size(); ++I)
+    if (Req.Tile[I] == 0)
+      return error("tile dimension " + std::to_string(I + 1) + " is 0: every dimension must be at "
+                   "least 1");
+  if (Req.Versions == 0)
+    return error("--versions 0: a tile has at least 1 version (2 when double-buffered)");
+  if (Req.Threads && *Req.Threads == 0)
+    return error("--threads 0: a tile is spread over at least 1 thread");
+  if (!Req.Arch.empty() && Req.Capacity)
+    return error("give --arch or --capacity, not both");
+  if (Req.Scope == CalcScope::Registers && !Req.Threads)
+    return error("--scope registers needs --threads: the number of threads the tile is spread "
+                 "over");
+
+  CalcResult R;
+  R.Tile = Req.Tile;
+  R.Type = T;
+  R.Versions = Req.Versions;
+  R.Scope = Req.Scope;
+  R.Threads = Req.Threads;
+
+  std::optional<uint64_t> Elements = 1;
+  for (uint64_t D : Req.Tile)
+    if (Elements)
+      Elements = checkedMul(*Elements, D);
+  if (!Elements)
+    return error("tile " + tileText(Req.Tile) + ": the element count overflows 64 bits");
+  R.Elements = *Elements;
+  // ceil(elements x bits / 8) as (elements / 8) x bits + ceil((elements % 8) x bits / 8): the
+  // bit count itself may pass 2^64 when the byte count does not.
+  std::optional<uint64_t> Bytes = checkedMul(R.Elements / 8, T->Bits);
+  if (Bytes)
+    Bytes = checkedAdd(*Bytes, ceilDiv(R.Elements % 8 * T->Bits, 8));
+  if (!Bytes)
+    return error("tile " + tileText(Req.Tile) + " of " + T->Name + ": " +
+                 std::to_string(R.Elements) + " elements overflow 64 bits in bytes");
+  R.BytesPerCopy = *Bytes;
+  auto Total = checkedMul(R.BytesPerCopy, Req.Versions);
+  if (!Total)
+    return error("tile " + tileText(Req.Tile) + " of " + T->Name + " x " +
+                 std::to_string(Req.Versions) + " versions: the total overflows 64 bits");
+  R.TotalBytes = *Total;
+  if (R.Threads) {
+    R.BytesPerThread = ceilDiv(R.TotalBytes, *R.Threads);
+    R.RegistersPerThread = ceilDiv(*R.BytesPerThread, 4);
+  }
+
+  if (Req.Capacity) {
+    CalcFit F;
+    F.Field = "--capacity";
+    F.Basis = "given";
+    F.Capacity = *Req.Capacity;
+    F.Used = Req.Scope == CalcScope::Registers ? *R.RegistersPerThread * 4 : R.TotalBytes;
+    finishFit(F);
+    R.Fit = std::move(F);
+  } else if (!Req.Arch.empty()) {
+    const ArchCapacity *C = Db ? Db->lookup(Req.Arch) : nullptr;
+    if (!C)
+      return error("unknown architecture '" + Req.Arch + "'; the capacity database knows " +
+                   (Db ? join(archNames(*Db), ", ") : std::string("none (none was loaded)")));
+    auto F = archFit(R, Req.Arch, *C, *Db);
+    if (!F)
+      return ErrorMessage{F.error()};
+    finishFit(*F);
+    R.Fit = std::move(*F);
+  }
+  if (R.Scope == CalcScope::Registers)
+    R.Notes.push_back("registers hold the arrays alone: the compiler needs registers of its own "
+                      "besides");
+  return R;
+}
+
+void renderCalcText(const CalcResult &R, std::ostream &OS) {
+  OS << "tile " << tileText(R.Tile) << " " << R.Type->Name << " (" << typeText(*R.Type) << "), "
+     << plural(R.Versions, "version", "versions") << "\n";
+  OS << label("elements") << R.Elements << "\n";
+  OS << label("per copy") << bytesText(R.BytesPerCopy) << "\n";
+  OS << label("total") << bytesText(R.TotalBytes) << "\n";
+  if (R.Threads)
+    OS << label("per thread") << plural(*R.BytesPerThread, "byte", "bytes") << " over "
+       << plural(*R.Threads, "thread", "threads") << " = "
+       << plural(*R.RegistersPerThread, "32-bit register", "32-bit registers") << "\n";
+  if (R.Fit) {
+    const CalcFit &F = *R.Fit;
+    std::string L = F.Arch.empty() ? "capacity" : F.Arch + " " + scopeInfo(R.Scope).Name;
+    OS << label(L) << capacityText(F) << ": " << verdictText(F) << "\n";
+    for (const std::string &P : F.Problems)
+      OS << label("") << P << "\n";
+    if (F.TmemColumns)
+      OS << label("columns") << *F.TmemColumns << " of " << *F.TmemColumnsAvailable << "\n";
+  }
+  for (const std::string &N : R.Notes)
+    OS << "note: " << N << "\n";
+}
+
+void renderCalcJson(const CalcResult &R, std::ostream &OS) {
+  json J;
+  J["schema"] = "tilefit-calc/1";
+  J["tile"] = R.Tile;
+  J["dtype"] = R.Type->Name;
+  J["dtype_bits"] = R.Type->Bits;
+  J["value_bits"] = R.Type->ValueBits;
+  J["packed"] = R.Type->packed();
+  J["versions"] = R.Versions;
+  J["elements"] = R.Elements;
+  J["bytes_per_copy"] = R.BytesPerCopy;
+  J["total_bytes"] = R.TotalBytes;
+  J["per_copy_human"] = humanBytes(R.BytesPerCopy);
+  J["total_human"] = humanBytes(R.TotalBytes);
+  J["total_kib"] = static_cast<double>(R.TotalBytes) / 1024;
+  J["total_mib"] = static_cast<double>(R.TotalBytes) / (1024 * 1024);
+  J["scope"] = scopeInfo(R.Scope).Name;
+  J["threads"] = optionalNumber(R.Threads);
+  J["bytes_per_thread"] = optionalNumber(R.BytesPerThread);
+  J["registers_per_thread"] = optionalNumber(R.RegistersPerThread);
+  J["fits"] = R.Fit ? json(R.Fit->Fits) : json(nullptr);
+  if (R.Fit) {
+    const CalcFit &F = *R.Fit;
+    json C;
+    C["arch"] = F.Arch.empty() ? json(nullptr) : json(F.Arch);
+    C["field"] = F.Field;
+    C["basis"] = F.Basis;
+    C["bytes"] = F.Capacity;
+    C["human"] = humanBytes(F.Capacity);
+    C["used_bytes"] = F.Used;
+    C["fits"] = F.Fits;
+    C["headroom_bytes"] = F.Headroom;
+    C["over_bytes"] = F.Over;
+    C["problems"] = F.Problems;
+    if (F.RegisterLimit) {
+      C["registers_per_thread_limit"] = *F.RegisterLimit;
+      C["registers_per_block"] = optionalNumber(F.RegistersPerBlock);
+      C["registers_per_block_limit"] = optionalNumber(F.RegisterLimitPerBlock);
+    }
+    if (F.TmemColumns) {
+      C["tmem_columns"] = *F.TmemColumns;
+      C["tmem_columns_available"] = *F.TmemColumnsAvailable;
+    }
+    J["capacity"] = C;
+  } else {
+    J["capacity"] = nullptr;
+  }
+  J["notes"] = R.Notes;
+  OS << J.dump(2) << "\n";
+}
+
+void renderCalcArithmetic(const CalcResult &R, std::ostream &OS) {
+  auto Line = [&](std::string Name, std::string Formula, const std::string &Value) {
+    Name.resize(std::max<size_t>(Name.size(), 10), ' ');
+    Formula.resize(std::max<size_t>(Formula.size(), 35), ' ');
+    OS << "  " << Name << " = " << Formula << " = " << Value << "\n";
+  };
+  const ElementType &T = *R.Type;
+  std::string Bits = std::to_string(T.Bits);
+  Line("elements", tileText(R.Tile), std::to_string(R.Elements));
+  if (auto AllBits = checkedMul(R.Elements, T.Bits)) {
+    Line("bits", std::to_string(R.Elements) + " x " + Bits + " bits", std::to_string(*AllBits) + " bits");
+    Line("per copy", "ceil(" + std::to_string(*AllBits) + " / 8)", bytesText(R.BytesPerCopy));
+  } else {
+    Line("per copy", "ceil(" + std::to_string(R.Elements) + " x " + Bits + " / 8)",
+         bytesText(R.BytesPerCopy));
+  }
+  Line("total", std::to_string(R.BytesPerCopy) + " x " + plural(R.Versions, "version", "versions"),
+       bytesText(R.TotalBytes));
+  if (R.Threads) {
+    Line("per thread", "ceil(" + std::to_string(R.TotalBytes) + " / " + std::to_string(*R.Threads) + ")",
+         bytesText(*R.BytesPerThread));
+    Line("registers", "ceil(" + std::to_string(*R.BytesPerThread) + " / 4)",
+         std::to_string(*R.RegistersPerThread) + " per thread");
+  }
+  if (!R.Fit)
+    return;
+  const CalcFit &F = *R.Fit;
+  std::string Source = F.Arch.empty() ? "--capacity" : F.Arch + " " + F.Field;
+  if (F.RegisterLimit) {
+    Source = F.Arch + " " + std::to_string(*F.RegisterLimit) + " registers x 4";
+    Line("used", std::to_string(*R.RegistersPerThread) + " registers x 4", bytesText(F.Used));
+  } else if (F.TmemColumns) {
+    Source = F.Arch + " " + std::to_string(*F.TmemColumnsAvailable) + " columns x " +
+             std::to_string(TmemLanes) + " x " + std::to_string(TmemCellBytes);
+  }
+  Line("capacity", Source, bytesText(F.Capacity));
+  bool Within = F.Used <= F.Capacity;
+  Line("verdict", std::to_string(F.Used) + (Within ? " <= " : " > ") + std::to_string(F.Capacity),
+       Within ? (F.Fits ? "fits, " + plural(F.Headroom, "byte", "bytes") + " left" : "does not fit")
+              : "does not fit, " + plural(F.Over, "byte", "bytes") + " over");
+}
+
+void renderElementTypes(bool Json, std::ostream &OS) {
+  if (Json) {
+    json A = json::array();
+    for (const ElementType &T : elementTypes())
+      A.push_back({{"name", T.Name},
+                   {"cuda", T.CudaNames},
+                   {"bits", T.Bits},
+                   {"value_bits", T.ValueBits},
+                   {"packed", T.packed()},
+                   {"packing", T.packing()},
+                   {"note", T.Note}});
+    OS << json{{"dtypes", A}}.dump(2) << "\n";
+    return;
+  }
+  auto Pad = [](std::string S, size_t W) {
+    S.resize(std::max(S.size(), W), ' ');
+    return S;
+  };
+  OS << Pad("dtype", 24) << Pad("CUDA", 30) << Pad("bits", 6) << Pad("packing", 16) << "note\n";
+  for (const ElementType &T : elementTypes()) {
+    std::string Cuda = T.CudaNames.empty() ? "-" : join(T.CudaNames, ", ");
+    std::string Line = Pad(T.Name, 24) + Pad(Cuda, 30) + Pad(std::to_string(T.Bits), 6) +
+                       Pad(T.packing(), 16) + T.Note;
+    Line.erase(Line.find_last_not_of(' ') + 1);
+    OS << Line << "\n";
+  }
+}
+
+void renderScopes(bool Json, std::ostream &OS) {
+  if (Json) {
+    json A = json::array();
+    for (const ScopeInfo &S : calcScopes())
+      A.push_back({{"name", S.Name}, {"holds", S.Holds}, {"capacity", S.Capacity}});
+    OS << json{{"scopes", A}}.dump(2) << "\n";
+    return;
+  }
+  for (const ScopeInfo &S : calcScopes())
+    OS << label(S.Name) << "holds: " << S.Holds << "\n"
+       << label("") << "capacity: " << S.Capacity << "\n";
+}
+
+} // namespace tilefit

@@ -1,0 +1,211 @@
+//===- Calc.cpp - tilefit calc: the options and the run ----------------------===//
+//
+// The figures and their rendering are the model's (tilefit/model/Calc.h); this file reads the
+// options, loads the capacity database when an architecture is named, and picks the exit status.
+//
+//===----------------------------------------------------------------------===//
+#include "Calc.h"
+
+#include "TilefitMain.h"
+
+#include "tilefit/model/Calc.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <deque>
+#include <iostream>
+
+using namespace llvm;
+
+namespace tilefit {
+namespace tool {
+
+cl::SubCommand CalcCommand("calc", "Footprint of a tile: elements, bytes, whether it fits shared "
+                                   "memory, registers or Tensor Memory");
+
+namespace {
+
+cl::OptionCategory CalcCategory("tilefit calc options");
+
+cl::list<std::string> Tile("tile", cl::CommaSeparated,
+                           cl::desc("The tile's dimensions: --tile 128 256, --tile 128,256 or\n"
+                                    "--tile 128 --tile 256"),
+                           cl::value_desc("d1 d2 ..."), cl::sub(CalcCommand), cl::cat(CalcCategory));
+cl::opt<std::string> DType("dtype",
+                           cl::desc("Element type, by short name or CUDA type (float32, __half,\n"
+                                    "float4_e2m1fn, ...; see --list-dtypes)"),
+                           cl::value_desc("type"), cl::sub(CalcCommand), cl::cat(CalcCategory));
+cl::opt<std::string> Versions("versions",
+                              cl::desc("Copies of the tile (2 when double-buffered; default 1)"),
+                              cl::init("1"), cl::value_desc("n"), cl::sub(CalcCommand),
+                              cl::cat(CalcCategory));
+cl::opt<std::string> CalcArch("arch",
+                              cl::desc("Check against this architecture's capacity for the scope"),
+                              cl::value_desc("sm_XX"), cl::sub(CalcCommand), cl::cat(CalcCategory));
+cl::opt<std::string> Capacity("capacity",
+                              cl::desc("Check against this capacity instead of an architecture's\n"
+                                       "(bytes; for registers, bytes per thread)"),
+                              cl::value_desc("bytes"), cl::sub(CalcCommand), cl::cat(CalcCategory));
+cl::opt<std::string> Threads("threads",
+                             cl::desc("Threads the tile is spread over: prints the 32-bit registers\n"
+                                      "per thread (required by --scope registers)"),
+                             cl::value_desc("n"), cl::sub(CalcCommand), cl::cat(CalcCategory));
+cl::opt<std::string> Scope("scope",
+                           cl::desc("Where the tile lives: shared (default), registers or tmem\n"
+                                    "(see --list-scopes)"),
+                           cl::init("shared"), cl::value_desc("shared|registers|tmem"),
+                           cl::sub(CalcCommand), cl::cat(CalcCategory));
+cl::opt<bool> ListDTypes("list-dtypes", cl::desc("List the element types and exit"),
+                         cl::sub(CalcCommand), cl::cat(CalcCategory));
+cl::opt<bool> ListScopes("list-scopes", cl::desc("List the scopes and their capacities and exit"),
+                         cl::sub(CalcCommand), cl::cat(CalcCategory));
+cl::opt<std::string> CalcFormat("format", cl::desc("Output format: text (default) or json"),
+                                cl::init("text"), cl::value_desc("text|json"),
+                                cl::sub(CalcCommand), cl::cat(CalcCategory));
+
+const char Usage[] =
+    "usage: tilefit calc --tile D1 [D2 ...] --dtype TYPE [--versions N]\n"
+    "                    [--arch sm_XX | --capacity BYTES] [--threads N]\n"
+    "                    [--scope shared|registers|tmem] [--format=text|json]\n"
+    "       tilefit calc --list-dtypes | --list-scopes\n";
+
+int usageError(const std::string &Message) {
+  errs() << "tilefit calc: error: " << Message << "\n";
+  return ExitFailure;
+}
+
+/// A number option: its value, or a message printed and nothing.
+std::optional<uint64_t> number(const char *What, const std::string &Text) {
+  auto N = parseCalcNumber(What, Text);
+  if (!N) {
+    usageError(N.error());
+    return std::nullopt;
+  }
+  return *N;
+}
+
+/// The worked example: the arithmetic line by line, then what the command prints.
+int workedExample(const CalcResult &R, bool Json) {
+  if (Json) {
+    renderCalcJson(R, std::cout);
+    return ExitOk;
+  }
+  std::cout << "tilefit calc: what a tile takes on chip. A worked example: a 128 x 256 float32\n"
+               "tile, double-buffered, in shared memory on sm_90.\n\n"
+               "$ tilefit calc --tile 128 256 --dtype float32 --versions 2 --arch sm_90\n";
+  renderCalcText(R, std::cout);
+  std::cout << "\nBy hand:\n";
+  renderCalcArithmetic(R, std::cout);
+  std::cout << "\n" << Usage << "See tilefit calc --help, --list-dtypes, --list-scopes.\n";
+  return ExitOk;
+}
+
+bool anyCalcOption() {
+  return Tile.getNumOccurrences() || DType.getNumOccurrences() || Versions.getNumOccurrences() ||
+         CalcArch.getNumOccurrences() || Capacity.getNumOccurrences() ||
+         Threads.getNumOccurrences() || Scope.getNumOccurrences();
+}
+
+} // namespace
+
+std::vector<const char *> joinTileValues(std::vector<const char *> Args) {
+  static std::deque<std::string> Joined; // Must outlive the parse; a deque keeps c_str() stable.
+  if (Args.size() < 2 || StringRef(Args[1]) != "calc")
+    return Args;
+  auto IsValue = [](StringRef A) {
+    // A dimension, a comma list of them, or a negative number (an error said later, clearly).
+    return !A.empty() && !A.starts_with("--") && A.find_first_not_of("0123456789,-") == StringRef::npos &&
+           A.find_first_of("0123456789") != StringRef::npos;
+  };
+  std::vector<const char *> Out;
+  for (size_t I = 0; I < Args.size(); ++I) {
+    StringRef A(Args[I]);
+    StringRef Flag = A.starts_with("--") ? A.drop_front(2) : A.starts_with("-") ? A.drop_front(1) : "";
+    bool Bare = Flag == "tile", WithValue = Flag.starts_with("tile=");
+    if (!Bare && !WithValue) {
+      Out.push_back(Args[I]);
+      continue;
+    }
+    std::string Values = WithValue ? Flag.drop_front(5).str() : "";
+    size_t J = I + 1;
+    for (; J < Args.size() && IsValue(Args[J]); ++J)
+      Values += (Values.empty() ? "" : ",") + std::string(Args[J]);
+    if (J == I + 1) { // Nothing to join: leave it to cl (and its message for a missing value).
+      Out.push_back(Args[I]);
+      continue;
+    }
+    Joined.push_back("--tile=" + Values);
+    Out.push_back(Joined.back().c_str());
+    I = J - 1;
+  }
+  return Out;
+}
+
+int runCalc(const std::string &CapacityDbPath) {
+  bool Json = CalcFormat == "json";
+  if (!Json && CalcFormat != "text")
+    return usageError("--format=" + CalcFormat + ": expected text or json");
+  if (ListDTypes || ListScopes) {
+    if (ListDTypes)
+      renderElementTypes(Json, std::cout);
+    if (ListScopes)
+      renderScopes(Json, std::cout);
+    return ExitOk;
+  }
+
+  CalcRequest Req;
+  bool Example = !anyCalcOption();
+  if (Example) {
+    Req.Tile = {128, 256};
+    Req.DType = "float32";
+    Req.Versions = 2;
+    Req.Arch = "sm_90";
+  } else {
+    for (const std::string &D : Tile) {
+      auto N = number("tile dimension", D);
+      if (!N)
+        return ExitFailure;
+      Req.Tile.push_back(*N);
+    }
+    Req.DType = DType;
+    auto V = number("--versions", Versions);
+    if (!V)
+      return ExitFailure;
+    Req.Versions = *V;
+    if (Threads.getNumOccurrences()) {
+      if (!(Req.Threads = number("--threads", Threads)))
+        return ExitFailure;
+    }
+    if (Capacity.getNumOccurrences()) {
+      if (!(Req.Capacity = number("--capacity", Capacity)))
+        return ExitFailure;
+    }
+    auto S = parseCalcScope(Scope);
+    if (!S)
+      return usageError("--scope " + Scope + ": expected shared, registers or tmem");
+    Req.Scope = *S;
+    Req.Arch = CalcArch;
+  }
+
+  std::optional<CapacityDatabase> Db;
+  if (!Req.Arch.empty()) {
+    auto Loaded = CapacityDatabase::load(CapacityDbPath);
+    if (!Loaded)
+      return usageError(Loaded.error());
+    Db = std::move(*Loaded);
+  }
+  auto R = calculate(Req, Db ? &*Db : nullptr);
+  if (!R)
+    return usageError(R.error());
+  if (Example)
+    return workedExample(*R, Json);
+  if (Json)
+    renderCalcJson(*R, std::cout);
+  else
+    renderCalcText(*R, std::cout);
+  return R->Fit && !R->Fit->Fits ? ExitFindings : ExitOk;
+}
+
+} // namespace tool
+} // namespace tilefit
