@@ -1,5 +1,6 @@
 //===- Analyzer.cpp -------------------------------------------------------===//
 #include "tilefit/frontend/Analyzer.h"
+#include "tilefit/frontend/ResultCache.h"
 
 #include "tilefit/matchers/InstantiationRecorder.h"
 #include "tilefit/matchers/LaunchSites.h"
@@ -71,11 +72,26 @@ private:
   bool InError = false;
 };
 
+/// The files a parse read, absolute, sorted.
+std::vector<std::string> filesRead(const clang::SourceManager &SM) {
+  std::vector<std::string> Out;
+  for (auto It = SM.fileinfo_begin(); It != SM.fileinfo_end(); ++It) {
+    llvm::SmallString<256> P(It->first.getName());
+    llvm::sys::fs::make_absolute(P);
+    llvm::sys::path::remove_dots(P, /*remove_dot_dot=*/true);
+    Out.push_back(std::string(P));
+  }
+  std::sort(Out.begin(), Out.end());
+  Out.erase(std::unique(Out.begin(), Out.end()), Out.end());
+  return Out;
+}
+
 class CollectConsumer : public clang::ASTConsumer {
 public:
   CollectConsumer(TranslationUnitFacts &Out, const matchers::InstantiationRecorder &Recorder)
       : Out(Out), Recorder(Recorder) {}
   void HandleTranslationUnit(clang::ASTContext &Ctx) override {
+    Out.Inputs = filesRead(Ctx.getSourceManager());
     if (Ctx.getDiagnostics().hasErrorOccurred())
       return;
     clang::ast_matchers::MatchFinder Finder;
@@ -118,8 +134,10 @@ private:
 /// The host-side parse: launches and attribute calls only.
 class HostConsumer : public clang::ASTConsumer {
 public:
-  explicit HostConsumer(std::vector<HostKernelCalls> &Out) : Out(Out) {}
+  HostConsumer(std::vector<HostKernelCalls> &Out, std::vector<std::string> &Inputs)
+      : Out(Out), Inputs(Inputs) {}
   void HandleTranslationUnit(clang::ASTContext &Ctx) override {
+    Inputs = filesRead(Ctx.getSourceManager());
     if (Ctx.getDiagnostics().hasErrorOccurred())
       return;
     clang::ast_matchers::MatchFinder Finder;
@@ -131,18 +149,21 @@ public:
 
 private:
   std::vector<HostKernelCalls> &Out;
+  std::vector<std::string> &Inputs;
 };
 
 class HostAction : public clang::ASTFrontendAction {
 public:
-  explicit HostAction(std::vector<HostKernelCalls> &Out) : Out(Out) {}
+  HostAction(std::vector<HostKernelCalls> &Out, std::vector<std::string> &Inputs)
+      : Out(Out), Inputs(Inputs) {}
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &,
                                                         llvm::StringRef) override {
-    return std::make_unique<HostConsumer>(Out);
+    return std::make_unique<HostConsumer>(Out, Inputs);
   }
 
 private:
   std::vector<HostKernelCalls> &Out;
+  std::vector<std::string> &Inputs;
 };
 
 Diagnostic inputError(const std::string &File, std::string Message) {
@@ -389,8 +410,10 @@ std::optional<std::string> readSource(const ParseEnvironment &Env, const std::st
 }
 
 std::vector<HostKernelCalls> analyzeHostSide(const UnitJob &Job, const ParseEnvironment &Env,
-                                             std::vector<Diagnostic> &Problems) {
+                                             std::vector<Diagnostic> &Problems,
+                                             std::vector<std::string> *Inputs) {
   std::vector<HostKernelCalls> Calls;
+  std::vector<std::string> Read;
   llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS = fileSystemFor(Env, Job.Command.Directory);
   clang::FileSystemOptions FSOpts;
   FSOpts.WorkingDir = Job.Command.Directory;
@@ -398,7 +421,7 @@ std::vector<HostKernelCalls> analyzeHostSide(const UnitJob &Job, const ParseEnvi
   std::vector<Diagnostic> Errors;
   ErrorCollector Collector(Errors);
   clang::tooling::ToolInvocation Invocation(parseCommandLine(Job, Env, /*HostSide=*/true),
-                                            std::make_unique<HostAction>(Calls), Files.get());
+                                            std::make_unique<HostAction>(Calls, Read), Files.get());
   Invocation.setDiagnosticConsumer(&Collector);
   llvm::CrashRecoveryContext CRC;
   bool Ok = false;
@@ -413,6 +436,8 @@ std::vector<HostKernelCalls> analyzeHostSide(const UnitJob &Job, const ParseEnvi
     Problems.push_back(std::move(D));
     return {};
   }
+  if (Inputs)
+    *Inputs = std::move(Read);
   return Calls;
 }
 
@@ -457,16 +482,55 @@ std::vector<TranslationUnitFacts> analyzeAll(const std::vector<UnitJob> &Jobs,
   }
   std::vector<std::vector<HostKernelCalls>> Host(FirstJob.size());
   std::vector<std::vector<Diagnostic>> HostProblems(FirstJob.size());
+  std::vector<std::vector<std::string>> HostInputs(FirstJob.size());
+  std::vector<char> HostNeeded(FirstJob.size(), 0);
 
   std::vector<TranslationUnitFacts> Results(Jobs.size());
   std::mutex ProgressLock;
   size_t Done = 0;
-  auto RunHost = [&](size_t G) {
+  auto Report = [&](size_t I) {
+    if (Progress) {
+      std::lock_guard<std::mutex> Lock(ProgressLock);
+      Progress(++Done, Jobs.size(), Jobs[I]);
+    }
+  };
+
+  // Earlier parses of the same command over the same files: their facts are final.
+  ResultCache *Cache = Env.Unsaved.empty() ? Env.Cache : nullptr;
+  std::vector<std::string> Keys(Jobs.size());
+  std::vector<char> Cached(Jobs.size(), 0);
+  for (size_t G = 0; G < FirstJob.size(); ++G) {
     const UnitJob &J = Jobs[FirstJob[G]];
+    HostNeeded[G] = J.Flags.IsCuda && needsHostParse(J, Env);
+  }
+  if (Cache)
+    for (size_t I = 0; I < Jobs.size(); ++I) {
+      std::optional<std::string> Main = readSource(Env, Jobs[I].Command.File);
+      if (!Main || !Jobs[I].Flags.IsCuda)
+        continue;
+      std::vector<std::vector<std::string>> Lines = {parseCommandLine(Jobs[I], Env)};
+      if (HostNeeded[Group[I]])
+        Lines.push_back(parseCommandLine(Jobs[I], Env, /*HostSide=*/true));
+      Keys[I] = ResultCache::key(Lines, *Main);
+      if (std::optional<TranslationUnitFacts> Hit = Cache->lookup(Keys[I])) {
+        Results[I] = std::move(*Hit);
+        Cached[I] = 1;
+        Report(I);
+      }
+    }
+  // A group's host-side parse is needed only for the jobs that were not cached.
+  for (size_t G = 0; G < FirstJob.size(); ++G) {
+    bool AnyMiss = false;
+    for (size_t I = 0; I < Jobs.size(); ++I)
+      AnyMiss |= Group[I] == G && !Cached[I];
+    HostNeeded[G] &= AnyMiss;
+  }
+
+  auto RunHost = [&](size_t G) {
     if (Env.Cancelled && *Env.Cancelled)
       return;
-    if (J.Flags.IsCuda && needsHostParse(J, Env))
-      Host[G] = analyzeHostSide(J, Env, HostProblems[G]);
+    if (HostNeeded[G])
+      Host[G] = analyzeHostSide(Jobs[FirstJob[G]], Env, HostProblems[G], &HostInputs[G]);
   };
   auto Run = [&](size_t I) {
     if (Env.Cancelled && *Env.Cancelled) {
@@ -476,31 +540,40 @@ std::vector<TranslationUnitFacts> analyzeAll(const std::vector<UnitJob> &Jobs,
       return;
     }
     Results[I] = analyzeUnitSafely(Jobs[I], Env);
-    if (Progress) {
-      std::lock_guard<std::mutex> Lock(ProgressLock);
-      Progress(++Done, Jobs.size(), Jobs[I]);
-    }
+    Report(I);
   };
   if (Threads <= 1 || Jobs.size() <= 1) {
     for (size_t G = 0; G < FirstJob.size(); ++G)
       RunHost(G);
     for (size_t I = 0; I < Jobs.size(); ++I)
-      Run(I);
+      if (!Cached[I])
+        Run(I);
   } else {
     llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(Threads));
     for (size_t G = 0; G < FirstJob.size(); ++G)
       Pool.async([&, G] { RunHost(G); });
     for (size_t I = 0; I < Jobs.size(); ++I)
-      Pool.async([&, I] { Run(I); });
+      if (!Cached[I])
+        Pool.async([&, I] { Run(I); });
     Pool.wait();
   }
   for (size_t I = 0; I < Jobs.size(); ++I) {
-    if (Results[I].Failed)
+    if (Cached[I] || Results[I].Failed)
       continue;
-    mergeHostCalls(Results[I], Host[Group[I]]);
-    for (Diagnostic D : HostProblems[Group[I]]) {
+    size_t G = Group[I];
+    mergeHostCalls(Results[I], Host[G]);
+    for (Diagnostic D : HostProblems[G]) {
       D.Arch = Results[I].Arch;
       Results[I].Diagnostics.push_back(std::move(D));
+    }
+    // Stored only when complete: a failed host-side parse is not remembered.
+    if (Cache && !Keys[I].empty() && HostProblems[G].empty() &&
+        !(Env.Cancelled && *Env.Cancelled)) {
+      std::vector<std::string> Inputs = Results[I].Inputs;
+      Inputs.insert(Inputs.end(), HostInputs[G].begin(), HostInputs[G].end());
+      std::sort(Inputs.begin(), Inputs.end());
+      Inputs.erase(std::unique(Inputs.begin(), Inputs.end()), Inputs.end());
+      Cache->store(Keys[I], Results[I], Inputs);
     }
   }
   return Results;

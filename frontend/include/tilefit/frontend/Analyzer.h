@@ -17,6 +17,8 @@
 namespace tilefit {
 namespace frontend {
 
+class ResultCache;
+
 /// What every parse shares.
 struct ParseEnvironment {
   CudaToolkit Toolkit;          ///< Not found: tilefit's built-in CUDA prelude is used instead.
@@ -27,6 +29,8 @@ struct ParseEnvironment {
   std::map<std::string, std::string> Unsaved;
   /// When set and true, jobs not yet started are skipped (a newer edit made them stale).
   const std::atomic<bool> *Cancelled = nullptr;
+  /// Facts of earlier parses (null: none). Not used while there are unsaved buffers.
+  ResultCache *Cache = nullptr;
 };
 
 /// The contents of \p File as parses see it: \p Env's unsaved buffer, else the file on disk.
@@ -63,7 +67,8 @@ bool needsHostParse(const UnitJob &Job, const ParseEnvironment &Env);
 /// The launches and attribute calls of a host-side parse of \p Job's unit. Problems are
 /// appended to \p Problems (a failed host parse only means those launches stay unseen).
 std::vector<HostKernelCalls> analyzeHostSide(const UnitJob &Job, const ParseEnvironment &Env,
-                                             std::vector<Diagnostic> &Problems);
+                                             std::vector<Diagnostic> &Problems,
+                                             std::vector<std::string> *Inputs = nullptr);
 
 /// Adds to \p Facts' kernels the host-side launches and calls the device-side parse missed.
 void mergeHostCalls(TranslationUnitFacts &Facts, const std::vector<HostKernelCalls> &Host);

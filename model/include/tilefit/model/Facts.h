@@ -185,6 +185,8 @@ struct TranslationUnitFacts {
   EmissionProgram Emission;
   /// Problems with the unit itself: unreadable, not CUDA, parse errors.
   std::vector<Diagnostic> Diagnostics;
+  /// Every file the parse read (absolute paths), for the result cache. Not stored with it.
+  std::vector<std::string> Inputs;
 };
 
 } // namespace tilefit

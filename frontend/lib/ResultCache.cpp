@@ -1,0 +1,217 @@
+//===- ResultCache.cpp - Facts of earlier parses, reused ------------------===//
+#include "tilefit/frontend/ResultCache.h"
+
+#include "tilefit/model/FactsJson.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/BLAKE3.h"
+#include "llvm/Support/Chrono.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+#ifndef TILEFIT_VERSION
+#define TILEFIT_VERSION "dev"
+#endif
+
+using namespace llvm;
+
+namespace tilefit {
+namespace frontend {
+namespace {
+
+constexpr const char *Schema = "tilefit-cache/1";
+
+std::string contentHash(StringRef Bytes) {
+  BLAKE3 H;
+  H.update(Bytes);
+  auto R = H.final<16>();
+  return toHex(R, /*LowerCase=*/true);
+}
+
+/// Size and modification time (ns) of \p Path, or nothing.
+std::optional<std::pair<uint64_t, int64_t>> stamp(const std::string &Path) {
+  sys::fs::file_status S;
+  if (sys::fs::status(Path, S) || !sys::fs::is_regular_file(S))
+    return std::nullopt;
+  auto Ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                S.getLastModificationTime().time_since_epoch())
+                .count();
+  return std::make_pair(S.getSize(), static_cast<int64_t>(Ns));
+}
+
+} // namespace
+
+ResultCache::ResultCache(std::string Dir, uint64_t MaxBytes) : Dir(std::move(Dir)), MaxBytes(MaxBytes) {}
+
+std::string ResultCache::defaultDir() {
+  SmallString<256> P;
+  if (!sys::path::cache_directory(P))
+    return "";
+  sys::path::append(P, "tilefit");
+  return std::string(P);
+}
+
+std::string ResultCache::key(const std::vector<std::vector<std::string>> &CommandLines,
+                             const std::string &MainFileContent) {
+  BLAKE3 H;
+  auto Field = [&](StringRef S) {
+    H.update(std::to_string(S.size()));
+    H.update(":");
+    H.update(S);
+  };
+  Field(Schema);
+  Field(TILEFIT_VERSION);
+  for (const std::vector<std::string> &Line : CommandLines) {
+    Field("command");
+    for (const std::string &A : Line)
+      Field(A);
+  }
+  Field(MainFileContent);
+  auto R = H.final<20>();
+  return toHex(R, /*LowerCase=*/true);
+}
+
+std::string ResultCache::entryPath(const std::string &Key) const {
+  SmallString<256> P(Dir);
+  sys::path::append(P, Key.substr(0, 2), Key + ".json");
+  return std::string(P);
+}
+
+std::optional<TranslationUnitFacts> ResultCache::lookup(const std::string &Key) {
+  std::string Path = entryPath(Key);
+  auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!Buf) {
+    ++Misses;
+    return std::nullopt;
+  }
+  nlohmann::json J = nlohmann::json::parse((*Buf)->getBuffer(), nullptr, false);
+  auto Miss = [&]() -> std::optional<TranslationUnitFacts> {
+    ++Misses;
+    return std::nullopt;
+  };
+  if (J.is_discarded() || !J.is_object() || J.value("schema", "") != Schema ||
+      !J.contains("inputs") || !J["inputs"].is_array() || !J.contains("facts") ||
+      !J["facts"].is_string())
+    return Miss();
+  // Every file the parse read must be as it was: same size and time, else same content.
+  for (const nlohmann::json &In : J["inputs"]) {
+    if (!In.is_array() || In.size() != 4 || !In[0].is_string() || !In[1].is_string() ||
+        !In[2].is_number_unsigned() || !In[3].is_number_integer())
+      return Miss();
+    std::string File = In[0].get<std::string>();
+    auto S = stamp(File);
+    if (!S)
+      return Miss();
+    if (S->first == In[2].get<uint64_t>() && S->second == In[3].get<int64_t>())
+      continue;
+    auto Content = MemoryBuffer::getFile(File, false, false);
+    if (!Content || contentHash((*Content)->getBuffer()) != In[1].get<std::string>())
+      return Miss();
+  }
+  std::optional<TranslationUnitFacts> Facts = factsFromJson(J["facts"].get<std::string>());
+  if (!Facts)
+    return Miss();
+  ++Hits;
+  // Recently used: trim() removes the oldest first.
+  int FD;
+  if (!sys::fs::openFileForWrite(Path, FD, sys::fs::CD_OpenExisting, sys::fs::OF_Append)) {
+    sys::fs::setLastAccessAndModificationTime(FD, std::chrono::system_clock::now());
+    sys::Process::SafelyCloseFileDescriptor(FD);
+  }
+  return Facts;
+}
+
+void ResultCache::store(const std::string &Key, const TranslationUnitFacts &Facts,
+                        const std::vector<std::string> &Inputs) {
+  nlohmann::json Entries = nlohmann::json::array();
+  for (const std::string &File : Inputs) {
+    auto Before = stamp(File);
+    if (!Before)
+      return; // A file that went away: nothing reliable to store.
+    std::string Hash;
+    {
+      // The CUDA headers are read by every unit: hash each file once per run.
+      std::lock_guard<std::mutex> Guard(Lock);
+      auto It = Known.find(File);
+      if (It != Known.end() && It->second.first == *Before)
+        Hash = It->second.second;
+    }
+    if (Hash.empty()) {
+      auto Content = MemoryBuffer::getFile(File, false, false);
+      if (!Content)
+        return;
+      Hash = contentHash((*Content)->getBuffer());
+      std::lock_guard<std::mutex> Guard(Lock);
+      Known[File] = {*Before, Hash};
+    }
+    Entries.push_back({File, Hash, Before->first, Before->second});
+  }
+  nlohmann::json J = {{"schema", Schema}, {"inputs", Entries}, {"facts", factsToJson(Facts)}};
+  std::string Path = entryPath(Key);
+  if (sys::fs::create_directories(sys::path::parent_path(Path)))
+    return;
+  SmallString<256> Temp;
+  int FD;
+  if (sys::fs::createUniqueFile(Path + ".%%%%%%%%.tmp", FD, Temp))
+    return;
+  {
+    raw_fd_ostream Out(FD, /*shouldClose=*/true);
+    Out << J.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    Out.close();
+    if (Out.has_error()) {
+      Out.clear_error();
+      sys::fs::remove(Temp);
+      return;
+    }
+  }
+  if (sys::fs::rename(Temp, Path))
+    sys::fs::remove(Temp);
+}
+
+void ResultCache::trim() {
+  struct Entry {
+    std::string Path;
+    uint64_t Size;
+    std::chrono::system_clock::time_point Used;
+  };
+  std::vector<Entry> Entries;
+  uint64_t Total = 0;
+  std::error_code EC;
+  for (sys::fs::recursive_directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC)) {
+    sys::fs::file_status S;
+    if (sys::fs::status(It->path(), S) || !sys::fs::is_regular_file(S))
+      continue;
+    StringRef Name = sys::path::filename(It->path());
+    auto Used = S.getLastModificationTime();
+    // A temporary file older than an hour was left by a run that died.
+    if (Name.ends_with(".tmp")) {
+      if (std::chrono::system_clock::now() - Used > std::chrono::hours(1))
+        sys::fs::remove(It->path());
+      continue;
+    }
+    if (!Name.ends_with(".json"))
+      continue;
+    Entries.push_back({It->path(), S.getSize(), Used});
+    Total += S.getSize();
+  }
+  if (Total <= MaxBytes)
+    return;
+  std::sort(Entries.begin(), Entries.end(),
+            [](const Entry &A, const Entry &B) { return A.Used < B.Used; });
+  for (const Entry &E : Entries) {
+    if (Total <= MaxBytes * 9 / 10)
+      break;
+    if (!sys::fs::remove(E.Path))
+      Total -= E.Size;
+  }
+}
+
+} // namespace frontend
+} // namespace tilefit

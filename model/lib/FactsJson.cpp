@@ -1,0 +1,109 @@
+//===- FactsJson.cpp - Translation-unit facts to JSON and back -------------===//
+#include "tilefit/model/FactsJson.h"
+
+#include <nlohmann/json.hpp>
+
+namespace nlohmann {
+template <typename T> struct adl_serializer<std::optional<T>> {
+  static void to_json(json &J, const std::optional<T> &V) {
+    if (V)
+      J = *V;
+    else
+      J = nullptr;
+  }
+  static void from_json(const json &J, std::optional<T> &V) {
+    if (J.is_null())
+      V.reset();
+    else
+      V = J.get<T>();
+  }
+};
+} // namespace nlohmann
+
+namespace tilefit {
+
+NLOHMANN_JSON_SERIALIZE_ENUM(EmissionEvent::Kind, {{EmissionEvent::Kind::Variable, "variable"},
+                                                   {EmissionEvent::Kind::Function, "function"},
+                                                   {EmissionEvent::Kind::Instantiate, "instantiate"}})
+NLOHMANN_JSON_SERIALIZE_ENUM(AttributeCall::Kind,
+                             {{AttributeCall::Kind::MaxDynamicSharedMemorySize, "max_dynamic"},
+                              {AttributeCall::Kind::PreferredSharedMemoryCarveout, "carveout"}})
+NLOHMANN_JSON_SERIALIZE_ENUM(Severity, {{Severity::Note, "note"},
+                                        {Severity::Remark, "remark"},
+                                        {Severity::Warning, "warning"},
+                                        {Severity::Error, "error"}})
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SourcePos, File, Line, Column)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EmissionFacts, Namespaces, DeclOrder)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EmissionEvent, K, Index)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EmissionFunction, Name, IsTemplateInstance, ReturnsAuto, Nested,
+                                   ContainsLambda, InsideLambda, Body, Statics)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EmissionProgram, Functions, TopLevel)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SharedVar, Name, Function, QualifiedName, Loc, Type, ElementType,
+                                   CanonicalElementType, Shape, ExtentNames, ElementBytes, Align,
+                                   Bytes, UnknownReason, IsDynamic, ReferencedOutOfLine, Emission)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LaunchSite, Loc, Form, DynamicBytes, UnknownReason, BlockThreads)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(AttributeCall, Attribute, Loc, Value, UnknownReason)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LaunchBounds, MaxThreads, MinBlocks, Loc)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelFacts, Name, Mangled, Loc, InstantiatedAt, Reached,
+                                   Unreferenced, Launches, Attributes, Bounds)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Note, Message, Loc)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Diagnostic, Level, Check, Message, Loc, Arch, TranslationUnit,
+                                   Kernel, PromotedToError, Figures, Notes)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TranslationUnitFacts, File, Arch, ParsedAs, Jit, MaxRegisters,
+                                   RelocatableDeviceCode, Failed, Vars, Kernels, Emission,
+                                   Diagnostics)
+
+namespace {
+constexpr const char *Schema = "tilefit-facts/1";
+
+/// Indices into Vars and Functions must stay in range, or the model would read past them.
+bool consistent(const TranslationUnitFacts &F) {
+  auto VarOk = [&](size_t I) { return I < F.Vars.size(); };
+  for (const KernelFacts &K : F.Kernels) {
+    for (size_t I : K.Reached)
+      if (!VarOk(I))
+        return false;
+    for (size_t I : K.Unreferenced)
+      if (!VarOk(I))
+        return false;
+  }
+  auto EventOk = [&](const EmissionEvent &E) {
+    return E.K == EmissionEvent::Kind::Variable ? VarOk(E.Index)
+                                                : E.Index < F.Emission.Functions.size();
+  };
+  for (const EmissionEvent &E : F.Emission.TopLevel)
+    if (!EventOk(E))
+      return false;
+  for (const EmissionFunction &Fn : F.Emission.Functions) {
+    for (const EmissionEvent &E : Fn.Body)
+      if (!EventOk(E))
+        return false;
+    for (size_t I : Fn.Statics)
+      if (!VarOk(I))
+        return false;
+  }
+  return true;
+}
+} // namespace
+
+std::string factsToJson(const TranslationUnitFacts &Facts) {
+  nlohmann::json J = {{"schema", Schema}, {"facts", Facts}};
+  return J.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::optional<TranslationUnitFacts> factsFromJson(const std::string &Text) {
+  nlohmann::json J = nlohmann::json::parse(Text, nullptr, /*allow_exceptions=*/false);
+  if (J.is_discarded() || !J.is_object() || J.value("schema", "") != Schema || !J.contains("facts"))
+    return std::nullopt;
+  try {
+    TranslationUnitFacts F = J["facts"].get<TranslationUnitFacts>();
+    if (!consistent(F))
+      return std::nullopt;
+    return F;
+  } catch (const nlohmann::json::exception &) {
+    return std::nullopt;
+  }
+}
+
+} // namespace tilefit
