@@ -10,6 +10,7 @@
 #include "Output.h"
 
 #include "tilefit/driver/Analyze.h"
+#include "tilefit/frontend/ResultCache.h"
 #include "Subcommands.h"
 
 #include "tilefit/model/Analysis.h"
@@ -145,6 +146,23 @@ cl::opt<bool> ForceProgress("progress", cl::desc("Show progress on stderr even w
                             cl::cat(Category));
 cl::opt<bool> Quiet("quiet", cl::desc("No progress and no summary of suppressed findings"),
                     cl::cat(Category));
+
+cl::opt<std::string> CacheDir("cache-dir",
+                              cl::desc("Keep the facts of each parse here and reuse them while the\n"
+                                       "unit's files and flags are unchanged (default:\n"
+                                       "$XDG_CACHE_HOME/tilefit or ~/.cache/tilefit)"),
+                              cl::value_desc("dir"), cl::cat(Category));
+
+cl::opt<bool> NoCache("no-cache", cl::desc("Neither read nor write the result cache"),
+                      cl::cat(Category));
+
+cl::opt<unsigned> CacheMaxMiB("cache-max-size",
+                              cl::desc("Keep the result cache under this many MiB (default 1024)"),
+                              cl::value_desc("MiB"), cl::init(1024), cl::cat(Category));
+
+cl::opt<bool> CacheStats("cache-stats",
+                         cl::desc("Say on stderr how many parses the result cache saved"),
+                         cl::cat(Category));
 
 cl::opt<bool> ShowCommands("show-parse-commands",
                            cl::desc("Print the Clang command line of every parse to stderr"),
@@ -298,6 +316,10 @@ std::optional<AnalyzeRequest> analyzeRequest(const char *Argv0, std::vector<std:
   Req.Progress = !Quiet && (ForceProgress || sys::Process::StandardErrIsDisplayed());
   Req.Quiet = Quiet;
   Req.ShowCommands = ShowCommands;
+  if (!NoCache)
+    Req.CacheDir = CacheDir.empty() ? frontend::ResultCache::defaultDir() : CacheDir.getValue();
+  Req.CacheMaxBytes = static_cast<uint64_t>(CacheMaxMiB) << 20;
+  Req.CacheStats = CacheStats;
   if (!Shard.empty()) {
     unsigned K = 0, N = 0;
     StringRef A, B;

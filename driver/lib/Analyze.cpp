@@ -3,6 +3,7 @@
 
 #include "tilefit/frontend/Analyzer.h"
 #include "tilefit/frontend/CommandTranslation.h"
+#include "tilefit/frontend/ResultCache.h"
 #include "tilefit/frontend/Toolkit.h"
 #include "tilefit/model/Analysis.h"
 #include "tilefit/model/Arch.h"
@@ -354,7 +355,18 @@ AnalyzeResult analyze(const AnalyzeRequest &Req) {
       if (Done == Total)
         errs() << "\n";
     };
+  std::unique_ptr<frontend::ResultCache> Cache;
+  if (!Req.CacheDir.empty() && Req.Unsaved.empty()) {
+    Cache = std::make_unique<frontend::ResultCache>(Req.CacheDir, Req.CacheMaxBytes);
+    Env.Cache = Cache.get();
+  }
   std::vector<TranslationUnitFacts> Facts = frontend::analyzeAll(UnitJobs, Env, Threads, Progress);
+  if (Cache) {
+    Cache->trim();
+    if (Req.CacheStats)
+      toolMessage(Req, "note", "result cache " + Cache->dir() + ": " + std::to_string(Cache->hits()) +
+                                   " hit(s), " + std::to_string(Cache->misses()) + " miss(es)");
+  }
   if (Req.Cancelled && *Req.Cancelled) {
     Result.Cancelled = true;
     return Result;

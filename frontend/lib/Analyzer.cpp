@@ -76,9 +76,11 @@ private:
 std::vector<std::string> filesRead(const clang::SourceManager &SM) {
   std::vector<std::string> Out;
   for (auto It = SM.fileinfo_begin(); It != SM.fileinfo_end(); ++It) {
-    llvm::SmallString<256> P(It->first.getName());
+    // The real path where Clang has it ('..' may cross a symbolic link, so names are not
+    // simplified by hand).
+    llvm::StringRef Real = It->first.getFileEntry().tryGetRealPathName();
+    llvm::SmallString<256> P(Real.empty() ? It->first.getName() : Real);
     llvm::sys::fs::make_absolute(P);
-    llvm::sys::path::remove_dots(P, /*remove_dot_dot=*/true);
     Out.push_back(std::string(P));
   }
   std::sort(Out.begin(), Out.end());

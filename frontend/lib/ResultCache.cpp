@@ -6,6 +6,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/BLAKE3.h"
 #include "llvm/Support/Chrono.h"
+#include "llvm/Support/Compression.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -33,6 +34,54 @@ std::string contentHash(StringRef Bytes) {
   H.update(Bytes);
   auto R = H.final<16>();
   return toHex(R, /*LowerCase=*/true);
+}
+
+/// A stored file: "TFC1", the text's size (8 bytes, little-endian), then the text compressed
+/// with zlib (stored as it is where zlib is not available, with size 0).
+std::string pack(const std::string &Text) {
+  std::string Out = "TFC1";
+  uint64_t Size = Text.size();
+  SmallVector<uint8_t, 0> Compressed;
+  bool Zlib = compression::zlib::isAvailable();
+  if (Zlib)
+    compression::zlib::compress(arrayRefFromStringRef(Text), Compressed);
+  else
+    Size = 0;
+  for (int I = 0; I < 8; ++I)
+    Out += static_cast<char>((Size >> (8 * I)) & 0xff);
+  if (Zlib)
+    Out.append(reinterpret_cast<const char *>(Compressed.data()), Compressed.size());
+  else
+    Out += Text;
+  return Out;
+}
+
+/// The text of a stored file; nothing when it is not one (or corrupted).
+std::optional<std::string> unpack(StringRef Bytes) {
+  if (Bytes.size() < 12 || !Bytes.starts_with("TFC1"))
+    return std::nullopt;
+  uint64_t Size = 0;
+  for (int I = 0; I < 8; ++I)
+    Size |= static_cast<uint64_t>(static_cast<unsigned char>(Bytes[4 + I])) << (8 * I);
+  StringRef Data = Bytes.drop_front(12);
+  if (Size == 0)
+    return Data.str();
+  if (!compression::zlib::isAvailable() || Size > (1ull << 32))
+    return std::nullopt;
+  SmallVector<uint8_t, 0> Out;
+  if (Error E = compression::zlib::decompress(arrayRefFromStringRef(Data), Out, Size)) {
+    consumeError(std::move(E));
+    return std::nullopt;
+  }
+  return std::string(reinterpret_cast<const char *>(Out.data()), Out.size());
+}
+
+/// The text stored at \p Path, or nothing.
+std::optional<std::string> readStored(const std::string &Path) {
+  auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!Buf)
+    return std::nullopt;
+  return unpack((*Buf)->getBuffer());
 }
 
 /// Size and modification time (ns) of \p Path, or nothing.
@@ -84,37 +133,93 @@ std::string ResultCache::entryPath(const std::string &Key) const {
   return std::string(P);
 }
 
+std::string ResultCache::inputsPath(const std::string &Id) const {
+  SmallString<256> P(Dir);
+  sys::path::append(P, "inputs", Id + ".json");
+  return std::string(P);
+}
+
+bool ResultCache::writeAtomically(const std::string &Path, const std::string &Text) {
+  if (sys::fs::create_directories(sys::path::parent_path(Path)))
+    return false;
+  SmallString<256> Temp;
+  int FD;
+  if (sys::fs::createUniqueFile(Path + ".%%%%%%%%.tmp", FD, Temp))
+    return false;
+  {
+    raw_fd_ostream Out(FD, /*shouldClose=*/true);
+    Out << pack(Text);
+    Out.close();
+    if (Out.has_error()) {
+      Out.clear_error();
+      sys::fs::remove(Temp);
+      return false;
+    }
+  }
+  if (sys::fs::rename(Temp, Path)) {
+    sys::fs::remove(Temp);
+    return false;
+  }
+  return true;
+}
+
+bool ResultCache::inputsUnchanged(const std::string &Id) {
+  {
+    std::lock_guard<std::mutex> Guard(Lock);
+    auto It = Checked.find(Id);
+    if (It != Checked.end())
+      return It->second;
+  }
+  bool Ok = true;
+  std::optional<std::string> Text = readStored(inputsPath(Id));
+  nlohmann::json J = Text ? nlohmann::json::parse(*Text, nullptr, false) : nlohmann::json();
+  if (!J.is_array()) {
+    Ok = false;
+  } else {
+    // Every file the parse read must be as it was: same size and time, else same content.
+    for (const nlohmann::json &In : J) {
+      if (!In.is_array() || In.size() != 4 || !In[0].is_string() || !In[1].is_string() ||
+          !In[2].is_number_unsigned() || !In[3].is_number_integer()) {
+        Ok = false;
+        break;
+      }
+      std::string File = In[0].get<std::string>();
+      auto S = stamp(File);
+      if (!S) {
+        Ok = false;
+        break;
+      }
+      if (S->first == In[2].get<uint64_t>() && S->second == In[3].get<int64_t>())
+        continue;
+      auto Content = MemoryBuffer::getFile(File, false, false);
+      if (!Content || contentHash((*Content)->getBuffer()) != In[1].get<std::string>()) {
+        Ok = false;
+        break;
+      }
+    }
+  }
+  std::lock_guard<std::mutex> Guard(Lock);
+  Checked[Id] = Ok;
+  return Ok;
+}
+
 std::optional<TranslationUnitFacts> ResultCache::lookup(const std::string &Key) {
   std::string Path = entryPath(Key);
-  auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!Buf) {
-    ++Misses;
-    return std::nullopt;
-  }
-  nlohmann::json J = nlohmann::json::parse((*Buf)->getBuffer(), nullptr, false);
   auto Miss = [&]() -> std::optional<TranslationUnitFacts> {
     ++Misses;
     return std::nullopt;
   };
+  std::optional<std::string> Text = readStored(Path);
+  if (!Text)
+    return Miss();
+  nlohmann::json J = nlohmann::json::parse(*Text, nullptr, false);
   if (J.is_discarded() || !J.is_object() || J.value("schema", "") != Schema ||
-      !J.contains("inputs") || !J["inputs"].is_array() || !J.contains("facts") ||
+      !J.contains("inputs") || !J["inputs"].is_string() || !J.contains("facts") ||
       !J["facts"].is_string())
     return Miss();
-  // Every file the parse read must be as it was: same size and time, else same content.
-  for (const nlohmann::json &In : J["inputs"]) {
-    if (!In.is_array() || In.size() != 4 || !In[0].is_string() || !In[1].is_string() ||
-        !In[2].is_number_unsigned() || !In[3].is_number_integer())
-      return Miss();
-    std::string File = In[0].get<std::string>();
-    auto S = stamp(File);
-    if (!S)
-      return Miss();
-    if (S->first == In[2].get<uint64_t>() && S->second == In[3].get<int64_t>())
-      continue;
-    auto Content = MemoryBuffer::getFile(File, false, false);
-    if (!Content || contentHash((*Content)->getBuffer()) != In[1].get<std::string>())
-      return Miss();
-  }
+  std::string Id = J["inputs"].get<std::string>();
+  if (Id.find_first_not_of("0123456789abcdef") != std::string::npos || !inputsUnchanged(Id))
+    return Miss();
   std::optional<TranslationUnitFacts> Facts = factsFromJson(J["facts"].get<std::string>());
   if (!Facts)
     return Miss();
@@ -130,8 +235,12 @@ std::optional<TranslationUnitFacts> ResultCache::lookup(const std::string &Key) 
 
 void ResultCache::store(const std::string &Key, const TranslationUnitFacts &Facts,
                         const std::vector<std::string> &Inputs) {
+  // The files read, with their content hashes: a list many units share (the main file, whose
+  // content is in the key, is left out), stored once under its own hash.
   nlohmann::json Entries = nlohmann::json::array();
   for (const std::string &File : Inputs) {
+    if (File == Facts.File)
+      continue;
     auto Before = stamp(File);
     if (!Before)
       return; // A file that went away: nothing reliable to store.
@@ -153,26 +262,22 @@ void ResultCache::store(const std::string &Key, const TranslationUnitFacts &Fact
     }
     Entries.push_back({File, Hash, Before->first, Before->second});
   }
-  nlohmann::json J = {{"schema", Schema}, {"inputs", Entries}, {"facts", factsToJson(Facts)}};
-  std::string Path = entryPath(Key);
-  if (sys::fs::create_directories(sys::path::parent_path(Path)))
-    return;
-  SmallString<256> Temp;
-  int FD;
-  if (sys::fs::createUniqueFile(Path + ".%%%%%%%%.tmp", FD, Temp))
-    return;
+  std::string List = Entries.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string Id = contentHash(List);
+  bool Have;
   {
-    raw_fd_ostream Out(FD, /*shouldClose=*/true);
-    Out << J.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    Out.close();
-    if (Out.has_error()) {
-      Out.clear_error();
-      sys::fs::remove(Temp);
-      return;
-    }
+    std::lock_guard<std::mutex> Guard(Lock);
+    Have = Written.count(Id) != 0;
   }
-  if (sys::fs::rename(Temp, Path))
-    sys::fs::remove(Temp);
+  if (!Have) {
+    // Written again once per run even if present: a corrupted copy is replaced.
+    if (!writeAtomically(inputsPath(Id), List))
+      return;
+    std::lock_guard<std::mutex> Guard(Lock);
+    Written.insert(Id);
+  }
+  nlohmann::json J = {{"schema", Schema}, {"inputs", Id}, {"facts", factsToJson(Facts)}};
+  writeAtomically(entryPath(Key), J.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 void ResultCache::trim() {

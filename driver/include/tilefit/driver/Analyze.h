@@ -40,6 +40,12 @@ struct AnalyzeRequest {
   std::optional<std::pair<unsigned, unsigned>> Shard; ///< K of N, 1-based.
   std::string ShareDir;               ///< share/tilefit beside the executable.
 
+  /// The result cache's folder ("" for none) and its size bound; CacheStats says on the
+  /// message channel how many parses it saved.
+  std::string CacheDir;
+  uint64_t CacheMaxBytes = 1ull << 30;
+  bool CacheStats = false;
+
   /// Unsaved editor buffers by absolute path, read instead of the files on disk.
   std::map<std::string, std::string> Unsaved;
   /// Set by another thread to stop the run early; its result is then to be dropped.

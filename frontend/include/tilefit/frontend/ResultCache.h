@@ -2,9 +2,10 @@
 //
 // A parse's facts depend only on tilefit's version, the parse's command line (architecture,
 // flags, toolkit, resource folders) and the content of every file it read. Entries are keyed by
-// the first three and the main file's content, and hold the list of the files read with their
-// content hashes: an entry is used only if every one of them is unchanged, so an edit to a
-// header invalidates exactly the units that read it.
+// the first three and the main file's content, and name the list of the other files read with
+// their content hashes (stored once, under its own hash, and shared by every unit that read the
+// same files): an entry is used only if every one of them is unchanged, so an edit to a header
+// invalidates exactly the units that read it.
 //
 // Entries are written atomically (a unique temporary file, then a rename), so concurrent runs
 // never see half an entry; an unreadable or corrupted entry is a miss and is replaced. The
@@ -20,6 +21,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <set>
 #include <optional>
 #include <string>
 #include <vector>
@@ -56,6 +58,10 @@ public:
 
 private:
   std::string entryPath(const std::string &Key) const;
+  std::string inputsPath(const std::string &Id) const;
+  /// Whether every file of the input list \p Id is as it was (checked once per run).
+  bool inputsUnchanged(const std::string &Id);
+  static bool writeAtomically(const std::string &Path, const std::string &Text);
 
   std::string Dir;
   uint64_t MaxBytes;
@@ -63,6 +69,8 @@ private:
   std::mutex Lock;
   /// Content hashes of the files seen in this run, with the size and time they had.
   std::map<std::string, std::pair<std::pair<uint64_t, int64_t>, std::string>> Known;
+  std::map<std::string, bool> Checked; ///< Input lists checked in this run.
+  std::set<std::string> Written;       ///< Input lists written in this run.
 };
 
 } // namespace frontend
