@@ -112,12 +112,19 @@ class Bench:
         self.nvcc = args.nvcc
         self.results = {"measurements": {}}
         self.count = 0
+        # A tilefit with a result cache (on by default) gets --no-cache in every measurement
+        # but the warm-cache ones: the targets are without cache.
+        self.help = subprocess.run([self.tilefit, "--help"], stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True).stdout
+        self.has_cache = "--no-cache" in self.help
+        self.cache_dir = os.path.join(self.work, "cache")
 
     # -- measuring ----------------------------------------------------------------------------
 
-    def measure(self, key, argv, cwd, reps, tool):
+    def measure(self, key, argv, cwd, reps, tool, cores=1):
         """Time `argv` (run in `cwd`) with hyperfine; every run goes through GNU time for its
-        peak RSS. Returns (and records under `key`) the figures."""
+        peak RSS. Returns (and records under `key`) the figures. `cores`: how many cores the
+        command keeps busy (2 for tilefit -j 2), for the noise accounting."""
         warmup, runs = reps
         self.count += 1
         slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", key)
@@ -130,7 +137,8 @@ class Bench:
         cmd = ["hyperfine", "-N", "-i", "--style", "basic", "--warmup", str(warmup),
                "--runs", str(runs), "--export-json", json_file, "--command-name", key,
                shlex.join(wrapped)]
-        waited = self.wait_quiet()
+        spare = max(0, (os.cpu_count() or 1) - cores)
+        waited = self.wait_quiet(spare)
         log("%-58s %s" % (key, "(warmup %d, runs %d)" % (warmup, runs)))
         busy0, load0, own0, t0 = cpu_busy_seconds(), loadavg(), os.times(), time.time()
         p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -170,6 +178,9 @@ class Bench:
             "peak_rss_kb": int(statistics.median(rss)) if rss else None,
             "peak_rss_kb_max": max(rss) if rss else None,
             "other_load_cores": other,
+            "cores_used": cores,
+            # other processes needed more than the cores this command left idle
+            "contended": other is not None and other > spare + 0.15,
             "loadavg_start": load0,
             "waited_for_quiet_s": waited,
         }
@@ -180,20 +191,22 @@ class Bench:
         log("  median %.3f s (spread %.3f-%.3f s), peak RSS %s MiB%s"
             % (m["median_s"], m["min_s"], m["max_s"],
                "%.0f" % (m["peak_rss_kb"] / 1024) if m["peak_rss_kb"] else "?",
-               "" if other is None or other < 0.15 else ", other load %.2f cores" % other))
+               "" if other is None or other < 0.15 else ", other load %.2f cores%s"
+               % (other, " (contended)" if m["contended"] else "")))
         self.results["measurements"][key] = m
         return m
 
-    def wait_quiet(self):
-        """With --wait-quiet S: wait (at most S seconds) until other processes leave the CPUs
-        idle (under 0.25 cores busy over a second) before a measurement."""
+    def wait_quiet(self, spare):
+        """With --wait-quiet S: wait (at most S seconds) until other processes leave the
+        measurement its cores (they may use the `spare` ones: under spare + 0.25 cores busy
+        over a second)."""
         if self.args.wait_quiet <= 0:
             return 0.0
         t0 = time.time()
         told = False
         while time.time() - t0 < self.args.wait_quiet:
             load = other_cpu(1.0)
-            if load < 0.25:
+            if load < spare + 0.25:
                 break
             if not told:
                 log("  other processes use %.2f cores; waiting (at most %d s)"
@@ -203,11 +216,13 @@ class Bench:
 
     # -- commands -----------------------------------------------------------------------------
 
-    def tilefit_argv(self, archs, files=(), flags=None, db=None, jobs=1):
+    def tilefit_argv(self, archs, files=(), flags=None, db=None, jobs=1, cache=False):
         argv = [self.tilefit]
         if db:
             argv += ["-p", db]
         argv += ["--arch=" + ",".join(archs), "-j", str(jobs)]
+        if self.has_cache:
+            argv += ["--cache-dir=" + self.cache_dir] if cache else ["--no-cache"]
         argv += list(files)
         if flags is not None:
             argv += ["--"] + list(flags)
@@ -304,6 +319,10 @@ class Bench:
         self.results["versions"] = {
             "tilefit": first_line([self.tilefit, "--version"]),
             "tilefit_binary": self.tilefit,
+            "tilefit_sha256": sha256(self.tilefit),
+            "tilefit_mtime": datetime.datetime.fromtimestamp(
+                os.path.getmtime(self.tilefit)).astimezone().isoformat(timespec="seconds"),
+            "tilefit_result_cache": self.has_cache,
             "clang": first_line([self.clang, "--version"]),
             "nvcc": last_line([self.nvcc, "--version"]),
             "hyperfine": first_line(["hyperfine", "--version"]),
@@ -359,18 +378,19 @@ class Bench:
         # -j 1 against -j 2 on the whole generated project.
         j2 = self.measure("generated/all%d/sm_90/tilefit-j2" % n,
                           self.tilefit_argv(ONE_ARCH, db=dbdir, jobs=2), dbdir, cfg["gen"],
-                          "tilefit")
+                          "tilefit", cores=2)
         self.results["jobs"] = {"units": n, "j1": whole["tilefit"], "j2": j2}
 
-        # Scaling with the unit count (tilefit -j 2, sm_90).
+        # Scaling with the unit count (tilefit -j 1, sm_90: one core, so that another process
+        # on the other core disturbs it least).
         scale = []
         for m in cfg["scale_units"]:
             if m == n:
-                meas = j2
+                meas = whole["tilefit"]
             else:
                 d = self.generate(m, "gen-%d" % m, k)
-                meas = self.measure("scale/units%d/tilefit-j2" % m,
-                                    self.tilefit_argv(ONE_ARCH, db=os.path.join(d, "build-sm90"), jobs=2),
+                meas = self.measure("scale/units%d/tilefit" % m,
+                                    self.tilefit_argv(ONE_ARCH, db=os.path.join(d, "build-sm90")),
                                     os.path.join(d, "build-sm90"), cfg["scale"], "tilefit")
                 if not self.args.keep_work:
                     shutil.rmtree(d)
@@ -415,6 +435,30 @@ class Bench:
         self.results["host_parse"] = {("%s/%s" % k if isinstance(k, tuple) else k): v
                                       for k, v in host.items()}
 
+        # The result cache, warm (when this tilefit has one): the warmup run fills a private
+        # cache folder, the timed runs read it.
+        if self.has_cache:
+            if os.path.isdir(self.cache_dir):
+                shutil.rmtree(self.cache_dir)
+            warm = []
+            rows = {c["label"] + "|" + ",".join(c["archs"]): c for c in self.results["comparisons"]}
+            cases = [("example project (-p)", THREE_ARCHS, self.tilefit_argv(THREE_ARCHS, db=ex_build, cache=True), ex_build),
+                     ("heavy_cub.cu (CUB, cg, pipeline)", ONE_ARCH,
+                      self.tilefit_argv(ONE_ARCH, [heavy], ["-std=c++17"], cache=True), ROOT),
+                     ("generated, %d of %d units" % (len(sample), n), THREE_ARCHS,
+                      self.tilefit_argv(THREE_ARCHS, sample, db=os.path.join(gen, "build-3arch"), cache=True),
+                      os.path.join(gen, "build-3arch"))]
+            for label, archs, argv, cwd in cases:
+                w, r = cfg["unit"]
+                m = self.measure("warm-cache/%s/%s" % (re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-"),
+                                                      ",".join(archs)),
+                                 argv, cwd, (max(1, w), r), "tilefit")
+                base = rows.get(label + "|" + ",".join(archs))
+                warm.append({"label": label, "archs": archs, "warm": m,
+                             "cold": base["tilefit"] if base else None,
+                             "clang": base["clang"] if base else None})
+            self.results["warm_cache"] = warm
+
         self.results["elapsed_s"] = time.time() - started
         summary = render(self.results)  # also adds the ratios to the results
         with open(os.path.join(self.out, "summary.md"), "w") as fh:
@@ -428,6 +472,15 @@ class Bench:
 
 
 # -- helpers ------------------------------------------------------------------------------------
+
+def sha256(path):
+    import hashlib
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()[:16]
+
 
 def abs_example_flags():
     return ["-I", os.path.join(ROOT, "compile_commands_example", "include"), "-DSTENCIL_RADIUS=4",
@@ -535,10 +588,14 @@ def render(R):
     L.append("## Run of %s (%s mode)" % (M["date"], R["mode"]))
     L.append("")
     waited = sum(m.get("waited_for_quiet_s") or 0 for m in R["measurements"].values())
-    L.append("Machine: `nproc` = %d, %s, %s GiB; tilefit `%s` (%s, git %s); %s; nvcc %s; %s. "
-             "Whole run: %.1f min%s."
+    L.append("Machine: `nproc` = %d, %s, %s GiB. tilefit `%s` (%s, file dated %s, sha256 %s…; "
+             "the repository was at %s%s); %s; nvcc %s; %s. Whole run: %.1f min%s."
              % (M["nproc"], M["cpu"], M["memory_gib"], V["tilefit_binary"], V["tilefit"],
-                V["git_head"], V["clang"], V["nvcc"], V["hyperfine"], R["elapsed_s"] / 60,
+                V.get("tilefit_mtime", "?"), V.get("tilefit_sha256", "?"), V["git_head"],
+                "" if V.get("tilefit_result_cache") is None else
+                (", result cache off (`--no-cache`) but in the warm-cache table"
+                 if V["tilefit_result_cache"] else ", no result cache in this build"),
+                V["clang"], V["nvcc"], V["hyperfine"], R["elapsed_s"] / 60,
                 " (of which %.1f min waiting for other processes to finish, `--wait-quiet`)"
                 % (waited / 60) if waited >= 1 else ""))
     L.append("")
@@ -606,7 +663,7 @@ def render(R):
     L.append("")
 
     S = R["scale_units"]
-    L.append("### Scaling with the number of units (generated, sm_90, `-j 2`)")
+    L.append("### Scaling with the number of units (generated, sm_90, `-j 1`)")
     L.append("")
     L.append("| units | runs | time | per unit | peak RSS (MiB) | time vs first row | RSS vs first row |")
     L.append("|---:|---:|---:|---:|---:|---:|---:|")
@@ -651,6 +708,20 @@ def render(R):
              % (fmt_t(H["clang-device"]), fmt_t(H["clang-host"])))
     L.append("")
 
+    W = R.get("warm_cache")
+    if W:
+        L.append("### The result cache, warm (`--cache-dir`, filled by the warmup run)")
+        L.append("")
+        L.append("| input | archs | tilefit, no cache | tilefit, warm cache | warm / cold | warm / clang parse | RSS warm |")
+        L.append("|---|---|---:|---:|---:|---:|---:|")
+        for w in W:
+            L.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+                w["label"], ",".join(a[3:] for a in w["archs"]), fmt_t(w["cold"]), fmt_t(w["warm"]),
+                fmt_r(ratio(w["warm"]["median_s"], w["cold"]["median_s"] if w["cold"] else None), 3),
+                fmt_r(ratio(w["warm"]["median_s"], w["clang"]["median_s"] if w["clang"] else None), 3),
+                fmt_rss(w["warm"])))
+        L.append("")
+
     # Targets.
     one_arch = [c for c in comps if len(c["archs"]) == 1]
     worst = max(comps, key=lambda c: c["ratios"]["tilefit_over_clang"] or 0)
@@ -687,18 +758,26 @@ def render(R):
         g3, mark(worst_rss["ratios"]["rss_tilefit_over_clang"] <= TARGET_RSS_RATIO)))
     L.append("")
 
-    noisy = [(k, m["other_load_cores"]) for k, m in R["measurements"].items()
-             if m.get("other_load_cores") is not None and m["other_load_cores"] >= 0.15]
+    noisy = [(k, m["other_load_cores"], m.get("contended")) for k, m in R["measurements"].items()
+             if (m.get("other_load_cores") or 0) >= 0.15]
+    loads = [m["other_load_cores"] for m in R["measurements"].values()
+             if m.get("other_load_cores") is not None]
     failed = [k for k, m in R["measurements"].items() if m.get("failed")]
     if failed:
         L.append("**Failed commands** (exit status other than 0, or 1 for tilefit's findings): "
                  + ", ".join("`%s`" % k for k in failed))
         L.append("")
+    if loads:
+        L.append("Other processes on the machine used %.2f cores on average during the "
+                 "measurements (at most %.2f)." % (statistics.mean(loads), max(loads)))
+        L.append("")
     if noisy:
-        L.append("Other processes used CPU during: " + ", ".join(
-            "`%s` (%.2f cores)" % (k, v) for k, v in noisy) + "; those figures are less reliable.")
+        L.append("They used 0.15 cores or more during: " + ", ".join(
+            "`%s` (%.2f%s)" % (k, v, ", **on its cores**" if c else "") for k, v, c in noisy)
+            + ". Those figures are less reliable, above all where the others needed more than "
+            "the cores the measured command left idle (**on its cores**).")
     else:
-        L.append("No other process used more than 0.15 cores during any measurement.")
+        L.append("No other process used 0.15 cores or more during any measurement.")
     L.append("")
     return "\n".join(L)
 

@@ -3,6 +3,7 @@
 
 #include "tilefit/frontend/Analyzer.h"
 #include "tilefit/frontend/CommandTranslation.h"
+#include "tilefit/frontend/HeaderPch.h"
 #include "tilefit/frontend/ResultCache.h"
 #include "tilefit/frontend/Toolkit.h"
 #include "tilefit/model/Analysis.h"
@@ -359,6 +360,13 @@ AnalyzeResult analyze(const AnalyzeRequest &Req) {
   if (!Req.CacheDir.empty() && Req.Unsaved.empty()) {
     Cache = std::make_unique<frontend::ResultCache>(Req.CacheDir, Req.CacheMaxBytes);
     Env.Cache = Cache.get();
+  }
+  // The precompiled CUDA runtime headers live in the cache folder too (and serve the
+  // language server, whose unsaved buffers keep the result cache out).
+  std::unique_ptr<frontend::HeaderPchStore> Pch;
+  if (!Req.CacheDir.empty()) {
+    Pch = std::make_unique<frontend::HeaderPchStore>(Req.CacheDir + "/pch");
+    Env.Pch = Pch.get();
   }
   std::vector<TranslationUnitFacts> Facts = frontend::analyzeAll(UnitJobs, Env, Threads, Progress);
   if (Cache) {

@@ -1,5 +1,6 @@
 //===- Analyzer.cpp -------------------------------------------------------===//
 #include "tilefit/frontend/Analyzer.h"
+#include "tilefit/frontend/HeaderPch.h"
 #include "tilefit/frontend/ResultCache.h"
 
 #include "tilefit/matchers/InstantiationRecorder.h"
@@ -131,6 +132,28 @@ public:
 private:
   TranslationUnitFacts &Out;
   std::unique_ptr<matchers::InstantiationRecorder> Recorder;
+};
+
+/// Runs CollectAction, loading the precompiled CUDA runtime headers when a store is given.
+class CollectFactory : public clang::tooling::FrontendActionFactory {
+public:
+  CollectFactory(TranslationUnitFacts &Out, HeaderPchStore *Store) : Out(Out), Store(Store) {}
+  std::unique_ptr<clang::FrontendAction> create() override {
+    return std::make_unique<CollectAction>(Out);
+  }
+  bool runInvocation(std::shared_ptr<clang::CompilerInvocation> Invocation,
+                     clang::FileManager *Files,
+                     std::shared_ptr<clang::PCHContainerOperations> Ops,
+                     clang::DiagnosticConsumer *Diags) override {
+    if (Store)
+      UsedPch = Store->use(*Invocation);
+    return FrontendActionFactory::runInvocation(std::move(Invocation), Files, std::move(Ops), Diags);
+  }
+  std::string UsedPch;
+
+private:
+  TranslationUnitFacts &Out;
+  HeaderPchStore *Store;
 };
 
 /// The host-side parse: launches and attribute calls only.
@@ -375,11 +398,22 @@ TranslationUnitFacts analyzeUnit(const UnitJob &Job, const ParseEnvironment &Env
   FSOpts.WorkingDir = Job.Command.Directory;
   auto Files = llvm::makeIntrusiveRefCnt<clang::FileManager>(FSOpts, FS);
 
-  ErrorCollector Errors(Facts.Diagnostics);
-  clang::tooling::ToolInvocation Invocation(parseCommandLine(Job, Env),
-                                            std::make_unique<CollectAction>(Facts), Files.get());
+  std::vector<Diagnostic> Problems;
+  ErrorCollector Errors(Problems);
+  CollectFactory Factory(Facts, Env.Pch);
+  clang::tooling::ToolInvocation Invocation(parseCommandLine(Job, Env), &Factory, Files.get(),
+                                            std::make_shared<clang::PCHContainerOperations>());
   Invocation.setDiagnosticConsumer(&Errors);
   bool Ok = Invocation.run();
+  if ((!Ok || Errors.getNumErrors() > 0) && !Factory.UsedPch.empty()) {
+    // Whatever went wrong, the parse without the precompiled header decides.
+    ParseEnvironment Plain = Env;
+    Plain.Pch = nullptr;
+    return analyzeUnit(Job, Plain);
+  }
+  Facts.Diagnostics.insert(Facts.Diagnostics.end(), Problems.begin(), Problems.end());
+  if (!Factory.UsedPch.empty())
+    Facts.Inputs.push_back(Factory.UsedPch);
   if (!Ok || Errors.getNumErrors() > 0) {
     Facts.Failed = true;
     Facts.Vars.clear();

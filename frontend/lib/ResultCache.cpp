@@ -107,6 +107,21 @@ std::string ResultCache::defaultDir() {
   return std::string(P);
 }
 
+const std::string &ResultCache::toolIdentity() {
+  static const std::string Identity = [] {
+    std::string Id = std::string(Schema) + " " + TILEFIT_VERSION;
+    // The library's own address finds the executable it is linked into.
+    static int Anchor;
+    std::string Exe = sys::fs::getMainExecutable(nullptr, &Anchor);
+    sys::fs::file_status S;
+    if (!Exe.empty() && !sys::fs::status(Exe, S))
+      Id += " " + std::to_string(S.getSize()) + ":" +
+            std::to_string(S.getLastModificationTime().time_since_epoch().count());
+    return Id;
+  }();
+  return Identity;
+}
+
 std::string ResultCache::key(const std::vector<std::vector<std::string>> &CommandLines,
                              const std::string &MainFileContent) {
   BLAKE3 H;
@@ -115,8 +130,7 @@ std::string ResultCache::key(const std::vector<std::vector<std::string>> &Comman
     H.update(":");
     H.update(S);
   };
-  Field(Schema);
-  Field(TILEFIT_VERSION);
+  Field(toolIdentity());
   for (const std::vector<std::string> &Line : CommandLines) {
     Field("command");
     for (const std::string &A : Line)
@@ -301,7 +315,7 @@ void ResultCache::trim() {
         sys::fs::remove(It->path());
       continue;
     }
-    if (!Name.ends_with(".json"))
+    if (!Name.ends_with(".json") && !Name.ends_with(".pch"))
       continue;
     Entries.push_back({It->path(), S.getSize(), Used});
     Total += S.getSize();

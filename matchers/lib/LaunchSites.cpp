@@ -395,6 +395,11 @@ std::vector<HostKernelCalls> hostKernelCalls(ASTContext &Ctx, const LaunchCollec
   return Out;
 }
 
+std::optional<uint64_t> evaluateConstant(ASTContext &Ctx, const FunctionDecl *Fn, const Expr *E,
+                                         std::string &Why) {
+  return Evaluator(Ctx, Fn).evaluate(E, Why);
+}
+
 std::optional<LaunchBounds> launchBoundsOf(const FunctionDecl *Kernel) {
   const auto *A = Kernel->getAttr<CUDALaunchBoundsAttr>();
   if (!A)

@@ -6,6 +6,7 @@
 #include "tilefit/matchers/InstantiationRecorder.h"
 #include "tilefit/matchers/KernelNames.h"
 #include "tilefit/matchers/LaunchSites.h"
+#include "tilefit/matchers/ScopeFacts.h"
 #include "tilefit/matchers/SourcePosition.h"
 #include "tilefit/matchers/TypeLayout.h"
 
@@ -63,17 +64,39 @@ DeclarationMatcher kernelMatcher() {
 }
 
 /// What one function's definition refers to in code that runs: the `__shared__` variables it
-/// names and the functions it calls or takes the address of. Branches whose condition folds to
-/// a constant are pruned as the optimizer prunes them; lambdas and local classes are
-/// functions of their own, reached through their calls.
+/// names and the functions it calls or takes the address of; and what it keeps per thread and
+/// allocates in Tensor Memory. Branches whose condition folds to a constant are pruned as the
+/// optimizer prunes them; lambdas and local classes are functions of their own, reached
+/// through their calls.
 class ReferenceScanner : public EvaluatedCodeVisitor<ReferenceScanner> {
 public:
-  using EvaluatedCodeVisitor::EvaluatedCodeVisitor;
+  ReferenceScanner(ASTContext &Ctx, const FunctionDecl *Fn)
+      : EvaluatedCodeVisitor(Ctx), Fn(Fn), InAllocator(isTmemAllocator(Fn)) {}
 
   llvm::SetVector<const VarDecl *> Vars;
   llvm::SetVector<const FunctionDecl *> Callees;
+  /// Local arrays and array-holding objects, in source order.
+  llvm::SetVector<const VarDecl *> Locals;
+  std::vector<TmemAllocation> Tmem;
 
   bool pruneConstantBranches() const { return true; }
+
+  bool VisitVarDecl(VarDecl *VD) {
+    if (isPerThreadArray(Ctx, VD))
+      Locals.insert(VD);
+    return true;
+  }
+  bool VisitGCCAsmStmt(GCCAsmStmt *S) {
+    // An allocator modelled by its call is counted at the call, with its argument.
+    if (!InAllocator)
+      tmemAllocationsInAsm(Ctx, Fn, S, Tmem);
+    return true;
+  }
+  bool VisitCallExpr(CallExpr *E) {
+    if (auto A = tmemAllocationCall(Ctx, Fn, E))
+      Tmem.push_back(std::move(*A));
+    return true;
+  }
 
   bool VisitDeclRefExpr(DeclRefExpr *E) {
     if (const auto *VD = dyn_cast<VarDecl>(E->getDecl())) {
@@ -111,14 +134,11 @@ public:
   }
   bool TraverseCXXRecordDecl(CXXRecordDecl *) { return true; }
   bool TraverseClassTemplateSpecializationDecl(ClassTemplateSpecializationDecl *) { return true; }
-};
 
-const FunctionDecl *enclosingFunction(const Decl *D) {
-  for (const DeclContext *DC = D->getDeclContext(); DC; DC = DC->getParent())
-    if (const auto *FD = dyn_cast<FunctionDecl>(DC))
-      return FD;
-  return nullptr;
-}
+private:
+  const FunctionDecl *Fn;
+  const bool InAllocator;
+};
 
 } // namespace
 
@@ -146,74 +166,26 @@ public:
 
 SharedMemoryCollector::SharedMemoryCollector()
     : Vars(std::make_unique<SharedVarCallback>()), Kernels(std::make_unique<KernelCallback>()),
-      Launches(std::make_unique<LaunchCollector>()) {}
+      Launches(std::make_unique<LaunchCollector>()),
+      Constants(std::make_unique<ConstantCollector>()) {}
 SharedMemoryCollector::~SharedMemoryCollector() = default;
 
 void SharedMemoryCollector::registerMatchers(MatchFinder &Finder) {
   Finder.addMatcher(sharedVarMatcher(), Vars.get());
   Finder.addMatcher(kernelMatcher(), Kernels.get());
   Launches->registerMatchers(Finder);
+  Constants->registerMatchers(Finder);
 }
 
 void SharedMemoryCollector::finish(ASTContext &Ctx, const InstantiationRecorder &Instantiations,
                                    TranslationUnitFacts &Out) {
   const SourceManager &SM = Ctx.getSourceManager();
-  auto Before = [&](SourceLocation A, SourceLocation B) {
-    return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(A), SM.getExpansionLoc(B));
-  };
-
-  // Declaration order: a rank per distinct declaration position.
-  std::vector<const VarDecl *> ByPos = Vars->Vars;
-  std::stable_sort(ByPos.begin(), ByPos.end(), [&](const VarDecl *A, const VarDecl *B) {
-    return Before(A->getLocation(), B->getLocation());
-  });
-  llvm::DenseMap<const VarDecl *, uint64_t> DeclOrder;
-  for (size_t I = 0; I < ByPos.size(); ++I) {
-    bool Same = I > 0 && !Before(ByPos[I - 1]->getLocation(), ByPos[I]->getLocation());
-    DeclOrder[ByPos[I]] = Same ? DeclOrder[ByPos[I - 1]] : I;
-  }
-
-  // Namespaces in order of first opening.
-  std::vector<const NamespaceDecl *> Namespaces;
-  for (const VarDecl *VD : Vars->Vars)
-    for (const DeclContext *DC = VD->getDeclContext(); DC; DC = DC->getParent())
-      if (const auto *ND = dyn_cast<NamespaceDecl>(DC))
-        Namespaces.push_back(ND->getCanonicalDecl());
-  std::sort(Namespaces.begin(), Namespaces.end());
-  Namespaces.erase(std::unique(Namespaces.begin(), Namespaces.end()), Namespaces.end());
-  std::stable_sort(Namespaces.begin(), Namespaces.end(),
-                   [&](const NamespaceDecl *A, const NamespaceDecl *B) {
-                     return Before(A->getLocation(), B->getLocation());
-                   });
-  llvm::DenseMap<const NamespaceDecl *, unsigned> NamespaceOrdinal;
-  for (size_t I = 0; I < Namespaces.size(); ++I)
-    NamespaceOrdinal[Namespaces[I]] = static_cast<unsigned>(I);
 
   // The variables, translated.
+  Out.Vars = describeVariables(Ctx, Vars->Vars);
   llvm::DenseMap<const VarDecl *, size_t> VarIndex;
-  for (const VarDecl *VD : Vars->Vars) {
-    SharedVar V;
-    V.Name = VD->getNameAsString();
-    const FunctionDecl *Fn = enclosingFunction(VD);
-    if (Fn)
-      V.Function = functionName(Fn);
-    V.QualifiedName = Fn ? V.Function + "::" + V.Name : VD->getQualifiedNameAsString();
-    V.Loc = toSourcePos(SM, VD->getLocation());
-    describeVariableLayout(Ctx, VD, V);
-
-    EmissionFacts &E = V.Emission;
-    if (!Fn) {
-      std::vector<unsigned> Chain;
-      for (const DeclContext *DC = VD->getDeclContext(); DC; DC = DC->getParent())
-        if (const auto *ND = dyn_cast<NamespaceDecl>(DC))
-          Chain.push_back(NamespaceOrdinal[ND->getCanonicalDecl()]);
-      E.Namespaces.assign(Chain.rbegin(), Chain.rend());
-    }
-    E.DeclOrder = DeclOrder[VD];
-
-    VarIndex[VD] = Out.Vars.size();
-    Out.Vars.push_back(std::move(V));
-  }
+  for (size_t I = 0; I < Vars->Vars.size(); ++I)
+    VarIndex[Vars->Vars[I]] = I;
 
   Out.Emission = buildEmissionProgram(Ctx, VarIndex, Instantiations);
 
@@ -229,7 +201,7 @@ void SharedMemoryCollector::finish(ASTContext &Ctx, const InstantiationRecorder 
   auto ScanOf = [&](const FunctionDecl *FD) -> const ReferenceScanner & {
     auto &Slot = Scans[FD];
     if (!Slot) {
-      Slot = std::make_unique<ReferenceScanner>(Ctx);
+      Slot = std::make_unique<ReferenceScanner>(Ctx, FD);
       Slot->walkFunction(FD);
     }
     return *Slot;
@@ -264,6 +236,7 @@ void SharedMemoryCollector::finish(ASTContext &Ctx, const InstantiationRecorder 
   };
 
   KernelNamer Namer(Ctx);
+  llvm::DenseMap<const VarDecl *, size_t> LocalIndex;
   for (const FunctionDecl *Kernel : Kernels->Kernels) {
     KernelFacts K;
     K.Name = functionName(Kernel);
@@ -300,6 +273,17 @@ void SharedMemoryCollector::finish(ASTContext &Ctx, const InstantiationRecorder 
         if (auto It = VarIndex.find(VD); It != VarIndex.end())
           Out.Vars[It->second].ReferencedOutOfLine = true;
     }
+    // Per-thread arrays and Tensor Memory requests of every function reached, each once.
+    for (const FunctionDecl *FD : Reached) {
+      const ReferenceScanner &S = ScanOf(FD);
+      for (const VarDecl *VD : S.Locals) {
+        auto [It, New] = LocalIndex.try_emplace(VD, Out.LocalArrays.size());
+        if (New)
+          Out.LocalArrays.push_back(describeLocalArray(Ctx, VD));
+        K.LocalArrays.push_back(It->second);
+      }
+      K.TmemAllocations.insert(K.TmemAllocations.end(), S.Tmem.begin(), S.Tmem.end());
+    }
     for (const FunctionDecl *FD : Reached) {
       auto It = LocalsOf.find(FD->getCanonicalDecl());
       if (It == LocalsOf.end())
@@ -323,6 +307,7 @@ void SharedMemoryCollector::finish(ASTContext &Ctx, const InstantiationRecorder 
                      });
     Out.Kernels.push_back(std::move(K));
   }
+  Constants->finish(Ctx, Instantiations, Out);
 }
 
 } // namespace matchers

@@ -5,6 +5,7 @@
 #include "tilefit/model/GlobList.h"
 #include "tilefit/model/Layout.h"
 #include "tilefit/model/Occupancy.h"
+#include "tilefit/model/Scopes.h"
 #include "tilefit/model/Units.h"
 
 #include <algorithm>
@@ -445,6 +446,204 @@ void checkKernel(KernelReport &K, const AnalysisOptions &Opts, const KernelConte
   }
 }
 
+std::string registersPhrase(uint64_t Registers) {
+  return std::to_string(Registers) + (Registers == 1 ? " 32-bit register" : " 32-bit registers");
+}
+
+std::string fileName(const std::string &Path) {
+  size_t Slash = Path.rfind('/');
+  return Slash == std::string::npos ? Path : Path.substr(Slash + 1);
+}
+
+/// Records a finding about \p K if its check is enabled, and remembers the worst level.
+std::function<void(Diagnostic)> recorder(KernelReport &K, const AnalysisOptions &Opts,
+                                         std::vector<Diagnostic> &Out) {
+  return [&K, &Out, Enabled = GlobList(Opts.Checks)](Diagnostic D) {
+    if (!Enabled.contains(D.Check))
+      return;
+    if (!K.Worst || static_cast<int>(D.Level) > static_cast<int>(*K.Worst))
+      K.Worst = D.Level;
+    Out.push_back(std::move(D));
+  };
+}
+
+/// One note per per-thread array, largest first.
+std::vector<Note> arrayNotes(const KernelReport &K) {
+  std::vector<const SharedVar *> Sorted;
+  for (const SharedVar &V : K.Registers.Arrays)
+    Sorted.push_back(&V);
+  std::stable_sort(Sorted.begin(), Sorted.end(), [](const SharedVar *L, const SharedVar *R) {
+    return L->Bytes.value_or(0) > R->Bytes.value_or(0);
+  });
+  std::vector<Note> Notes;
+  for (const SharedVar *V : Sorted) {
+    if (!V->Bytes || *V->Bytes == 0)
+      continue;
+    std::string Msg = "'" + V->Name + "' takes " + bytesPhrase(*V->Bytes) + shapeSuffix(*V) +
+                      " per thread, " + registersPhrase(*V->Bytes / 4 + (*V->Bytes % 4 != 0));
+    if (!V->Function.empty() && V->Function != K.Name)
+      Msg += ", in '" + V->Function + "'";
+    Notes.push_back({Msg, V->Loc});
+  }
+  return Notes;
+}
+
+/// Per-thread arrays above the registers ptxas may give a thread (they spill to local memory),
+/// or, without __launch_bounds__, above what a block of its launch can have.
+void checkRegisterTiles(KernelReport &K, const ArchCapacity *Arch,
+                        const std::function<void(Diagnostic)> &Record) {
+  const RegisterTileReport &R = K.Registers;
+  if (!R.RegistersPerThread || *R.RegistersPerThread == 0)
+    return;
+  const uint64_t Regs = *R.RegistersPerThread;
+  std::string Message = "kernel '" + K.Name + "' keeps " + bytesPhrase(*R.BytesPerThread) +
+                        " per thread in local arrays on " + K.Arch + ", " + registersPhrase(Regs);
+  std::vector<Note> Extra;
+  if (R.Limit && Regs > *R.Limit) {
+    if (R.LimitBasis == "registers.per_thread")
+      Message += ", more than the " + std::to_string(*R.Limit) + " registers a thread can have";
+    else
+      Message += ", more than the " + std::to_string(*R.Limit) + " registers per thread " +
+                 R.LimitBasis + (K.Bounds ? " leaves" : " allows");
+    Message += "; they will spill to local memory";
+    if (K.Bounds && R.LimitBasis.rfind("__launch_bounds__", 0) == 0)
+      Extra.push_back({R.LimitBasis + " asks for " +
+                           std::to_string(K.Bounds->MinBlocks.value_or(1)) + " resident " +
+                           (K.Bounds->MinBlocks.value_or(1) == 1 ? "block" : "blocks") + " of " +
+                           std::to_string(*K.Bounds->MaxThreads) +
+                           " threads per SM here: at most " + std::to_string(*R.Limit) +
+                           " registers per thread",
+                       K.Bounds->Loc});
+  } else if (!K.Bounds && Arch) {
+    // Without __launch_bounds__ ptxas does not know the block size and does not spill to fit
+    // it: a launch whose block cannot have the registers fails.
+    const LaunchReport *Widest = nullptr;
+    for (const LaunchReport &L : K.Launches)
+      if (L.BlockThreads && (!Widest || *L.BlockThreads > *Widest->BlockThreads))
+        Widest = &L;
+    if (!Widest)
+      return;
+    auto Fits = launchBoundsRegisterLimit(*Arch, *Widest->BlockThreads, 1);
+    if (!Fits || Regs <= *Fits || (R.Limit && *R.Limit <= *Fits))
+      return;
+    Message += ", more than the " + std::to_string(*Fits) + " registers per thread a block of " +
+               std::to_string(*Widest->BlockThreads) + " threads can have there; unless " +
+               "__launch_bounds__(" + std::to_string(*Widest->BlockThreads) +
+               ") makes ptxas spill them, the launch fails (too many resources requested)";
+    Extra.push_back({"launched here with " + std::to_string(*Widest->BlockThreads) +
+                         " threads per block",
+                     Widest->Loc});
+  } else {
+    return;
+  }
+  Diagnostic D = makeDiagnostic(CheckId::Registers, K, Message);
+  D.Figures = {{"array_bytes_per_thread", *R.BytesPerThread},
+               {"array_registers_per_thread", Regs}};
+  if (R.Limit)
+    D.Figures.push_back({"registers_per_thread_limit", *R.Limit});
+  D.Notes = arrayNotes(K);
+  D.Notes.insert(D.Notes.end(), Extra.begin(), Extra.end());
+  addInstantiationNote(K, D);
+  Record(std::move(D));
+}
+
+/// Tensor Memory requests ptxas or the hardware cannot grant: a count that is not a power of 2
+/// in range, or more columns in all than an SM has.
+void checkTensorMemory(KernelReport &K, const ArchCapacity *Arch,
+                       const std::function<void(Diagnostic)> &Record) {
+  if (!K.TensorMemory || !K.TensorMemory->Capacity)
+    return;
+  const TensorMemoryReport &T = *K.TensorMemory;
+  const uint64_t Capacity = *T.Capacity;
+  // Without the smallest count in the database, only the SM's columns bound a request.
+  const uint64_t Min = Arch && Arch->TensorMemoryMinAllocColumns
+                           ? *Arch->TensorMemoryMinAllocColumns
+                           : 0;
+  bool AllValid = true;
+  for (const TmemAllocation &A : T.Allocations) {
+    if (!A.Columns || (Min == 0 ? *A.Columns <= Capacity
+                                : validTmemAllocation(*A.Columns, Min, Capacity)))
+      continue;
+    AllValid = false;
+    Diagnostic D = makeDiagnostic(
+        CheckId::Tmem, K,
+        A.Form + " asks for " + std::to_string(*A.Columns) + " columns of Tensor Memory in kernel '" +
+            K.Name + "' on " + K.Arch + (Min == 0 ? "; a count may be at most " + std::to_string(Capacity)
+                                : "; a count must be a power of 2 from " + std::to_string(Min) +
+                                      " to " + std::to_string(Capacity)));
+    D.Loc = A.Loc;
+    D.Figures = {{"tmem_columns", *A.Columns}, {"tmem_columns_limit", Capacity}};
+    D.Notes.push_back({"kernel '" + K.Name + "' is defined here", K.Loc});
+    addInstantiationNote(K, D);
+    Record(std::move(D));
+  }
+  if (!AllValid || !T.Columns || *T.Columns <= Capacity)
+    return;
+  Diagnostic D = makeDiagnostic(
+      CheckId::Tmem, K,
+      "kernel '" + K.Name + "' allocates " + std::to_string(*T.Columns) +
+          " columns of Tensor Memory on " + K.Arch + ", more than the " +
+          std::to_string(Capacity) + " columns of an SM; unless it frees columns in between, " +
+          "its last allocation blocks forever");
+  D.Figures = {{"tmem_columns", *T.Columns}, {"tmem_columns_limit", Capacity}};
+  std::vector<const TmemAllocation *> Sorted;
+  for (const TmemAllocation &A : T.Allocations)
+    Sorted.push_back(&A);
+  std::stable_sort(Sorted.begin(), Sorted.end(), [](const auto *L, const auto *R) {
+    return L->Columns.value_or(0) > R->Columns.value_or(0);
+  });
+  for (const TmemAllocation *A : Sorted)
+    D.Notes.push_back({A->Form + " allocates " + std::to_string(*A->Columns) + " columns" +
+                           (A->CtaGroup == 2 ? " on each of two SMs" : "") + " here",
+                       A->Loc});
+  addInstantiationNote(K, D);
+  Record(std::move(D));
+}
+
+/// A unit whose `__constant__` data exceeds the per-module limit: ptxas rejects it.
+void checkConstantMemory(const TranslationUnitFacts &TU, const ConstantMemoryReport &C,
+                         const AnalysisOptions &Opts, std::vector<Diagnostic> &Out) {
+  if (!C.Bytes || !C.Limit || *C.Bytes <= *C.Limit || !GlobList(Opts.Checks).contains(
+                                                          std::string(checkInfo(CheckId::Constant).Name)))
+    return;
+  const CheckInfo &Info = checkInfo(CheckId::Constant);
+  Diagnostic D;
+  D.Level = Info.DefaultSeverity;
+  D.Check = std::string(Info.Name);
+  D.Arch = TU.Arch;
+  D.TranslationUnit = TU.File;
+  D.Message = "the __constant__ variables of '" + fileName(TU.File) + "' take " +
+              bytesPhrase(*C.Bytes) + " on " + TU.Arch + ", more than the " +
+              bytesPhrase(*C.Limit) + " ptxas accepts in one module";
+  D.Figures = {{"constant_bytes", *C.Bytes}, {"constant_limit", *C.Limit}};
+  // At the variable that crosses the limit.
+  for (const AllocationReport &A : C.Variables)
+    if (A.Offset && A.Var.Bytes && *A.Offset + *A.Var.Bytes > *C.Limit) {
+      D.Loc = A.Var.Loc;
+      break;
+    }
+  std::vector<const AllocationReport *> Sorted;
+  for (const AllocationReport &A : C.Variables)
+    Sorted.push_back(&A);
+  std::stable_sort(Sorted.begin(), Sorted.end(), [](const auto *L, const auto *R) {
+    return L->Var.Bytes.value_or(0) > R->Var.Bytes.value_or(0);
+  });
+  for (const AllocationReport *A : Sorted) {
+    std::string Msg = "'" + A->Var.QualifiedName + "' takes " + bytesPhrase(A->Var.Bytes.value_or(0)) +
+                      shapeSuffix(A->Var);
+    if (A->Offset)
+      Msg += " at offset " + std::to_string(*A->Offset);
+    if (D.Notes.empty())
+      Msg += "; move large read-only tables to global memory (a const __restrict__ pointer)";
+    D.Notes.push_back({Msg, A->Var.Loc});
+  }
+  if (C.Relocatable)
+    D.Notes.push_back({"with -rdc, nvlink also checks the sum over the program's units when it "
+                       "links; tilefit counts this unit alone",
+                       {TU.File, 0, 0}});
+  Out.push_back(std::move(D));
+}
+
 Limits limitsOf(const ArchCapacity *C) {
   Limits L;
   if (!C)
@@ -472,11 +671,15 @@ void analyzeUnit(const TranslationUnitFacts &TU, const CapacityDatabase &DB,
   U.Messages = TU.Diagnostics;
   for (Diagnostic &D : U.Messages)
     D.TranslationUnit = TU.File;
+  const ArchCapacity *Arch = DB.lookup(TU.Arch);
+  if (!TU.Failed) {
+    U.ConstantMemory = constantMemory(TU, Arch);
+    checkConstantMemory(TU, *U.ConstantMemory, Opts, Out.Diagnostics);
+  }
   Out.Units.push_back(std::move(U));
   if (TU.Failed)
     return;
 
-  const ArchCapacity *Arch = DB.lookup(TU.Arch);
   const Limits Lim = limitsOf(Arch);
   UnitLayout Layout(TU);
   for (size_t I = 0; I < TU.Kernels.size(); ++I) {
@@ -527,8 +730,13 @@ void analyzeUnit(const TranslationUnitFacts &TU, const CapacityDatabase &DB,
     }
     const std::optional<uint64_t> Registers = Opts.Registers ? Opts.Registers : TU.MaxRegisters;
     K.Occupancy = occupancyOf(K, Arch, Registers, Carveout);
+    K.Registers = registerTiles(TU, KF, Arch, TU.MaxRegisters);
+    K.TensorMemory = tensorMemory(KF, Arch);
     FitAdvisor Fit(TU, Layout, I);
     checkKernel(K, Opts, KernelContext{Fit, Arch, Registers, Carveout}, Out.Diagnostics);
+    auto Record = recorder(K, Opts, Out.Diagnostics);
+    checkRegisterTiles(K, Arch, Record);
+    checkTensorMemory(K, Arch, Record);
     Out.Kernels.push_back(std::move(K));
   }
 }

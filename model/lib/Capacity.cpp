@@ -51,6 +51,7 @@ const NumericField NumericFields[] = {
     {"threads", "blocks_per_sm", &ArchCapacity::BlocksPerSm},
     {"constant_memory", "bytes", &ArchCapacity::ConstantBytes},
     {"tensor_memory", "columns", &ArchCapacity::TensorMemoryColumns},
+    {"tensor_memory", "min_allocation_columns", &ArchCapacity::TensorMemoryMinAllocColumns},
 };
 
 /// What one architecture entry of one file says: the fields it sets (by "group.key"), and
@@ -205,6 +206,9 @@ std::optional<ErrorMessage> checkConsistency(const ArchCapacity &C, const std::s
                     "shared_memory.per_sm"))
     return E;
   if (auto E = Less(C.ThreadsPerBlock, "threads.per_block", C.ThreadsPerSm, "threads.per_sm"))
+    return E;
+  if (auto E = Less(C.TensorMemoryMinAllocColumns, "tensor_memory.min_allocation_columns",
+                    C.TensorMemoryColumns, "tensor_memory.columns"))
     return E;
   if (C.AllocGranularity && *C.AllocGranularity == 0)
     return fieldError(Origin, "architectures." + C.Name + ".shared_memory.allocation_granularity",

@@ -45,19 +45,45 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SharedVar, Name, Function, QualifiedName, Loc
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LaunchSite, Loc, Form, DynamicBytes, UnknownReason, BlockThreads)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(AttributeCall, Attribute, Loc, Value, UnknownReason)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LaunchBounds, MaxThreads, MinBlocks, Loc)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TmemAllocation, Loc, Form, Function, CtaGroup, Columns,
+                                   UnknownReason)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelFacts, Name, Mangled, Loc, InstantiatedAt, Reached,
-                                   Unreferenced, Launches, Attributes, Bounds)
+                                   Unreferenced, Launches, Attributes, Bounds, LocalArrays,
+                                   TmemAllocations)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Note, Message, Loc)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Diagnostic, Level, Check, Message, Loc, Arch, TranslationUnit,
                                    Kernel, PromotedToError, Figures, Notes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TranslationUnitFacts, File, Arch, ParsedAs, Jit, MaxRegisters,
                                    RelocatableDeviceCode, Failed, Vars, Kernels, Emission,
-                                   Diagnostics)
+                                   ConstantVars, ConstantEmission, LocalArrays, Diagnostics)
 
 namespace {
-constexpr const char *Schema = "tilefit-facts/1";
+// 2: constant memory, per-thread arrays and Tensor Memory requests. An entry of schema 1 is a
+// miss (it lacks them), never a report without them.
+constexpr const char *Schema = "tilefit-facts/2";
 
-/// Indices into Vars and Functions must stay in range, or the model would read past them.
+/// Every index of \p P refers to one of \p VarCount variables or to one of its functions.
+bool consistentProgram(const EmissionProgram &P, size_t VarCount) {
+  auto EventOk = [&](const EmissionEvent &E) {
+    return E.K == EmissionEvent::Kind::Variable ? E.Index < VarCount
+                                                : E.Index < P.Functions.size();
+  };
+  for (const EmissionEvent &E : P.TopLevel)
+    if (!EventOk(E))
+      return false;
+  for (const EmissionFunction &Fn : P.Functions) {
+    for (const EmissionEvent &E : Fn.Body)
+      if (!EventOk(E))
+        return false;
+    for (size_t I : Fn.Statics)
+      if (I >= VarCount)
+        return false;
+  }
+  return true;
+}
+
+/// Indices into Vars, LocalArrays and Functions must stay in range, or the model would read
+/// past them.
 bool consistent(const TranslationUnitFacts &F) {
   auto VarOk = [&](size_t I) { return I < F.Vars.size(); };
   for (const KernelFacts &K : F.Kernels) {
@@ -67,23 +93,12 @@ bool consistent(const TranslationUnitFacts &F) {
     for (size_t I : K.Unreferenced)
       if (!VarOk(I))
         return false;
-  }
-  auto EventOk = [&](const EmissionEvent &E) {
-    return E.K == EmissionEvent::Kind::Variable ? VarOk(E.Index)
-                                                : E.Index < F.Emission.Functions.size();
-  };
-  for (const EmissionEvent &E : F.Emission.TopLevel)
-    if (!EventOk(E))
-      return false;
-  for (const EmissionFunction &Fn : F.Emission.Functions) {
-    for (const EmissionEvent &E : Fn.Body)
-      if (!EventOk(E))
-        return false;
-    for (size_t I : Fn.Statics)
-      if (!VarOk(I))
+    for (size_t I : K.LocalArrays)
+      if (I >= F.LocalArrays.size())
         return false;
   }
-  return true;
+  return consistentProgram(F.Emission, F.Vars.size()) &&
+         consistentProgram(F.ConstantEmission, F.ConstantVars.size());
 }
 } // namespace
 

@@ -43,9 +43,9 @@ namespace {
 /// Runs the walk of NVVM's front end over an EmissionProgram (see the file comment).
 class EmissionSimulator {
 public:
-  EmissionSimulator(const TranslationUnitFacts &TU)
-      : TU(TU), P(TU.Emission), Listed(P.Functions.size(), false),
-        Started(P.Functions.size(), false), Emitted(TU.Vars.size(), false) {}
+  EmissionSimulator(const std::vector<SharedVar> &Vars, const EmissionProgram &P)
+      : Vars(Vars), P(P), Listed(P.Functions.size(), false), Started(P.Functions.size(), false),
+        Emitted(Vars.size(), false) {}
 
   std::vector<size_t> run() {
     for (const EmissionEvent &E : P.TopLevel)
@@ -59,11 +59,11 @@ public:
       Order.insert(Order.end(), G->begin(), G->end());
     // G4, then anything the walk did not reach, by declaration.
     std::vector<size_t> Rest;
-    for (size_t V = 0; V < TU.Vars.size(); ++V)
+    for (size_t V = 0; V < Vars.size(); ++V)
       if (!Emitted[V])
         Rest.push_back(V);
     std::stable_sort(Rest.begin(), Rest.end(), [&](size_t A, size_t B) {
-      const EmissionFacts &EA = TU.Vars[A].Emission, &EB = TU.Vars[B].Emission;
+      const EmissionFacts &EA = Vars[A].Emission, &EB = Vars[B].Emission;
       bool NA = !EA.Namespaces.empty(), NB = !EB.Namespaces.empty();
       if (NA != NB)
         return NA;
@@ -149,7 +149,7 @@ private:
       emit(*Group, V);
   }
 
-  const TranslationUnitFacts &TU;
+  const std::vector<SharedVar> &Vars;
   const EmissionProgram &P;
   std::vector<bool> Listed, Started, Emitted;
   std::vector<size_t> Pending;
@@ -159,8 +159,12 @@ private:
 
 } // namespace
 
+std::vector<size_t> emissionOrder(const std::vector<SharedVar> &Vars, const EmissionProgram &P) {
+  return EmissionSimulator(Vars, P).run();
+}
+
 UnitLayout::UnitLayout(const TranslationUnitFacts &TU) : TU(TU) {
-  Order = EmissionSimulator(TU).run();
+  Order = tilefit::emissionOrder(TU.Vars, TU.Emission);
   Rank.assign(TU.Vars.size(), 0);
   for (size_t I = 0; I < Order.size(); ++I)
     Rank[Order[I]] = static_cast<unsigned>(I);

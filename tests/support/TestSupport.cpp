@@ -1,6 +1,8 @@
 //===- TestSupport.cpp ----------------------------------------------------===//
 #include "TestSupport.h"
 
+#include "tilefit/frontend/HeaderPch.h"
+
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -35,7 +37,7 @@ const CapacityDatabase &builtinDatabase() {
   return *DB;
 }
 
-const frontend::ParseEnvironment &environment() {
+const frontend::ParseEnvironment &environmentWithoutPch() {
   static const frontend::ParseEnvironment Env = [] {
     frontend::ParseEnvironment E;
     std::string Error;
@@ -47,9 +49,20 @@ const frontend::ParseEnvironment &environment() {
   return Env;
 }
 
-Report analyzeFile(const std::string &File, const std::vector<std::string> &Flags,
-                   const std::vector<std::string> &Archs, const CapacityDatabase &Db,
-                   double Budget) {
+const frontend::ParseEnvironment &environment() {
+  static frontend::HeaderPchStore Store(TILEFIT_TEST_PCH_DIR);
+  static const frontend::ParseEnvironment Env = [] {
+    frontend::ParseEnvironment E = environmentWithoutPch();
+    E.Pch = &Store;
+    return E;
+  }();
+  return Env;
+}
+
+std::vector<TranslationUnitFacts> parseFile(const std::string &File,
+                                            const std::vector<std::string> &Flags,
+                                            const std::vector<std::string> &Archs,
+                                            const frontend::ParseEnvironment &Env) {
   frontend::CompileCommand C;
   llvm::SmallString<256> Abs(File);
   llvm::sys::fs::make_absolute(Abs);
@@ -58,8 +71,13 @@ Report analyzeFile(const std::string &File, const std::vector<std::string> &Flag
   C.Arguments.push_back("clang++");
   C.Arguments.insert(C.Arguments.end(), Flags.begin(), Flags.end());
   C.Arguments.push_back(C.File);
-  auto Jobs = frontend::planJobs({C}, Archs);
-  auto Facts = frontend::analyzeAll(Jobs, environment(), 1);
+  return frontend::analyzeAll(frontend::planJobs({C}, Archs), Env, 1);
+}
+
+Report analyzeFile(const std::string &File, const std::vector<std::string> &Flags,
+                   const std::vector<std::string> &Archs, const CapacityDatabase &Db,
+                   double Budget) {
+  auto Facts = parseFile(File, Flags, Archs, environment());
   Report R;
   AnalysisOptions Opts;
   Opts.Budget = Budget;

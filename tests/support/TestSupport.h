@@ -23,8 +23,20 @@ std::string binary();     ///< build/bin/tilefit
 /// The built-in capacity database (data/capacity.json); aborts the test on failure.
 const CapacityDatabase &builtinDatabase();
 
-/// How tilefit itself would parse: the toolkit found by the usual search, tilefit's resources.
+/// How tilefit itself would parse: the toolkit found by the usual search, tilefit's resources,
+/// and (as with its default cache folder) the CUDA runtime headers precompiled, into a folder of
+/// the build tree.
 const frontend::ParseEnvironment &environment();
+
+/// The same without the precompiled headers: every parse reads the CUDA runtime headers.
+const frontend::ParseEnvironment &environmentWithoutPch();
+
+/// The facts of \p File parsed as `tilefit --arch=<Archs> File -- <Flags>`, one per
+/// architecture.
+std::vector<TranslationUnitFacts> parseFile(const std::string &File,
+                                            const std::vector<std::string> &Flags,
+                                            const std::vector<std::string> &Archs,
+                                            const frontend::ParseEnvironment &Env);
 
 /// Runs the front end and the model on \p File as `tilefit --arch=<Archs> File -- <Flags>`.
 Report analyzeFile(const std::string &File, const std::vector<std::string> &Flags,

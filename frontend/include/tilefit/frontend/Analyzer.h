@@ -17,6 +17,7 @@
 namespace tilefit {
 namespace frontend {
 
+class HeaderPchStore;
 class ResultCache;
 
 /// What every parse shares.
@@ -31,6 +32,8 @@ struct ParseEnvironment {
   const std::atomic<bool> *Cancelled = nullptr;
   /// Facts of earlier parses (null: none). Not used while there are unsaved buffers.
   ResultCache *Cache = nullptr;
+  /// The precompiled CUDA runtime headers (null: parse them every time).
+  HeaderPchStore *Pch = nullptr;
 };
 
 /// The contents of \p File as parses see it: \p Env's unsaved buffer, else the file on disk.

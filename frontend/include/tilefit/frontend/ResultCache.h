@@ -34,7 +34,7 @@ public:
   /// A cache in \p Dir (created on first write) holding at most about \p MaxBytes.
   ResultCache(std::string Dir, uint64_t MaxBytes = 1ull << 30);
 
-  /// The key of a parse: tilefit's version, its command lines and the main file's content.
+  /// The key of a parse: toolIdentity(), its command lines and the main file's content.
   static std::string key(const std::vector<std::vector<std::string>> &CommandLines,
                          const std::string &MainFileContent);
 
@@ -55,6 +55,11 @@ public:
 
   /// The default folder: $XDG_CACHE_HOME/tilefit or ~/.cache/tilefit ("" if neither exists).
   static std::string defaultDir();
+
+  /// What identifies the running tilefit in every key: its version, and the size and time of
+  /// its executable, so that a rebuilt tilefit (whose matchers may have changed with the same
+  /// version number) never reads what an earlier build stored.
+  static const std::string &toolIdentity();
 
 private:
   std::string entryPath(const std::string &Key) const;

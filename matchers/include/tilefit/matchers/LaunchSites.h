@@ -17,6 +17,7 @@
 
 namespace clang {
 class ASTContext;
+class Expr;
 class FunctionDecl;
 } // namespace clang
 
@@ -40,6 +41,12 @@ public:
 /// grouped by kernel under the names ptxas prints.
 std::vector<HostKernelCalls> hostKernelCalls(clang::ASTContext &Ctx,
                                              const LaunchCollector &Collector);
+
+/// \p E's value when it is a non-negative compile-time constant in \p Fn (literals, constexpr,
+/// template arguments of an instantiation, locals initialized once and only read); otherwise
+/// nothing, and \p Why says what it depends on ("it depends on 'n', a function parameter").
+std::optional<uint64_t> evaluateConstant(clang::ASTContext &Ctx, const clang::FunctionDecl *Fn,
+                                         const clang::Expr *E, std::string &Why);
 
 /// The kernel's __launch_bounds__, evaluated.
 std::optional<LaunchBounds> launchBoundsOf(const clang::FunctionDecl *Kernel);

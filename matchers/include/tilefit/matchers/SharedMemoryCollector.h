@@ -2,7 +2,9 @@
 //
 // AST matchers that find, in one translation unit parsed in CUDA device mode, every kernel
 // (each template instantiation its own) and every `__shared__` variable, and a walk of each
-// kernel's call graph that records which variables it reaches. The callbacks only translate:
+// kernel's call graph that records which variables it reaches; along the same walk, the
+// per-thread arrays and Tensor Memory requests of each kernel, and the unit's `__constant__`
+// variables (ScopeFacts.h). The callbacks only translate:
 // Clang locations become SourcePos, Clang types become layouts; the model decides the rest.
 //
 //===----------------------------------------------------------------------===//
@@ -25,6 +27,7 @@ class VarDecl;
 namespace tilefit {
 namespace matchers {
 
+class ConstantCollector;
 class InstantiationRecorder;
 class LaunchCollector;
 
@@ -37,7 +40,7 @@ public:
   void registerMatchers(clang::ast_matchers::MatchFinder &Finder);
 
   /// After the finder has run over \p Ctx: walks each kernel's call graph and fills
-  /// \p Out.Vars and \p Out.Kernels.
+  /// \p Out.Vars, \p Out.Kernels, \p Out.LocalArrays and \p Out.ConstantVars.
   void finish(clang::ASTContext &Ctx, const InstantiationRecorder &Instantiations,
               TranslationUnitFacts &Out);
 
@@ -47,6 +50,7 @@ private:
   std::unique_ptr<SharedVarCallback> Vars;
   std::unique_ptr<KernelCallback> Kernels;
   std::unique_ptr<LaunchCollector> Launches;
+  std::unique_ptr<ConstantCollector> Constants;
 };
 
 } // namespace matchers

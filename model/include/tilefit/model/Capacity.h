@@ -45,8 +45,10 @@ struct ArchCapacity {
   std::optional<uint64_t> ThreadsPerSm;
   std::optional<uint64_t> WarpsPerSm;
   std::optional<uint64_t> BlocksPerSm;
-  std::optional<uint64_t> ConstantBytes;
+  std::optional<uint64_t> ConstantBytes;       ///< `__constant__` data per module (ptxas's limit).
   std::optional<uint64_t> TensorMemoryColumns; ///< 0 where the architecture has none.
+  /// The fewest columns one `tcgen05.alloc` may ask for (a power of 2 up to the columns).
+  std::optional<uint64_t> TensorMemoryMinAllocColumns;
 };
 
 class CapacityDatabase {

@@ -65,7 +65,9 @@ struct EmissionProgram {
   std::vector<EmissionEvent> TopLevel; ///< In source order.
 };
 
-/// One `__shared__` declaration, evaluated.
+/// One variable declaration, evaluated: a `__shared__` variable, and with the same fields a
+/// `__constant__` variable (TranslationUnitFacts::ConstantVars) or a per-thread local array
+/// (TranslationUnitFacts::LocalArrays; Emission, IsDynamic and ReferencedOutOfLine unused).
 struct SharedVar {
   std::string Name;             ///< As written: `tile`.
   std::string Function;         ///< Enclosing function with template arguments; "" at namespace scope.
@@ -113,6 +115,18 @@ struct AttributeCall {
   std::string UnknownReason;
 };
 
+/// A request for Tensor Memory columns (sm_100 family): a `tcgen05.alloc` in inline PTX, or a
+/// call tilefit knows allocates (`cute::TMEM::Allocator1Sm::allocate`,
+/// `cute::TMEM::Allocator2Sm::allocate`, `cuda::ptx::tcgen05_alloc`).
+struct TmemAllocation {
+  SourcePos Loc;                   ///< The asm statement or the call.
+  std::string Form;                ///< `tcgen05.alloc`, `cute::TMEM::Allocator1Sm::allocate`, ...
+  std::string Function;            ///< The function it is in, with template arguments.
+  unsigned CtaGroup = 1;           ///< `.cta_group::2`: one allocation on each of two SMs.
+  std::optional<uint64_t> Columns; ///< When the count is a compile-time constant.
+  std::string UnknownReason;       ///< Why Columns is unknown.
+};
+
 /// `__launch_bounds__(maxThreadsPerBlock, minBlocksPerMultiprocessor)`.
 struct LaunchBounds {
   std::optional<uint64_t> MaxThreads;
@@ -145,6 +159,11 @@ struct KernelFacts {
   /// cudaFuncSetAttribute calls for it, in source order.
   std::vector<AttributeCall> Attributes;
   std::optional<LaunchBounds> Bounds;
+  /// Indices into TranslationUnitFacts::LocalArrays of the per-thread arrays declared in the
+  /// kernel and the functions it reaches (each function once), in the order they are reached.
+  std::vector<size_t> LocalArrays;
+  /// Tensor Memory requests in the kernel and the functions it reaches, each site once.
+  std::vector<TmemAllocation> TmemAllocations;
 };
 
 enum class Severity { Note, Remark, Warning, Error };
@@ -183,6 +202,13 @@ struct TranslationUnitFacts {
   std::vector<SharedVar> Vars;
   std::vector<KernelFacts> Kernels;
   EmissionProgram Emission;
+  /// Every `__constant__` variable the unit defines (nvcc emits them all, used or not), and
+  /// the walk that orders them in the module, as Emission does for `__shared__` variables.
+  std::vector<SharedVar> ConstantVars;
+  EmissionProgram ConstantEmission;
+  /// Per-thread local arrays (`float acc[8][8]`) and objects holding arrays
+  /// (`nvcuda::wmma::fragment<...>`) of the functions some kernel reaches.
+  std::vector<SharedVar> LocalArrays;
   /// Problems with the unit itself: unreadable, not CUDA, parse errors.
   std::vector<Diagnostic> Diagnostics;
   /// Every file the parse read (absolute paths), for the result cache. Not stored with it.

@@ -36,6 +36,11 @@ struct KernelLayout {
   std::vector<size_t> Dynamic;   ///< The `extern __shared__` arrays it reaches.
 };
 
+/// The order in which NVVM emits \p Vars in the PTX module, from the walk \p P over the unit
+/// (indices into \p Vars; every variable once). Used for `__shared__` and `__constant__`
+/// variables alike.
+std::vector<size_t> emissionOrder(const std::vector<SharedVar> &Vars, const EmissionProgram &P);
+
 /// The layout of every kernel of one translation unit (one architecture).
 class UnitLayout {
 public:

@@ -52,6 +52,46 @@ struct OccupancyReport {
   std::string UnknownReason;          ///< Why BlocksPerSm is unknown.
 };
 
+/// What a kernel keeps per thread in local arrays and array-holding objects (wmma fragments):
+/// registers, or local memory when they do not fit. The arrays' own footprint, before the
+/// registers the compiler needs for everything else; not ptxas's register count.
+struct RegisterTileReport {
+  std::vector<SharedVar> Arrays;              ///< In the order the kernel reaches them.
+  std::optional<uint64_t> BytesPerThread;     ///< Their sum; unset when one size is unknown.
+  std::optional<uint64_t> RegistersPerThread; ///< ceil(BytesPerThread / 4) 32-bit registers.
+  std::string UnknownReason;                  ///< Why BytesPerThread is unknown.
+  /// Threads per block: the largest constant block size of its launches, else
+  /// __launch_bounds__'s maximum; unset when neither is known.
+  std::optional<uint64_t> BlockThreads;
+  std::optional<uint64_t> BytesPerBlock;      ///< BytesPerThread x BlockThreads.
+  /// The registers ptxas may give each thread: __launch_bounds__'s budget, else
+  /// -maxrregcount, else the architecture's per-thread maximum; unset when unknown.
+  std::optional<uint64_t> Limit;
+  std::string LimitBasis;                     ///< `__launch_bounds__(192, 3)`, `-maxrregcount=64`,
+                                              ///< `registers.per_thread`.
+  /// Why __launch_bounds__ gives no budget tilefit can compute ("" when it does, or when the
+  /// kernel has none); Limit is then the per-thread maximum.
+  std::string LimitNote;
+};
+
+/// Tensor Memory columns a kernel allocates (sm_100 family).
+struct TensorMemoryReport {
+  std::optional<uint64_t> Columns;            ///< Their sum; unset when one count is unknown.
+  std::string UnknownReason;
+  std::optional<uint64_t> Capacity;           ///< Columns per SM (tensor_memory.columns).
+  std::vector<TmemAllocation> Allocations;    ///< In the order the kernel reaches them.
+};
+
+/// The `__constant__` data of one translation unit: one module's constant bank, which ptxas
+/// limits per module (and nvlink per program, with -rdc).
+struct ConstantMemoryReport {
+  std::optional<uint64_t> Bytes;              ///< The end of the last variable; unset if unknown.
+  std::string UnknownReason;
+  std::optional<uint64_t> Limit;              ///< constant_memory.bytes.
+  bool Relocatable = false;                   ///< -rdc: the program's total is known at link time.
+  std::vector<AllocationReport> Variables;    ///< In layout (emission) order, with offsets.
+};
+
 /// One kernel (instantiation) on one architecture.
 struct KernelReport {
   std::string Name;
@@ -77,6 +117,9 @@ struct KernelReport {
   std::vector<AllocationReport> Allocations; ///< In layout order.
   std::vector<SharedVar> Unreferenced;       ///< Declared, never used: not allocated.
   Limits Limit;
+  RegisterTileReport Registers;
+  /// Unset on architectures without Tensor Memory.
+  std::optional<TensorMemoryReport> TensorMemory;
   /// The most severe finding about this kernel on this architecture, if any.
   std::optional<Severity> Worst;
 };
@@ -89,6 +132,7 @@ struct UnitReport {
   bool Jit = false;
   bool Ok = true;
   std::vector<Diagnostic> Messages;   ///< Problems with the unit itself (parse errors).
+  std::optional<ConstantMemoryReport> ConstantMemory; ///< Unset when the unit failed.
 };
 
 struct Report {

@@ -1,0 +1,53 @@
+//===- HeaderPch.h - The CUDA runtime headers, precompiled --------*- C++ -*-===//
+//
+// Most of a small CUDA unit's parse is the CUDA runtime headers Clang includes implicitly
+// (`-include __clang_cuda_runtime_wrapper.h`), the same for every unit parsed with the same
+// architecture and options. They are precompiled once per such set (keyed by tilefit's version
+// and the parse's options without the unit's own file) into a folder, and each parse loads the
+// precompiled header in their place. Building is atomic (a temporary file, then a rename) and
+// done once per key per process; concurrent processes may both build, and one wins.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEFIT_FRONTEND_HEADERPCH_H
+#define TILEFIT_FRONTEND_HEADERPCH_H
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace clang {
+class CompilerInvocation;
+}
+
+namespace tilefit {
+namespace frontend {
+
+class HeaderPchStore {
+public:
+  explicit HeaderPchStore(std::string Dir) : Dir(std::move(Dir)) {}
+
+  /// Makes \p Invocation load the precompiled CUDA runtime headers instead of including
+  /// them, building the precompiled header first if needed. Returns the header's path, or ""
+  /// (and leaves \p Invocation as it was) when the invocation has no such implicit include or
+  /// the header cannot be built.
+  std::string use(clang::CompilerInvocation &Invocation);
+
+  const std::string &dir() const { return Dir; }
+
+private:
+  std::string build(const clang::CompilerInvocation &Invocation, const std::string &Path);
+
+  std::string Dir;
+  std::mutex Lock;
+  /// Per key: a mutex held while it is built, and the result ("" = could not build).
+  std::map<std::string, std::shared_ptr<std::pair<std::mutex, std::string>>> Keys;
+};
+
+/// The implicit include HeaderPchStore precompiles.
+extern const char *const CudaRuntimeWrapper;
+
+} // namespace frontend
+} // namespace tilefit
+
+#endif

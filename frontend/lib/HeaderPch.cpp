@@ -1,0 +1,155 @@
+//===- HeaderPch.cpp - The CUDA runtime headers, precompiled --------------===//
+#include "tilefit/frontend/HeaderPch.h"
+#include "tilefit/frontend/ResultCache.h"
+
+#include "clang/Basic/DiagnosticOptions.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/CompilerInvocation.h"
+#include "clang/Frontend/FrontendActions.h"
+#include "clang/Frontend/TextDiagnosticBuffer.h"
+#include "clang/Lex/PreprocessorOptions.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/BLAKE3.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+
+using namespace llvm;
+
+namespace tilefit {
+namespace frontend {
+
+const char *const CudaRuntimeWrapper = "__clang_cuda_runtime_wrapper.h";
+
+namespace {
+
+/// The options that decide the precompiled header: the invocation's, less what belongs to the
+/// unit itself (its file, its name, its compilation id and folder).
+std::string keyOf(const clang::CompilerInvocation &CI) {
+  std::vector<std::string> Args = CI.getCC1CommandLine();
+  BLAKE3 H;
+  H.update("tilefit-pch/1\n");
+  H.update(ResultCache::toolIdentity());
+  H.update("\n");
+  for (size_t I = 0; I < Args.size(); ++I) {
+    StringRef A = Args[I];
+    if (A == "-main-file-name" || A == "-fdebug-compilation-dir" || A == "-o") {
+      ++I;
+      continue;
+    }
+    if (A.starts_with("-cuid=") || A.starts_with("-fdebug-compilation-dir=") ||
+        A.starts_with("-fcoverage-compilation-dir="))
+      continue;
+    H.update(A);
+    H.update("\n");
+  }
+  // The unit's own file is the invocation's input: not part of the key. The toolkit's headers
+  // are system headers, which Clang does not check against a precompiled header: their size
+  // and time are part of the key, so that a toolkit updated in place is precompiled anew.
+  for (const auto &Entry : CI.getHeaderSearchOpts().UserEntries)
+    for (const char *Name : {"cuda_runtime.h", "cuda_runtime_api.h", "cuda.h",
+                             "crt/host_defines.h", "__clang_cuda_runtime_wrapper.h"}) {
+      SmallString<256> P(Entry.Path);
+      sys::path::append(P, Name);
+      sys::fs::file_status S;
+      if (sys::fs::status(P, S) || !sys::fs::is_regular_file(S))
+        continue;
+      H.update(P);
+      H.update(std::to_string(S.getSize()) + ":" +
+               std::to_string(S.getLastModificationTime().time_since_epoch().count()) + "\n");
+    }
+  auto R = H.final<16>();
+  return toHex(R, /*LowerCase=*/true);
+}
+
+} // namespace
+
+std::string HeaderPchStore::build(const clang::CompilerInvocation &Invocation,
+                                  const std::string &Path) {
+  if (sys::fs::create_directories(Dir))
+    return "";
+  // An empty unit whose implicit include is the whole content.
+  SmallString<256> Empty(Dir);
+  sys::path::append(Empty, "empty.cu");
+  if (!sys::fs::exists(Empty)) {
+    int FD;
+    SmallString<256> Temp;
+    if (sys::fs::createUniqueFile(Twine(Empty) + ".%%%%%%.tmp", FD, Temp))
+      return "";
+    sys::fs::closeFile(FD);
+    if (sys::fs::rename(Temp, Empty))
+      sys::fs::remove(Temp);
+  }
+  SmallString<256> Temp;
+  int FD;
+  if (sys::fs::createUniqueFile(Path + ".%%%%%%%%.tmp", FD, Temp))
+    return "";
+  sys::fs::closeFile(FD);
+
+  auto CI = std::make_shared<clang::CompilerInvocation>(Invocation);
+  clang::FrontendOptions &FO = CI->getFrontendOpts();
+  FO.Inputs.clear();
+  FO.Inputs.emplace_back(std::string(Empty), Invocation.getFrontendOpts().Inputs.empty()
+                                                 ? clang::InputKind(clang::Language::CUDA)
+                                                 : Invocation.getFrontendOpts().Inputs[0].getKind());
+  FO.OutputFile = std::string(Temp);
+  FO.ProgramAction = clang::frontend::GeneratePCH;
+  CI->getPreprocessorOpts().ImplicitPCHInclude.clear();
+
+  clang::CompilerInstance Compiler;
+  Compiler.setInvocation(CI);
+  clang::TextDiagnosticBuffer Diags;
+  Compiler.createDiagnostics(&Diags, /*ShouldOwnClient=*/false);
+  if (!Compiler.hasDiagnostics())
+    return "";
+  clang::GeneratePCHAction Action;
+  bool Ok = Compiler.ExecuteAction(Action) && !Compiler.getDiagnostics().hasErrorOccurred();
+  if (!Ok || sys::fs::rename(Temp, Path)) {
+    sys::fs::remove(Temp);
+    return "";
+  }
+  return Path;
+}
+
+std::string HeaderPchStore::use(clang::CompilerInvocation &Invocation) {
+  clang::PreprocessorOptions &PP = Invocation.getPreprocessorOpts();
+  auto It = std::find(PP.Includes.begin(), PP.Includes.end(), CudaRuntimeWrapper);
+  if (It == PP.Includes.end() || !PP.ImplicitPCHInclude.empty())
+    return "";
+  // The wrapper must be the first implicit include: what comes before it would be missing.
+  if (It != PP.Includes.begin())
+    return "";
+  std::string Key = keyOf(Invocation);
+  SmallString<256> Path(Dir);
+  sys::path::append(Path, Key + ".pch");
+
+  std::shared_ptr<std::pair<std::mutex, std::string>> Slot;
+  {
+    std::lock_guard<std::mutex> Guard(Lock);
+    auto &S = Keys[Key];
+    if (!S)
+      S = std::make_shared<std::pair<std::mutex, std::string>>();
+    Slot = S;
+  }
+  std::string Result;
+  {
+    std::lock_guard<std::mutex> Guard(Slot->first);
+    if (Slot->second.empty()) {
+      // Built by an earlier run, or now.
+      Slot->second = sys::fs::exists(Path) ? std::string(Path) : build(Invocation, std::string(Path));
+      if (Slot->second.empty())
+        Slot->second = "-"; // Could not: do not try again in this run.
+    }
+    Result = Slot->second == "-" ? "" : Slot->second;
+  }
+  if (Result.empty())
+    return "";
+  PP.Includes.erase(PP.Includes.begin());
+  PP.ImplicitPCHInclude = Result;
+  return Result;
+}
+
+} // namespace frontend
+} // namespace tilefit
