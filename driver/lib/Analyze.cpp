@@ -131,10 +131,12 @@ std::vector<frontend::CompileCommand> selectCommands(const AnalyzeRequest &Req, 
     return Out;
   }
 
-  std::vector<std::string> Warnings;
-  auto Db = frontend::loadCompilationDatabase(DbPath, Warnings);
-  for (const std::string &W : Warnings)
-    toolMessage(Req, "warning", W);
+  // An entry tilefit cannot read is an input it was asked to analyse and could not: an error
+  // of the run (exit status 2) that stops none of the other entries.
+  std::vector<std::string> BadEntries;
+  auto Db = frontend::loadCompilationDatabase(DbPath, BadEntries);
+  for (const std::string &W : BadEntries)
+    Fail(DbPath, W);
   if (!Db) {
     Fail(DbPath, toString(Db.takeError()));
     return Out;

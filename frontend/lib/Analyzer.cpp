@@ -206,12 +206,42 @@ bool hasHeader(const std::string &Dir, const char *Name) {
   return llvm::sys::fs::exists(P);
 }
 
+/// The error of opening something that is not a regular file.
+class NotRegularCategory : public std::error_category {
+  const char *name() const noexcept override { return "tilefit"; }
+  std::string message(int) const override {
+    return "not a regular file (tilefit reads no FIFO or device)";
+  }
+};
+std::error_code notRegularFile() {
+  static const NotRegularCategory Category;
+  return std::error_code(1, Category);
+}
+
+/// The disk, where only regular files can be opened: opening a FIFO blocks until something
+/// writes to it, and reading a device such as /dev/zero never ends. A source or an #include
+/// naming one is then Clang's "cannot open file" error, never a hang.
+class RegularFilesOnly : public llvm::vfs::ProxyFileSystem {
+public:
+  using ProxyFileSystem::ProxyFileSystem;
+  llvm::ErrorOr<std::unique_ptr<llvm::vfs::File>>
+  openFileForRead(const llvm::Twine &Path) override {
+    llvm::ErrorOr<llvm::vfs::Status> S = status(Path);
+    if (!S)
+      return S.getError();
+    if (S->getType() != llvm::sys::fs::file_type::regular_file)
+      return notRegularFile();
+    return ProxyFileSystem::openFileForRead(Path);
+  }
+};
+
 /// The files a parse sees: the disk, under the unsaved buffers. One per parse: the working
 /// folder is per parse.
 llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fileSystemFor(const ParseEnvironment &Env,
                                                               const std::string &Directory) {
-  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS(
-      llvm::vfs::createPhysicalFileSystem().release());
+  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS =
+      llvm::makeIntrusiveRefCnt<RegularFilesOnly>(llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem>(
+          llvm::vfs::createPhysicalFileSystem().release()));
   if (!Env.Unsaved.empty()) {
     auto Memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
     for (const auto &[Path, Text] : Env.Unsaved)
@@ -439,6 +469,9 @@ std::optional<std::string> readSource(const ParseEnvironment &Env, const std::st
   auto It = Env.Unsaved.find(File);
   if (It != Env.Unsaved.end())
     return It->second;
+  // Only a regular file: opening a FIFO would block.
+  if (!llvm::sys::fs::is_regular_file(File))
+    return std::nullopt;
   auto Buf = llvm::MemoryBuffer::getFile(File, /*IsText=*/true);
   if (!Buf)
     return std::nullopt;

@@ -88,6 +88,12 @@ Report analyzeFile(const std::string &File, const std::vector<std::string> &Flag
 }
 
 CommandResult runCommand(const std::vector<std::string> &Argv, const std::string &Cwd) {
+  RunOptions Opts;
+  Opts.Cwd = Cwd;
+  return runCommand(Argv, Opts);
+}
+
+CommandResult runCommand(const std::vector<std::string> &Argv, const RunOptions &Opts) {
   CommandResult R;
   llvm::SmallString<128> OutFile, ErrFile;
   llvm::sys::fs::createTemporaryFile("tilefit-test", "out", OutFile);
@@ -99,18 +105,26 @@ CommandResult runCommand(const std::vector<std::string> &Argv, const std::string
   if (!llvm::sys::path::is_absolute(Program))
     if (auto Found = llvm::sys::findProgramByName(Program))
       Program = *Found;
+  std::optional<llvm::ArrayRef<llvm::StringRef>> Env;
+  std::vector<llvm::StringRef> EnvRefs;
+  if (Opts.Env) {
+    EnvRefs.assign(Opts.Env->begin(), Opts.Env->end());
+    Env = EnvRefs;
+  }
   std::string Error;
-  if (Cwd.empty()) {
-    R.Status = llvm::sys::ExecuteAndWait(Program, Args, std::nullopt, Redirects, /*Seconds=*/600,
-                                         0, &Error);
+  if (Opts.Cwd.empty()) {
+    R.Status = llvm::sys::ExecuteAndWait(Program, Args, Env, Redirects, Opts.Seconds, 0, &Error);
   } else {
-    // ExecuteAndWait has no working-directory option: go through env -C.
-    std::vector<llvm::StringRef> Wrapped = {"env", "-C", Cwd};
+    // ExecuteAndWait has no working-directory option: go through env -C (which execs the
+    // program, so that a time-out kills the program itself).
+    std::vector<llvm::StringRef> Wrapped = {"env", "-C", Opts.Cwd};
     Wrapped.push_back(Program);
     Wrapped.insert(Wrapped.end(), Args.begin() + 1, Args.end());
-    R.Status = llvm::sys::ExecuteAndWait(*llvm::sys::findProgramByName("env"), Wrapped,
-                                         std::nullopt, Redirects, 600, 0, &Error);
+    R.Status = llvm::sys::ExecuteAndWait(*llvm::sys::findProgramByName("env"), Wrapped, Env,
+                                         Redirects, Opts.Seconds, 0, &Error);
   }
+  // ExecuteAndWait kills the child and returns -2 when the time runs out.
+  R.TimedOut = R.Status == -2 && Error.find("timed out") != std::string::npos;
   if (auto B = llvm::MemoryBuffer::getFile(OutFile))
     R.Out = (*B)->getBuffer().str();
   if (auto B = llvm::MemoryBuffer::getFile(ErrFile))

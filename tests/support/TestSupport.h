@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,8 +48,18 @@ Report analyzeFile(const std::string &File, const std::vector<std::string> &Flag
 struct CommandResult {
   int Status = -1;
   std::string Out, Err;
+  bool TimedOut = false; ///< Killed after the time limit (Status is then -2).
 };
 CommandResult runCommand(const std::vector<std::string> &Argv, const std::string &Cwd = "");
+
+/// How runCommand runs a command beyond its arguments.
+struct RunOptions {
+  std::string Cwd;           ///< Working folder; empty: the test's own.
+  unsigned Seconds = 600;    ///< Killed after this long (CommandResult::TimedOut).
+  /// The whole environment ("NAME=value" each); unset: the test's own.
+  std::optional<std::vector<std::string>> Env;
+};
+CommandResult runCommand(const std::vector<std::string> &Argv, const RunOptions &Opts);
 
 /// ptxas's "bytes smem" per kernel (mangled name) and architecture, from
 /// `nvcc -c -Xptxas -v` with one -gencode per architecture. Empty Error on success.

@@ -1,0 +1,566 @@
+//===- BadInputTest.cpp - The built binary on hostile and broken input ----===//
+//
+// Each case runs tilefit under a time limit and checks: the documented exit status, a message
+// naming the input and the problem, no crash, no hang, and, where the bad input belongs to one
+// translation unit, a good unit of the same database still reported with its figure.
+// Big and binary inputs are generated here rather than committed; the small fixtures are under
+// tests/bad_input/.
+//
+//===----------------------------------------------------------------------===//
+#include "CliFixture.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <random>
+#include <set>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace tilefit {
+namespace test {
+namespace {
+
+/// A plain kernel with 256 bytes of shared memory: the good unit beside each bad one.
+const char GoodKernel[] = R"(
+__global__ void good(float *o) {
+  __shared__ float s[64];
+  s[threadIdx.x % 64] = o[threadIdx.x];
+  __syncthreads();
+  o[threadIdx.x] = s[(threadIdx.x + 1) % 64];
+}
+)";
+
+/// Every run gets this long; a hang fails the test instead of stalling the suite.
+constexpr unsigned TimeLimitSeconds = 60;
+
+std::string badInputDir() { return sourceDir() + "/tests/bad_input"; }
+
+std::string readFile(const std::string &Path) {
+  auto B = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  return B ? (*B)->getBuffer().str() : std::string();
+}
+
+/// 4 KiB of bytes that are not text: NULs, control characters, invalid UTF-8.
+std::string binaryBytes() {
+  std::mt19937 Gen(9);
+  std::string S(4096, '\0');
+  for (char &C : S)
+    C = static_cast<char>(Gen() & 0xff);
+  S[0] = '\0';
+  S[1] = '\xff';
+  return S;
+}
+
+/// Arrays nested \p Depth deep, closed (valid JSON and YAML) or not.
+std::string nested(size_t Depth, bool Closed) {
+  return std::string(Depth, '[') + (Closed ? std::string(Depth, ']') : std::string());
+}
+
+class BadInputTest : public CliTest {
+protected:
+  void SetUp() override {
+    CliTest::SetUp();
+    Good = write("src/good.cu", GoodKernel);
+  }
+
+  /// tilefit under the time limit, in the test's folder. No toolkit (plain kernels parse in a
+  /// fraction of the time) and no cache (nothing written outside the folder).
+  CommandResult run(std::vector<std::string> Args, bool Fast = true) {
+    if (Fast) {
+      Args.insert(Args.begin(), "--no-cache");
+      Args.insert(Args.begin(), "--no-cuda-toolkit");
+    }
+    Args.insert(Args.begin(), binary());
+    RunOptions Opts;
+    Opts.Cwd = Dir;
+    Opts.Seconds = TimeLimitSeconds;
+    CommandResult R = runCommand(Args, Opts);
+    EXPECT_FALSE(R.TimedOut) << "tilefit hung (killed after " << TimeLimitSeconds << " s)";
+    // A crash is a signal: ExecuteAndWait reports it as -2 (a time-out too) and the exit
+    // statuses 128+ are the shell's spelling of one.
+    EXPECT_GE(R.Status, 0) << "tilefit crashed\n" << R.Err;
+    EXPECT_LE(R.Status, 2) << R.Err;
+    EXPECT_EQ(R.Err.find("Stack dump"), std::string::npos) << R.Err;
+    return R;
+  }
+
+  /// A compile_commands.json entry for \p File (clang's `arguments` form).
+  std::string entry(const std::string &File, const std::string &Flags = "") {
+    return "{\"directory\": \"" + Dir + "\", \"arguments\": [\"clang++\", " + Flags +
+           "\"--cuda-gpu-arch=sm_80\", \"-c\", \"" + File + "\"], \"file\": \"" + File + "\"}";
+  }
+
+  /// Writes build/compile_commands.json with the good unit and \p Others.
+  void database(const std::vector<std::string> &Others) {
+    std::string Text = "[" + entry(Good);
+    for (const std::string &E : Others)
+      Text += ",\n" + E;
+    write("build/compile_commands.json", Text + "]");
+  }
+
+  /// The good unit's kernel is in the JSON report with its figure, and its unit is ok.
+  void expectGoodIntact(const CommandResult &R) {
+    nlohmann::json J = json(R);
+    bool Found = false;
+    for (const auto &K : J["kernels"])
+      if (K["name"] == "good") {
+        EXPECT_EQ(K["static_smem_bytes"], 256) << R.Out;
+        Found = true;
+      }
+    EXPECT_TRUE(Found) << "the good unit's figure is missing\n" << R.Out << R.Err;
+    for (const auto &U : J["translation_units"]) {
+      if (U["file"] == Good) {
+        EXPECT_EQ(U["status"], "ok") << U.dump();
+      }
+    }
+  }
+
+  /// The messages of the unit (or tool message) about \p File in the JSON report, joined.
+  static std::string messagesAbout(const nlohmann::json &J, const std::string &File) {
+    std::string Out;
+    for (const auto &U : J["translation_units"])
+      if (U["file"] == File)
+        for (const auto &M : U["messages"])
+          Out += M["message"].get<std::string>() + "\n";
+    for (const auto &M : J["tool_messages"])
+      if (M["file"] == File)
+        Out += M["message"].get<std::string>() + "\n";
+    return Out;
+  }
+
+  /// Writes \p Text (which may hold NULs) to \p Name.
+  std::string writeBytes(const std::string &Name, const std::string &Text) {
+    return write(Name, Text);
+  }
+
+  std::string Good;
+};
+
+#define EXPECT_HAS(Haystack, Needle)                                                          \
+  EXPECT_NE(std::string(Haystack).find(Needle), std::string::npos)                           \
+      << "expected '" << (Needle) << "' in:\n"                                                 \
+      << (Haystack)
+
+//===-- JSON and YAML inputs: empty, truncated, binary, deeply nested --------===//
+
+/// The four malformed forms of a document, each with a name for messages.
+struct Malformed {
+  const char *Name;
+  std::string Text;
+};
+
+std::vector<Malformed> malformed(const std::string &Truncated) {
+  return {{"empty", ""},
+          {"truncated", Truncated},
+          {"binary", binaryBytes()},
+          {"nested-open", nested(100000, false)},
+          {"nested-closed", nested(100000, true)}};
+}
+
+TEST_F(BadInputTest, CompilationDatabaseMalformed) {
+  for (const Malformed &M : malformed(readFile(badInputDir() + "/truncated_compile_commands.json"))) {
+    SCOPED_TRACE(M.Name);
+    std::string Db = writeBytes(std::string("db-") + M.Name + "/compile_commands.json", M.Text);
+    CommandResult R = run({"-p", llvm::sys::path::parent_path(Db).str(), "--format=json"});
+    EXPECT_EQ(R.Status, 2) << R.Out << R.Err;
+    EXPECT_HAS(R.Out + R.Err, Db);
+  }
+}
+
+TEST_F(BadInputTest, CompilationDatabaseEntriesOfTheWrongShape) {
+  // A deeply nested entry, entries of wrong types: each an error naming it (exit status 2);
+  // the good entry is analysed.
+  std::string Db = write("build/compile_commands.json",
+                         "[" + nested(100000, true) + ", 42, {\"directory\": 7, \"file\": \"x.cu\"}, " +
+                             "{\"directory\": \"" + Dir +
+                             "\", \"file\": \"x.cu\", \"arguments\": \"clang++\"}, " + entry(Good) +
+                             "]");
+  CommandResult R = run({"-p", Dir + "/build", "--format=json"});
+  EXPECT_EQ(R.Status, 2) << R.Err;
+  expectGoodIntact(R);
+  std::string M = messagesAbout(json(R), Dir + "/build");
+  EXPECT_HAS(M, Db + ", entry 1: not an object; skipped");
+  EXPECT_HAS(M, Db + ", entry 2: not an object; skipped");
+  EXPECT_HAS(M, Db + ", entry 3: no \"directory\" string; skipped");
+  EXPECT_HAS(M, Db + ", entry 4: \"arguments\" is not an array; skipped");
+  CommandResult T = run({"-p", Dir + "/build"});
+  EXPECT_EQ(T.Status, 2);
+  EXPECT_HAS(T.Out + T.Err, Db + ", entry 1: not an object; skipped");
+}
+
+TEST_F(BadInputTest, CapacityDatabaseMalformed) {
+  for (const Malformed &M : malformed(readFile(badInputDir() + "/truncated_capacity.json"))) {
+    SCOPED_TRACE(M.Name);
+    std::string Db = writeBytes(std::string("capacity-") + M.Name + ".json", M.Text);
+    CommandResult R = run({"--capacity-db=" + Db, "--format=json", Good, "--"});
+    EXPECT_EQ(R.Status, 2) << R.Out << R.Err;
+    EXPECT_HAS(R.Err, Db);
+  }
+}
+
+TEST_F(BadInputTest, ConfigFileMalformed) {
+  for (const Malformed &M : malformed(readFile(badInputDir() + "/truncated.tilefit.yaml"))) {
+    if (M.Text.empty())
+      continue; // an empty configuration file configures nothing (README)
+    SCOPED_TRACE(M.Name);
+    std::string Cfg = writeBytes(std::string("cfg-") + M.Name + ".yaml", M.Text);
+    CommandResult R = run({"--config-file=" + Cfg, "--format=json", Good, "--"});
+    EXPECT_EQ(R.Status, 2) << R.Out << R.Err;
+    EXPECT_HAS(R.Err, Cfg);
+  }
+}
+
+TEST_F(BadInputTest, EmptyConfigFileConfiguresNothing) {
+  std::string Cfg = write("empty.yaml", "");
+  CommandResult R = run({"--config-file=" + Cfg, "--format=json", Good, "--"});
+  EXPECT_EQ(R.Status, 0) << R.Err;
+  expectGoodIntact(R);
+}
+
+TEST_F(BadInputTest, FoundConfigFileMalformed) {
+  // .tilefit.yaml and .tilefit.json found above the source, as the loader looks for them.
+  for (const char *Name : {".tilefit.yaml", ".tilefit.json"})
+    for (const Malformed &M : malformed(readFile(badInputDir() + "/truncated.tilefit.yaml"))) {
+      if (M.Text.empty())
+        continue;
+      SCOPED_TRACE(std::string(Name) + " " + M.Name);
+      std::string Sub = std::string("found-") + M.Name + Name;
+      std::string Cfg = writeBytes(Sub + "/" + Name, M.Text);
+      std::string K = write(Sub + "/k.cu", GoodKernel);
+      CommandResult R = run({"--format=json", K, "--"});
+      EXPECT_EQ(R.Status, 2) << R.Out << R.Err;
+      EXPECT_HAS(R.Out + R.Err, Cfg);
+    }
+}
+
+TEST_F(BadInputTest, ReportInputsMalformed) {
+  // A good report to truncate, and to stand beside the bad one.
+  CommandResult G = run({"--format=json", "-o", Dir + "/good.json", Good, "--"});
+  ASSERT_EQ(G.Status, 0) << G.Err;
+  std::string GoodReport = readFile(Dir + "/good.json");
+  ASSERT_FALSE(GoodReport.empty());
+  for (const Malformed &M : malformed(GoodReport.substr(0, GoodReport.size() / 2))) {
+    SCOPED_TRACE(M.Name);
+    std::string Bad = writeBytes(std::string("report-") + M.Name + ".json", M.Text);
+    for (std::vector<std::string> Args :
+         {std::vector<std::string>{"diff", Bad, Dir + "/good.json"},
+          std::vector<std::string>{"diff", Dir + "/good.json", Bad},
+          std::vector<std::string>{"merge", Dir + "/good.json", Bad},
+          std::vector<std::string>{"--baseline=" + Bad, Good, "--"}}) {
+      CommandResult R = run(Args, /*Fast=*/Args[0] != "diff" && Args[0] != "merge");
+      EXPECT_EQ(R.Status, 2) << Args[0] << "\n" << R.Out << R.Err;
+      EXPECT_HAS(R.Err, Bad);
+    }
+  }
+}
+
+//===-- Sources a database entry names -------------------------------------===//
+
+TEST_F(BadInputTest, EntryWhoseFileIsMissing) {
+  std::string Missing = Dir + "/src/missing.cu";
+  database({entry(Missing)});
+  CommandResult R = run({"-p", Dir + "/build", "--format=json"});
+  EXPECT_EQ(R.Status, 2) << R.Err;
+  expectGoodIntact(R);
+  std::string M = messagesAbout(json(R), Missing);
+  EXPECT_HAS(M, "cannot read '" + Missing + "'");
+  EXPECT_HAS(M, "No such file or directory");
+}
+
+TEST_F(BadInputTest, EntryWhoseFileIsADirectory) {
+  std::string D = Dir + "/src/dir.cu";
+  llvm::sys::fs::create_directories(D);
+  database({entry(D)});
+  CommandResult R = run({"-p", Dir + "/build", "--format=json"});
+  EXPECT_EQ(R.Status, 2) << R.Err;
+  expectGoodIntact(R);
+  EXPECT_HAS(messagesAbout(json(R), D), "'" + D + "' is not a regular file");
+}
+
+TEST_F(BadInputTest, EntryWhoseFileIsAFifo) {
+  // Opening a FIFO for reading blocks until a writer comes: tilefit must not open it.
+  std::string F = Dir + "/src/fifo.cu";
+  ASSERT_EQ(::mkfifo(F.c_str(), 0644), 0);
+  database({entry(F)});
+  CommandResult R = run({"-p", Dir + "/build", "--format=json"});
+  EXPECT_EQ(R.Status, 2) << R.Err;
+  expectGoodIntact(R);
+  EXPECT_HAS(messagesAbout(json(R), F), "'" + F + "' is not a regular file");
+  // The same with the cache on (it reads the source to key it).
+  R = run({"-p", Dir + "/build", "--format=json", "--no-cuda-toolkit", "--cache-dir=" + Dir + "/cache"},
+          /*Fast=*/false);
+  EXPECT_EQ(R.Status, 2) << R.Err;
+  expectGoodIntact(R);
+}
+
+TEST_F(BadInputTest, IncludeOfAFifoOrADevice) {
+  // An #include naming a FIFO (opening it would block) or a device that never ends: the unit's
+  // error, not a hang.
+  std::string F = Dir + "/src/fifo.h";
+  ASSERT_EQ(::mkfifo(F.c_str(), 0644), 0);
+  std::string A = write("src/a.cu", "#include \"fifo.h\"\n__global__ void a() {}\n");
+  std::string B = write("src/b.cu", "#include \"/dev/zero\"\n__global__ void b() {}\n");
+  database({entry(A), entry(B)});
+  CommandResult R = run({"-p", Dir + "/build", "--format=json"});
+  EXPECT_EQ(R.Status, 2) << R.Err;
+  expectGoodIntact(R);
+  nlohmann::json J = json(R);
+  EXPECT_HAS(messagesAbout(J, A), "fifo.h': not a regular file");
+  EXPECT_HAS(messagesAbout(J, B), "/dev/zero': not a regular file");
+}
+
+TEST_F(BadInputTest, EntryWhoseFileIsUnreadable) {
+  if (::geteuid() == 0)
+    GTEST_SKIP() << "running as root, which reads a file of mode 000: the case cannot be made";
+  std::string F = write("src/locked.cu", GoodKernel);
+  ASSERT_EQ(::chmod(F.c_str(), 0), 0);
+  database({entry(F)});
+  CommandResult R = run({"-p", Dir + "/build", "--format=json"});
+  ::chmod(F.c_str(), 0644);
+  EXPECT_EQ(R.Status, 2) << R.Err;
+  expectGoodIntact(R);
+  std::string M = messagesAbout(json(R), F);
+  EXPECT_HAS(M, "cannot read '" + F + "'");
+  EXPECT_HAS(M, "Permission denied");
+}
+
+//===-- Sources that are hard to parse --------------------------------------===//
+
+TEST_F(BadInputTest, TenMegabyteSingleLineSource) {
+  // The kernel and 10 MB of declarations, all on one line.
+  std::string Line = "__global__ void wide(float *o) { __shared__ float s[32]; "
+                     "s[threadIdx.x % 32] = o[0]; __syncthreads(); o[1] = s[0]; }";
+  std::string Filler;
+  for (size_t I = 0; Filler.size() < (10u << 20); ++I)
+    Filler += " static const int c" + std::to_string(I) + " = " + std::to_string(I) + ";";
+  std::string K = write("src/wide.cu", Line + Filler + "\n");
+  database({entry(K)});
+  CommandResult R = run({"-p", Dir + "/build", "--format=json"});
+  EXPECT_EQ(R.Status, 0) << R.Err.substr(0, 2000);
+  expectGoodIntact(R);
+  nlohmann::json J = json(R);
+  bool Found = false;
+  for (const auto &Kernel : J["kernels"])
+    if (Kernel["name"] == "wide") {
+      EXPECT_EQ(Kernel["static_smem_bytes"], 128);
+      Found = true;
+    }
+  EXPECT_TRUE(Found);
+  // The text report quotes no 10 MB line.
+  CommandResult T = run({"-p", Dir + "/build"});
+  EXPECT_EQ(T.Status, 0);
+  EXPECT_LT(T.Out.size() + T.Err.size(), 100000u);
+}
+
+TEST_F(BadInputTest, IncludeCycle) {
+  std::string K = write("src/cycle.cu", "#include \"a.h\"\n__global__ void k() {}\n");
+  write("src/a.h", "#include \"b.h\"\n");
+  write("src/b.h", "#include \"a.h\"\n");
+  database({entry(K)});
+  CommandResult R = run({"-p", Dir + "/build", "--format=json"});
+  EXPECT_EQ(R.Status, 2) << R.Err;
+  expectGoodIntact(R);
+  EXPECT_HAS(messagesAbout(json(R), K), "#include nested");
+}
+
+TEST_F(BadInputTest, AbsurdArraySize) {
+  // 2^62 bytes: beyond what Clang lets an array be.
+  std::string K = badInputDir() + "/absurd_size.cu";
+  database({entry(K)});
+  CommandResult R = run({"-p", Dir + "/build", "--format=json"});
+  EXPECT_EQ(R.Status, 2) << R.Err;
+  expectGoodIntact(R);
+  EXPECT_HAS(messagesAbout(json(R), K), "array is too large");
+}
+
+TEST_F(BadInputTest, HugeArraysDoNotWrapAround) {
+  // Each array is as large as Clang allows (2^61 - 1 bytes); nine of them exceed 2^64 bytes in
+  // all. The figure must not wrap around to a small number: it is unknown, with the reason.
+  std::string K = badInputDir() + "/huge_arrays.cu";
+  database({entry(K)});
+  CommandResult R = run({"-p", Dir + "/build", "--format=json"});
+  EXPECT_LE(R.Status, 1) << R.Err;
+  expectGoodIntact(R);
+  nlohmann::json J = json(R);
+  bool Found = false;
+  for (const auto &Kernel : J["kernels"])
+    if (Kernel["name"] == "huge") {
+      Found = true;
+      EXPECT_TRUE(Kernel["static_smem_bytes"].is_null()) << Kernel["static_smem_bytes"];
+      if (Kernel["unknown_reason"].is_string()) {
+        EXPECT_HAS(Kernel["unknown_reason"].get<std::string>(), "overflows 64 bits");
+      } else {
+        ADD_FAILURE() << "no reason: " << Kernel.dump();
+      }
+    }
+  EXPECT_TRUE(Found) << R.Out;
+}
+
+TEST_F(BadInputTest, LargeButValidArray) {
+  // 1 TiB: a figure, and the static limit.
+  std::string K = badInputDir() + "/terabyte.cu";
+  database({entry(K)});
+  CommandResult R = run({"-p", Dir + "/build", "--format=json"});
+  EXPECT_EQ(R.Status, 1) << R.Err;
+  expectGoodIntact(R);
+  nlohmann::json J = json(R);
+  for (const auto &Kernel : J["kernels"]) {
+    if (Kernel["name"] == "tera") {
+      EXPECT_EQ(Kernel["static_smem_bytes"], uint64_t(1) << 40);
+    }
+  }
+}
+
+TEST_F(BadInputTest, NegativeExtent) {
+  std::string K = badInputDir() + "/negative_extent.cu";
+  database({entry(K)});
+  CommandResult R = run({"-p", Dir + "/build", "--format=json"});
+  EXPECT_EQ(R.Status, 2) << R.Err;
+  expectGoodIntact(R);
+  EXPECT_HAS(messagesAbout(json(R), K), "negative size");
+}
+
+TEST_F(BadInputTest, ZeroExtent) {
+  // A zero-length array (a GNU extension Clang and nvcc accept) takes no memory.
+  std::string K = badInputDir() + "/zero_extent.cu";
+  database({entry(K)});
+  CommandResult R = run({"-p", Dir + "/build", "--format=json"});
+  EXPECT_EQ(R.Status, 0) << R.Err;
+  expectGoodIntact(R);
+  nlohmann::json J = json(R);
+  bool Found = false;
+  for (const auto &Kernel : J["kernels"])
+    if (Kernel["name"] == "zero") {
+      EXPECT_EQ(Kernel["static_smem_bytes"], 4) << Kernel.dump();
+      Found = true;
+    }
+  EXPECT_TRUE(Found) << R.Out;
+}
+
+TEST_F(BadInputTest, IncompleteType) {
+  std::string K = badInputDir() + "/incomplete_type.cu";
+  database({entry(K)});
+  CommandResult R = run({"-p", Dir + "/build", "--format=json"});
+  EXPECT_EQ(R.Status, 2) << R.Err;
+  expectGoodIntact(R);
+  EXPECT_HAS(messagesAbout(json(R), K), "incomplete type");
+}
+
+TEST_F(BadInputTest, DependentSizes) {
+  // A template never instantiated reports nothing; one instantiated with a negative extent is
+  // Clang's error.
+  std::string K = badInputDir() + "/dependent_size.cu";
+  std::string Neg = badInputDir() + "/dependent_negative.cu";
+  database({entry(K), entry(Neg)});
+  CommandResult R = run({"-p", Dir + "/build", "--format=json"});
+  EXPECT_EQ(R.Status, 2) << R.Err;
+  expectGoodIntact(R);
+  nlohmann::json J = json(R);
+  std::set<std::string> Names;
+  for (const auto &Kernel : J["kernels"])
+    Names.insert(Kernel["name"].get<std::string>());
+  EXPECT_EQ(Names, (std::set<std::string>{"good", "sized<16>"})) << R.Out;
+  EXPECT_HAS(messagesAbout(J, Neg), "negative size");
+}
+
+//===-- Architectures --------------------------------------------------------===//
+
+TEST_F(BadInputTest, ArchitectureThatDoesNotExist) {
+  // On the command line and in the configuration: a usage error naming it.
+  CommandResult R = run({"--arch=sm_999", Good, "--"});
+  EXPECT_EQ(R.Status, 2);
+  EXPECT_HAS(R.Err, "sm_999");
+  R = run({"--config=Architectures: [sm_999]", Good, "--"});
+  EXPECT_EQ(R.Status, 2);
+  EXPECT_HAS(R.Err, "sm_999");
+  R = run({"--arch=sm_", Good, "--"});
+  EXPECT_EQ(R.Status, 2);
+  EXPECT_HAS(R.Err, "sm_");
+}
+
+TEST_F(BadInputTest, ArchitectureThatDoesNotExistInTheDatabase) {
+  // In a command: the entry says what it cannot analyse; the other entries are analysed.
+  std::string A = write("src/a.cu", GoodKernel), B = write("src/b.cu", GoodKernel);
+  database({entry(A, "\"--cuda-gpu-arch=sm_999\", "),
+            "{\"directory\": \"" + Dir + "\", \"command\": \"nvcc -arch=sm_999 -c " + B +
+                "\", \"file\": \"" + B + "\"}"});
+  CommandResult R = run({"-p", Dir + "/build", "--format=json"});
+  EXPECT_LE(R.Status, 2);
+  EXPECT_HAS(R.Err, "sm_999");
+  expectGoodIntact(R);
+}
+
+//===-- Capacity databases ----------------------------------------------------===//
+
+TEST_F(BadInputTest, CapacityDatabaseBadValues) {
+  struct Case {
+    const char *Text, *Expected;
+  } Cases[] = {
+      {R"({"architectures": {"sm_90": {"shared_memory": {"per_sm": "x"}}}})",
+       "architectures.sm_90.shared_memory.per_sm: expected a non-negative integer"},
+      {R"({"architectures": {"sm_90": {"shared_memory": {"per_sm": -1}}}})",
+       "architectures.sm_90.shared_memory.per_sm: expected a non-negative integer (bytes or a "
+       "count) or null, got a negative number"},
+      {R"({"architectures": {"sm_90": {"shared_memory": {"per_sm": 1.5}}}})",
+       "got a fractional number"},
+      {R"({"architectures": {"sm_90": {"shared_memory": {"per_sm": 1e300}}}})",
+       "got a fractional number"},
+      {R"({"architectures": {"sm_90": {"shared_memory": {"per_sm": 18446744073709551615}}}})",
+       "is not a plausible on-chip limit"},
+      {R"({"architectures": {"sm_90": {"shared_memory": {"per_sm": 99999999999999999999999}}}})",
+       "per_sm"},
+      {R"({"architectures": {"sm_90": {"threads": {"warp_size": 0}}}})",
+       "threads.warp_size: must be at least 1"},
+      {R"({"architectures": {"sm_90": {"shared_memory": {"allocation_granularity": 0}}}})",
+       "allocation_granularity: must be at least 1"},
+      {R"({"architectures": {"sm_90": {"shared_memory": {"block_optin_max": 1000000000}}}})",
+       "block_optin_max"},
+      {R"({"architectures": {"sm_90": {"shared_memory": {"carveout_steps_kib": [8, 4]}}}})",
+       "carveout steps must be increasing"},
+      {R"({"architectures": {"sm_90": {"shared_memory": {"carveout_steps_kib": [-4]}}}})",
+       "carveout_steps_kib[0]"},
+      {R"({"architectures": {"sm_90": {"shared_memory": {"carveout_steps_kib": [9999999999999999]}}}})",
+       "carveout_steps_kib[0]"},
+      {R"({"architectures": {"sm_90": {"shared_memory": {"per_sm": null, "bogus": 1}}}})",
+       "architectures.sm_90.shared_memory.bogus: unknown key"},
+      {R"({"architectures": {"sm_90": {"inherits": "sm_nope"}}})", "sm_nope"},
+      {R"({"architectures": {"sm_90": {"inherits": "sm_90"}}})", "sm_90"},
+      {R"({"architectures": {"sm_90": 5}})", "architectures.sm_90: expected an object"},
+      {R"({"architectures": []})", "architectures"},
+      {R"({"replace": "yes"})", "replace"},
+      {R"([1, 2])", "(top level): expected an object, got an array"},
+  };
+  int N = 0;
+  for (const Case &C : Cases) {
+    SCOPED_TRACE(C.Text);
+    std::string Db = write("db" + std::to_string(++N) + ".json", C.Text);
+    CommandResult R = run({"--capacity-db=" + Db, "--arch=sm_90", Good, "--"});
+    EXPECT_EQ(R.Status, 2) << R.Out;
+    EXPECT_HAS(R.Err, Db);
+    EXPECT_HAS(R.Err, C.Expected);
+  }
+}
+
+TEST_F(BadInputTest, CapacityDatabaseWithMissingKeys) {
+  // A database that replaces the built-in one and knows only part of an architecture: the
+  // kernels are reported, the checks that need a missing figure say so or stay silent; a
+  // missing architecture is a usage error naming the database.
+  std::string Db = write("partial.json", R"({"replace": true, "architectures": {
+    "sm_90": {"shared_memory": {"static_max": 49152}}}})");
+  CommandResult R = run({"--capacity-db=" + Db, "--arch=sm_90", "--format=json", Good, "--"});
+  EXPECT_EQ(R.Status, 0) << R.Err;
+  expectGoodIntact(R);
+  R = run({"--capacity-db=" + Db, "--arch=sm_80", "--format=json", Good, "--"});
+  EXPECT_EQ(R.Status, 2) << R.Err;
+  EXPECT_HAS(R.Err, "sm_80");
+  EXPECT_HAS(R.Err, Db);
+}
+
+} // namespace
+} // namespace test
+} // namespace tilefit
