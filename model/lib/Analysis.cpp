@@ -506,7 +506,11 @@ void checkRegisterTiles(KernelReport &K, const ArchCapacity *Arch,
       Message += ", more than the " + std::to_string(*R.Limit) + " registers per thread " +
                  R.LimitBasis + (K.Bounds ? " leaves" : " allows");
     Message += "; they will spill to local memory";
-    if (K.Bounds && R.LimitBasis.rfind("__launch_bounds__", 0) == 0)
+    if (K.Bounds && R.LimitBasis.rfind("__launch_bounds__", 0) == 0 && !R.LimitNote.empty())
+      Extra.push_back({R.LimitNote + ": at most " + std::to_string(*R.Limit) +
+                           " registers per thread",
+                       K.Bounds->Loc});
+    else if (K.Bounds && R.LimitBasis.rfind("__launch_bounds__", 0) == 0)
       Extra.push_back({R.LimitBasis + " asks for " +
                            std::to_string(K.Bounds->MinBlocks.value_or(1)) + " resident " +
                            (K.Bounds->MinBlocks.value_or(1) == 1 ? "block" : "blocks") + " of " +
@@ -585,6 +589,8 @@ void checkTensorMemory(KernelReport &K, const ArchCapacity *Arch,
           " columns of Tensor Memory on " + K.Arch + ", more than the " +
           std::to_string(Capacity) + " columns of an SM; unless it frees columns in between, " +
           "its last allocation blocks forever");
+  // tilefit cannot see the deallocations, so this one is a warning.
+  D.Level = Severity::Warning;
   D.Figures = {{"tmem_columns", *T.Columns}, {"tmem_columns_limit", Capacity}};
   std::vector<const TmemAllocation *> Sorted;
   for (const TmemAllocation &A : T.Allocations)

@@ -199,6 +199,47 @@ public:
       K.Occupancy.Registers = opt(O, "registers", OP);
       K.Occupancy.UnknownReason = strOr(O, "unknown_reason", OP);
     }
+    if (J.contains("registers") && !J.at("registers").is_null()) {
+      const json &G = J.at("registers");
+      const std::string GP = Path + ".registers";
+      RegisterTileReport &R = K.Registers;
+      R.BytesPerThread = opt(G, "bytes_per_thread", GP);
+      R.RegistersPerThread = opt(G, "registers_per_thread", GP);
+      R.UnknownReason = strOr(G, "unknown_reason", GP);
+      R.BlockThreads = opt(G, "block_threads", GP);
+      R.BytesPerBlock = opt(G, "bytes_per_block", GP);
+      R.Limit = opt(G, "registers_per_thread_limit", GP);
+      R.LimitBasis = strOr(G, "limit_basis", GP);
+      R.LimitNote = strOr(G, "limit_note", GP);
+      if (G.contains("arrays")) {
+        const json &As = arr(G, "arrays", GP);
+        for (size_t I = 0; I < As.size(); ++I)
+          R.Arrays.push_back(variable(As[I], GP + ".arrays[" + std::to_string(I) + "]"));
+      }
+    }
+    if (J.contains("tensor_memory") && !J.at("tensor_memory").is_null()) {
+      const json &T = J.at("tensor_memory");
+      const std::string TP = Path + ".tensor_memory";
+      TensorMemoryReport R;
+      R.Columns = opt(T, "columns", TP);
+      R.UnknownReason = strOr(T, "unknown_reason", TP);
+      R.Capacity = opt(T, "capacity_columns", TP);
+      if (T.contains("allocations")) {
+        const json &As = arr(T, "allocations", TP);
+        for (size_t I = 0; I < As.size(); ++I) {
+          const std::string AP = TP + ".allocations[" + std::to_string(I) + "]";
+          TmemAllocation A;
+          A.Form = strOr(As[I], "form", AP);
+          A.Function = strOr(As[I], "function", AP);
+          A.Loc = pos(As[I], AP);
+          A.CtaGroup = static_cast<unsigned>(opt(As[I], "cta_group", AP).value_or(1));
+          A.Columns = opt(As[I], "columns", AP);
+          A.UnknownReason = strOr(As[I], "unknown_reason", AP);
+          R.Allocations.push_back(std::move(A));
+        }
+      }
+      K.TensorMemory = std::move(R);
+    }
     if (J.contains("launch_bounds")) {
       const json &B = J.at("launch_bounds");
       LaunchBounds LB;
@@ -227,6 +268,26 @@ public:
       const json &Msgs = arr(Units[I], "messages", P);
       for (size_t M = 0; M < Msgs.size(); ++M)
         U.Messages.push_back(diagnostic(Msgs[M], P + ".messages[" + std::to_string(M) + "]"));
+      if (Units[I].contains("constant_memory") && !Units[I].at("constant_memory").is_null()) {
+        const json &C = Units[I].at("constant_memory");
+        const std::string CP = P + ".constant_memory";
+        ConstantMemoryReport CM;
+        CM.Bytes = opt(C, "bytes", CP);
+        CM.UnknownReason = strOr(C, "unknown_reason", CP);
+        CM.Limit = opt(C, "limit", CP);
+        CM.Relocatable = flag(C, "relocatable", CP);
+        if (C.contains("variables")) {
+          const json &Vs = arr(C, "variables", CP);
+          for (size_t V = 0; V < Vs.size(); ++V) {
+            const std::string VP = CP + ".variables[" + std::to_string(V) + "]";
+            AllocationReport A;
+            A.Var = variable(Vs[V], VP);
+            A.Offset = opt(Vs[V], "offset", VP);
+            CM.Variables.push_back(std::move(A));
+          }
+        }
+        U.ConstantMemory = std::move(CM);
+      }
       R.Units.push_back(std::move(U));
     }
     const json &Kernels = arr(Doc, "kernels", "");

@@ -61,6 +61,59 @@ json variable(const SharedVar &V, const std::optional<uint64_t> &Offset, bool Wi
   return J;
 }
 
+json registers(const RegisterTileReport &R) {
+  json Arrays = json::array();
+  for (const SharedVar &V : R.Arrays) {
+    json J = variable(V, std::nullopt, false);
+    J["qualified_name"] = V.QualifiedName;
+    Arrays.push_back(std::move(J));
+  }
+  return {{"bytes_per_thread", optional(R.BytesPerThread)},
+          {"registers_per_thread", optional(R.RegistersPerThread)},
+          {"unknown_reason", R.BytesPerThread ? json(nullptr) : json(R.UnknownReason)},
+          {"block_threads", optional(R.BlockThreads)},
+          {"bytes_per_block", optional(R.BytesPerBlock)},
+          {"registers_per_thread_limit", optional(R.Limit)},
+          {"limit_basis", R.Limit ? json(R.LimitBasis) : json(nullptr)},
+          {"limit_note", R.LimitNote.empty() ? json(nullptr) : json(R.LimitNote)},
+          {"arrays", std::move(Arrays)}};
+}
+
+json tensorMemory(const std::optional<TensorMemoryReport> &T) {
+  if (!T)
+    return nullptr;
+  json Allocs = json::array();
+  for (const TmemAllocation &A : T->Allocations)
+    Allocs.push_back({{"form", A.Form},
+                      {"function", A.Function},
+                      {"file", A.Loc.File},
+                      {"line", A.Loc.Line},
+                      {"column", A.Loc.Column},
+                      {"cta_group", A.CtaGroup},
+                      {"columns", optional(A.Columns)},
+                      {"unknown_reason", A.Columns ? json(nullptr) : json(A.UnknownReason)}});
+  return {{"columns", optional(T->Columns)},
+          {"unknown_reason", T->Columns ? json(nullptr) : json(T->UnknownReason)},
+          {"capacity_columns", optional(T->Capacity)},
+          {"allocations", std::move(Allocs)}};
+}
+
+json constantMemory(const std::optional<ConstantMemoryReport> &C) {
+  if (!C)
+    return nullptr;
+  json Vars = json::array();
+  for (const AllocationReport &A : C->Variables) {
+    json J = variable(A.Var, A.Offset, true);
+    J["qualified_name"] = A.Var.QualifiedName;
+    Vars.push_back(std::move(J));
+  }
+  return {{"bytes", optional(C->Bytes)},
+          {"unknown_reason", C->Bytes ? json(nullptr) : json(C->UnknownReason)},
+          {"limit", optional(C->Limit)},
+          {"relocatable", C->Relocatable},
+          {"variables", std::move(Vars)}};
+}
+
 } // namespace
 
 void renderJson(const Report &R, const ToolInfo &Tool, std::ostream &OS) {
@@ -79,7 +132,8 @@ void renderJson(const Report &R, const ToolInfo &Tool, std::ostream &OS) {
                      {"parsed_as", U.ParsedAs},
                      {"jit", U.Jit},
                      {"status", U.Ok ? "ok" : "error"},
-                     {"messages", std::move(Messages)}});
+                     {"messages", std::move(Messages)},
+                     {"constant_memory", constantMemory(U.ConstantMemory)}});
   }
   Doc["translation_units"] = std::move(Units);
 
@@ -151,6 +205,8 @@ void renderJson(const Report &R, const ToolInfo &Tool, std::ostream &OS) {
                        {"smem_per_sm_used", optional(O.SmemPerSmUsed)},
                        {"registers", optional(O.Registers)},
                        {"unknown_reason", O.BlocksPerSm ? json(nullptr) : json(O.UnknownReason)}};
+    Kj["registers"] = registers(K.Registers);
+    Kj["tensor_memory"] = tensorMemory(K.TensorMemory);
     if (K.Bounds)
       Kj["launch_bounds"] = {{"max_threads", optional(K.Bounds->MaxThreads)},
                              {"min_blocks", optional(K.Bounds->MinBlocks)},

@@ -43,7 +43,10 @@ void renderMarkdown(const Report &R, const std::string &SourceRoot, std::ostream
       OS << "---:|";
     OS << "\n";
     for (const auto &Row : T.Rows) {
-      OS << "| `" << cell(Row[0]) << "` |";
+      if (Row[0].rfind("  ", 0) == 0) // a scope's sub-row
+        OS << "| &nbsp;&nbsp;*" << cell(Row[0].substr(2)) << "* |";
+      else
+        OS << "| `" << cell(Row[0]) << "` |";
       for (size_t I = 1; I < Row.size(); ++I)
         OS << " " << cell(Row[I]) << " |";
       OS << "\n";
@@ -52,6 +55,10 @@ void renderMarkdown(const Report &R, const std::string &SourceRoot, std::ostream
     for (size_t I = 1; I < T.Footer.size(); ++I)
       OS << " *" << cell(T.Footer[I]) << "* |";
     OS << "\n\n";
+    for (const std::string &L : T.ConstantMemory)
+      OS << "- " << cell(L) << "\n";
+    if (!T.ConstantMemory.empty())
+      OS << "\n";
     for (const std::string &L : T.Legend)
       OS << "<sub>" << L << "</sub><br>\n";
   }

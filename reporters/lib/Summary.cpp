@@ -36,6 +36,53 @@ std::string summaryCell(const KernelReport &K) {
   return Cell;
 }
 
+std::string registersCell(const KernelReport &K) {
+  const RegisterTileReport &G = K.Registers;
+  if (G.Arrays.empty())
+    return "-";
+  if (!G.BytesPerThread)
+    return "unknown";
+  std::string Cell = humanBytes(*G.BytesPerThread) + " = " +
+                     std::to_string(G.RegistersPerThread.value_or(0)) + " regs";
+  if (G.Limit)
+    Cell += " of " + std::to_string(*G.Limit);
+  if (G.BytesPerBlock)
+    Cell += ", " + humanBytes(*G.BytesPerBlock) + "/block";
+  return Cell;
+}
+
+std::string tensorMemoryCell(const KernelReport &K) {
+  if (!K.TensorMemory || K.TensorMemory->Allocations.empty())
+    return "-";
+  const TensorMemoryReport &T = *K.TensorMemory;
+  std::string Cell = T.Columns ? std::to_string(*T.Columns) : "?";
+  if (T.Capacity)
+    Cell += "/" + std::to_string(*T.Capacity);
+  return Cell + " cols";
+}
+
+namespace {
+
+/// The file name of \p Path.
+std::string baseName(const std::string &Path) {
+  size_t Slash = Path.rfind('/');
+  return Path.substr(Slash == std::string::npos ? 0 : Slash + 1);
+}
+
+/// "75 B of 64 KiB", "unknown", with the number of variables.
+std::string constantText(const ConstantMemoryReport &C) {
+  std::string S = C.Bytes ? humanBytes(*C.Bytes) : "unknown";
+  if (C.Limit)
+    S += " of " + humanBytes(*C.Limit);
+  S += " (" + std::to_string(C.Variables.size()) +
+       (C.Variables.size() == 1 ? " variable" : " variables") + ")";
+  if (C.Bytes && C.Limit && *C.Bytes > *C.Limit)
+    S += " !";
+  return S;
+}
+
+} // namespace
+
 SummaryTable buildSummary(const Report &R) {
   SummaryTable T;
   std::vector<std::string> Archs;
@@ -50,7 +97,7 @@ SummaryTable buildSummary(const Report &R) {
   std::stable_sort(Archs.begin(), Archs.end(), archBefore);
 
   std::vector<std::string> RowNames;
-  std::map<std::string, std::map<std::string, std::string>> Cells;
+  std::map<std::string, std::map<std::string, std::string>> Cells, RegCells, TmemCells;
   for (const KernelReport &K : R.Kernels) {
     std::string Row = K.Name;
     if (UnitsOfName[K.Name].size() > 1) {
@@ -60,6 +107,10 @@ SummaryTable buildSummary(const Report &R) {
     if (!Cells.count(Row))
       RowNames.push_back(Row);
     Cells[Row][K.Arch] = summaryCell(K);
+    if (!K.Registers.Arrays.empty())
+      RegCells[Row][K.Arch] = registersCell(K);
+    if (K.TensorMemory && !K.TensorMemory->Allocations.empty())
+      TmemCells[Row][K.Arch] = tensorMemoryCell(K);
   }
 
   T.Header.push_back("kernel");
@@ -67,13 +118,20 @@ SummaryTable buildSummary(const Report &R) {
     const KernelReport &Any = *AnyOfArch[A];
     T.Header.push_back(A + (Any.ParsedAs != A ? "*" : "") + (Any.Jit ? " (JIT)" : ""));
   }
-  for (const std::string &Row : RowNames) {
-    std::vector<std::string> Line = {Row};
+  auto AddRow = [&](const std::string &Name, std::map<std::string, std::string> &Of) {
+    std::vector<std::string> Line = {Name};
     for (const std::string &A : Archs) {
-      auto It = Cells[Row].find(A);
-      Line.push_back(It == Cells[Row].end() ? "-" : It->second);
+      auto It = Of.find(A);
+      Line.push_back(It == Of.end() ? "-" : It->second);
     }
     T.Rows.push_back(std::move(Line));
+  };
+  for (const std::string &Row : RowNames) {
+    AddRow(Row, Cells[Row]);
+    if (RegCells.count(Row))
+      AddRow("  registers", RegCells[Row]);
+    if (TmemCells.count(Row))
+      AddRow("  tensor memory", TmemCells[Row]);
   }
   T.Footer.push_back("block max (opt-in)");
   for (const std::string &A : Archs) {
@@ -83,12 +141,47 @@ SummaryTable buildSummary(const Report &R) {
 
   T.Legend.push_back("static shared memory per kernel (+ dynamic at its largest launch), (N/SM) "
                      "resident blocks per SM at that launch; ! error, ~ warning");
+  if (!RegCells.empty())
+    T.Legend.push_back("registers: per-thread local arrays, bytes = 32-bit registers of the "
+                       "per-thread limit, and bytes per block at its block size");
+  if (!TmemCells.empty())
+    T.Legend.push_back("tensor memory: columns allocated / columns per SM (? when a count is not "
+                       "a compile-time constant)");
   if (std::any_of(R.Kernels.begin(), R.Kernels.end(),
                   [](const KernelReport &K) { return K.ParsedAs != K.Arch; }))
     T.Legend.push_back("* parsed as the newest architecture Clang 19 knows, with the target's "
                        "__CUDA_ARCH__; checked against the target's own limits");
   if (std::any_of(R.Kernels.begin(), R.Kernels.end(), [](const KernelReport &K) { return K.Jit; }))
     T.Legend.push_back("(JIT) a PTX-only target: the driver compiles it at run time");
+
+  // Constant memory per unit, architectures with the same figure on one line.
+  std::vector<std::string> Files;
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>> ByFile;
+  for (const UnitReport &U : R.Units) {
+    if (!U.ConstantMemory || U.ConstantMemory->Variables.empty())
+      continue;
+    if (!ByFile.count(U.File))
+      Files.push_back(U.File);
+    ByFile[U.File].push_back({U.Arch, constantText(*U.ConstantMemory)});
+  }
+  for (const std::string &F : Files) {
+    auto &Entries = ByFile[F];
+    std::stable_sort(Entries.begin(), Entries.end(),
+                     [](const auto &A, const auto &B) { return archBefore(A.first, B.first); });
+    std::vector<std::string> Texts;
+    std::map<std::string, std::vector<std::string>> ArchsOf;
+    for (const auto &[Arch, Text] : Entries) {
+      if (!ArchsOf.count(Text))
+        Texts.push_back(Text);
+      ArchsOf[Text].push_back(Arch);
+    }
+    for (const std::string &Text : Texts) {
+      std::string Line = "constant memory, " + baseName(F) + ": " + Text + " on ";
+      for (size_t I = 0; I < ArchsOf[Text].size(); ++I)
+        Line += (I ? ", " : "") + ArchsOf[Text][I];
+      T.ConstantMemory.push_back(Line);
+    }
+  }
   return T;
 }
 

@@ -96,6 +96,8 @@ void renderSummary(const Report &R, std::ostream &OS) {
     Total += W + 2;
   OS << std::string(Total - 2, '-') << "\n";
   Print(T.Footer);
+  for (const std::string &L : T.ConstantMemory)
+    OS << L << "\n";
   OS << "\n";
   for (const std::string &L : T.Legend)
     OS << L << "\n";

@@ -2,12 +2,16 @@
 //
 // Compiles every fixture with `nvcc -Xptxas -v` for sm_80, sm_90 and sm_120 (and any other
 // architecture the fixture names) and asserts that
-// tilefit reports exactly the kernels ptxas compiles, each with ptxas's "bytes smem". Skipped,
-// visibly, where nvcc is absent.
+// tilefit reports exactly the kernels ptxas compiles, each with ptxas's "bytes smem", and the
+// unit's `__constant__` data with ptxas's figure where ptxas gives one ("N bytes cmem[3]" up to
+// sm_89, absent there when 0; the "too much global constant data" error on every architecture).
+// Skipped, visibly, where nvcc is absent.
 //
 //===----------------------------------------------------------------------===//
 #include "../support/Fixture.h"
 #include "../support/TestSupport.h"
+
+#include "tilefit/model/Arch.h"
 
 #include "llvm/Support/Path.h"
 
@@ -47,9 +51,9 @@ TEST_P(PtxasCrossCheck, FiguresEqualPtxas) {
   for (const std::string &A : F.Archs)
     if (std::find(Archs.begin(), Archs.end(), A) == Archs.end())
       Archs.push_back(A);
-  PtxasFigures P = ptxasFigures(F.Path, F.Flags, Archs);
+  PtxasFigures P = ptxasFigures(F.Path, nvccFlags(F), Archs);
   ASSERT_TRUE(P.Error.empty()) << P.Error;
-  Report R = analyzeFile(F.Path, F.Flags, Archs, builtinDatabase());
+  Report R = analyzeFile(F.Path, tilefitFlags(F), Archs, builtinDatabase());
 
   for (const std::string &Arch : Archs) {
     std::map<std::string, const KernelReport *> Ours;
@@ -80,6 +84,28 @@ TEST_P(PtxasCrossCheck, FiguresEqualPtxas) {
       ADD_FAILURE() << Arch << ": tilefit reports " << K->Name << " (" << Mangled
                     << "), which ptxas does not compile";
     RecordProperty(Arch + "_kernels_checked", static_cast<int>(Checked));
+
+    // Constant memory: ptxas prints cmem[3] before sm_90 (nothing when there is none), and
+    // the figure of its error everywhere.
+    std::optional<uint64_t> Theirs;
+    if (auto It = P.ConstantBytes.find(Arch); It != P.ConstantBytes.end())
+      Theirs = It->second;
+    else if (auto A = parseArch(Arch); A && A->Number < 90)
+      Theirs = 0;
+    if (!Theirs)
+      continue;
+    for (const UnitReport &U : R.Units) {
+      if (U.Arch != Arch || !U.Ok)
+        continue;
+      ASSERT_TRUE(U.ConstantMemory.has_value()) << Arch;
+      EXPECT_TRUE(U.ConstantMemory->Bytes.has_value()) << Arch << ": constant memory unknown: "
+                                                       << U.ConstantMemory->UnknownReason;
+      if (U.ConstantMemory->Bytes)
+        EXPECT_EQ(*U.ConstantMemory->Bytes, *Theirs)
+            << Arch << ": __constant__ data: tilefit " << *U.ConstantMemory->Bytes << ", ptxas "
+            << *Theirs;
+      RecordProperty(Arch + "_constant_bytes", static_cast<int>(*Theirs));
+    }
   }
 }
 

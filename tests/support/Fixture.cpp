@@ -28,6 +28,18 @@ std::vector<std::string> listFixtures() {
   return Out;
 }
 
+std::vector<std::string> tilefitFlags(const Fixture &F) {
+  std::vector<std::string> Out = F.Flags;
+  Out.insert(Out.end(), F.TilefitFlags.begin(), F.TilefitFlags.end());
+  return Out;
+}
+
+std::vector<std::string> nvccFlags(const Fixture &F) {
+  std::vector<std::string> Out = F.Flags;
+  Out.insert(Out.end(), F.NvccFlags.begin(), F.NvccFlags.end());
+  return Out;
+}
+
 Fixture parseFixture(const std::string &Path) {
   Fixture F;
   F.Path = Path;
@@ -36,9 +48,9 @@ Fixture parseFixture(const std::string &Path) {
     F.Errors.push_back("cannot read " + Path);
     return F;
   }
-  static const std::regex Header(R"(//\s*(ARCHS|FLAGS|CAPACITY-DB|BUDGET|PTXAS):\s*(.*?)\s*$)");
+  static const std::regex Header(R"(//\s*(ARCHS|FLAGS|TILEFIT-FLAGS|NVCC-FLAGS|CAPACITY-DB|BUDGET|PTXAS):\s*(.*?)\s*$)");
   static const std::regex Directive(
-      R"((?:(sm_\w+)-)?(expected-smem|expected-alloc|expected-unreferenced|expected-launch|expected-occupancy|expected-error|expected-warning|expected-remark|expected-note|ptxas-unchecked)(@[+-]\d+)?\s*(.*?)(?=\s+(?:sm_\w+-)?(?:expected-|ptxas-unchecked)|$))");
+      R"((?:(sm_\w+)-)?(expected-smem|expected-alloc|expected-unreferenced|expected-launch|expected-occupancy|expected-registers|expected-constant|expected-tmem|expected-error|expected-warning|expected-remark|expected-note|ptxas-unchecked)(@[+-]\d+)?\s*(.*?)(?=\s+(?:sm_\w+-)?(?:expected-|ptxas-unchecked)|$))");
   static const std::regex Braced(R"(^\s*\{\{(.*?)\}\})");
 
   llvm::SmallVector<llvm::StringRef, 0> Lines;
@@ -55,9 +67,10 @@ Fixture parseFixture(const std::string &Path) {
         F.Archs.clear();
         for (auto W : Words)
           F.Archs.push_back(W.str());
-      } else if (Key == "FLAGS") {
+      } else if (Key == "FLAGS" || Key == "TILEFIT-FLAGS" || Key == "NVCC-FLAGS") {
+        auto &Into = Key == "FLAGS" ? F.Flags : Key == "NVCC-FLAGS" ? F.NvccFlags : F.TilefitFlags;
         for (auto W : Words)
-          F.Flags.push_back(W.str());
+          Into.push_back(W.str());
       } else if (Key == "CAPACITY-DB") {
         F.CapacityDb = std::string(llvm::sys::path::parent_path(Path)) + "/" + Value;
       } else if (Key == "BUDGET") {
@@ -112,13 +125,19 @@ Fixture parseFixture(const std::string &Path) {
           E.Bytes = std::stoull(V);
         }
       } else if (Kind == "expected-alloc" || Kind == "expected-unreferenced" ||
-                 Kind == "expected-launch" || Kind == "expected-occupancy") {
+                 Kind == "expected-launch" || Kind == "expected-occupancy" ||
+                 Kind == "expected-registers" || Kind == "expected-constant" ||
+                 Kind == "expected-tmem") {
         E.K = Kind == "expected-alloc"          ? Expectation::Kind::Alloc
               : Kind == "expected-unreferenced" ? Expectation::Kind::Unreferenced
               : Kind == "expected-launch"       ? Expectation::Kind::Launch
+              : Kind == "expected-registers"    ? Expectation::Kind::Registers
+              : Kind == "expected-constant"     ? Expectation::Kind::Constant
+              : Kind == "expected-tmem"         ? Expectation::Kind::Tmem
                                                 : Expectation::Kind::Occupancy;
         bool NeedsVar = E.K == Expectation::Kind::Alloc || E.K == Expectation::Kind::Unreferenced;
-        if (!TakeBraced(E.Kernel) || (NeedsVar && !TakeBraced(E.Var))) {
+        bool NeedsKernel = E.K != Expectation::Kind::Constant;
+        if ((NeedsKernel && !TakeBraced(E.Kernel)) || (NeedsVar && !TakeBraced(E.Var))) {
           Bad(NeedsVar ? "expected {{kernel}} {{variable}}" : "expected {{kernel}}");
           continue;
         }
@@ -129,6 +148,12 @@ Fixture parseFixture(const std::string &Path) {
           if (Eq == std::string::npos)
             break;
           E.Fields[KV.substr(0, Eq)] = KV.substr(Eq + 1);
+        }
+        if (E.Fields.empty() && E.K != Expectation::Kind::Alloc &&
+            E.K != Expectation::Kind::Unreferenced && E.K != Expectation::Kind::Launch &&
+            E.K != Expectation::Kind::Occupancy) {
+          Bad("expected key=value figures");
+          continue;
         }
       } else if (Kind == "ptxas-unchecked") {
         std::string K;
@@ -192,6 +217,62 @@ std::string underscored(std::string S) {
   return S;
 }
 
+std::string figure(const std::optional<uint64_t> &V) {
+  return V ? std::to_string(*V) : "unknown";
+}
+
+/// The value of \p Key in a kernel's register-tile report, as a directive writes it.
+std::string registersField(const RegisterTileReport &G, const std::string &Key) {
+  if (Key == "bytes")
+    return figure(G.BytesPerThread);
+  if (Key == "registers")
+    return figure(G.RegistersPerThread);
+  if (Key == "block_bytes")
+    return figure(G.BytesPerBlock);
+  if (Key == "block_threads")
+    return figure(G.BlockThreads);
+  if (Key == "limit")
+    return figure(G.Limit);
+  if (Key == "basis")
+    return underscored(G.LimitBasis + (G.LimitNote.empty() ? "" : "; " + G.LimitNote));
+  if (Key == "arrays")
+    return std::to_string(G.Arrays.size());
+  if (Key == "reason")
+    return underscored(G.UnknownReason);
+  return "<no field '" + Key + "'>";
+}
+
+std::string tmemField(const std::optional<TensorMemoryReport> &T, const std::string &Key) {
+  if (!T)
+    return Key == "columns" ? "none" : "<no tensor memory>";
+  if (Key == "columns")
+    return figure(T->Columns);
+  if (Key == "capacity")
+    return figure(T->Capacity);
+  if (Key == "allocations")
+    return std::to_string(T->Allocations.size());
+  if (Key == "reason")
+    return underscored(T->UnknownReason);
+  return "<no field '" + Key + "'>";
+}
+
+std::string constantField(const ConstantMemoryReport &C, const std::string &Key) {
+  if (Key == "bytes")
+    return figure(C.Bytes);
+  if (Key == "limit")
+    return figure(C.Limit);
+  if (Key == "variables")
+    return std::to_string(C.Variables.size());
+  if (Key == "reason")
+    return underscored(C.UnknownReason);
+  return "<no field '" + Key + "'>";
+}
+
+/// Substring keys: the rest must be equal.
+bool fieldMatches(const std::string &Key, const std::string &Got, const std::string &Want) {
+  return Key == "basis" || Key == "reason" ? Got.find(Want) != std::string::npos : Got == Want;
+}
+
 struct Seen {
   const Diagnostic *D;
   const Note *N; // null for the diagnostic itself
@@ -236,7 +317,8 @@ std::vector<std::string> verify(const Fixture &F, const Report &R) {
       const KernelReport *K = nullptr;
       if (E.K == Expectation::Kind::Smem || E.K == Expectation::Kind::Alloc ||
           E.K == Expectation::Kind::Unreferenced || E.K == Expectation::Kind::Launch ||
-          E.K == Expectation::Kind::Occupancy) {
+          E.K == Expectation::Kind::Occupancy || E.K == Expectation::Kind::Registers ||
+          E.K == Expectation::Kind::Tmem) {
         for (const KernelReport &KR : R.Kernels)
           if (KR.Arch == Arch && KR.Name == E.Kernel)
             K = &KR;
@@ -293,6 +375,29 @@ std::vector<std::string> verify(const Fixture &F, const Report &R) {
             Problems.push_back(Arch + ": " + Where(E) + ": " + Key + " is " + Got + ", expected " +
                                Want);
         }
+      } else if (E.K == Expectation::Kind::Registers || E.K == Expectation::Kind::Tmem) {
+        for (const auto &[Key, Want] : E.Fields) {
+          std::string Got = E.K == Expectation::Kind::Registers ? registersField(K->Registers, Key)
+                                                                : tmemField(K->TensorMemory, Key);
+          if (!fieldMatches(Key, Got, Want))
+            Problems.push_back(Arch + ": " + Where(E) + ": " + Key + " is " + Got + ", expected " +
+                               Want);
+        }
+      } else if (E.K == Expectation::Kind::Constant) {
+        for (const UnitReport &U : R.Units) {
+          if (U.Arch != Arch)
+            continue;
+          if (!U.ConstantMemory) {
+            Problems.push_back(Arch + ": " + Where(E) + ": the unit has no constant-memory report");
+            continue;
+          }
+          for (const auto &[Key, Want] : E.Fields) {
+            std::string Got = constantField(*U.ConstantMemory, Key);
+            if (!fieldMatches(Key, Got, Want))
+              Problems.push_back(Arch + ": " + Where(E) + ": " + Key + " is " + Got +
+                                 ", expected " + Want);
+          }
+        }
       } else if (E.K == Expectation::Kind::Unreferenced) {
         bool Found = false;
         for (const SharedVar &V : K->Unreferenced)
@@ -303,6 +408,37 @@ std::vector<std::string> verify(const Fixture &F, const Report &R) {
       }
     }
   }
+
+  // The other scopes: every kernel with per-thread arrays (when the file expects any), every
+  // kernel with Tensor Memory requests and every unit with __constant__ data needs its directive.
+  auto Expected = [&](Expectation::Kind Kind, const std::string &Arch, const std::string &Kernel) {
+    return std::any_of(F.Expectations.begin(), F.Expectations.end(), [&](const Expectation &E) {
+      return E.K == Kind && appliesTo(E, Arch) && E.Kernel == Kernel;
+    });
+  };
+  const bool RegistersStrict =
+      std::any_of(F.Expectations.begin(), F.Expectations.end(),
+                  [](const Expectation &E) { return E.K == Expectation::Kind::Registers; });
+  for (const KernelReport &K : R.Kernels) {
+    if (RegistersStrict && !K.Registers.Arrays.empty() &&
+        !Expected(Expectation::Kind::Registers, K.Arch, K.Name))
+      Problems.push_back(K.Arch + ": kernel '" + K.Name + "' keeps " +
+                         registersField(K.Registers, "bytes") +
+                         " bytes per thread in local arrays (add expected-registers {{" + K.Name +
+                         "}} bytes=" + registersField(K.Registers, "bytes") + ")");
+    if (K.TensorMemory && !K.TensorMemory->Allocations.empty() &&
+        !Expected(Expectation::Kind::Tmem, K.Arch, K.Name))
+      Problems.push_back(K.Arch + ": kernel '" + K.Name + "' allocates " +
+                         tmemField(K.TensorMemory, "columns") +
+                         " columns of Tensor Memory (add expected-tmem {{" + K.Name + "}} columns=" +
+                         tmemField(K.TensorMemory, "columns") + ")");
+  }
+  for (const UnitReport &U : R.Units)
+    if (U.ConstantMemory && !U.ConstantMemory->Variables.empty() &&
+        !Expected(Expectation::Kind::Constant, U.Arch, ""))
+      Problems.push_back(U.Arch + ": the unit has " + constantField(*U.ConstantMemory, "bytes") +
+                         " bytes of __constant__ data (add expected-constant bytes=" +
+                         constantField(*U.ConstantMemory, "bytes") + ")");
 
   // Diagnostics: unit messages and findings, with their notes.
   // Notes and remarks are checked strictly when the file expects any of them.

@@ -5,6 +5,8 @@
 //
 //   // ARCHS: sm_80 sm_90 sm_120        architectures to analyse (this default if absent)
 //   // FLAGS: -std=c++17 -DTILE=32      compile flags, given to tilefit and to nvcc alike
+//   // TILEFIT-FLAGS: -fgpu-rdc         given to tilefit (Clang's spelling) only
+//   // NVCC-FLAGS: -rdc=true            given to nvcc only
 //   // CAPACITY-DB: tiny.json           a capacity database (beside the fixture) over the built-in
 //   // BUDGET: 0.5                      --budget
 //   // PTXAS: skip <why>                no ptxas cross-check for this file
@@ -14,6 +16,18 @@
 //   expected-launch {{KERNEL}} bytes=N|unknown block_threads=N   a launch on this line
 //   expected-occupancy {{KERNEL}} blocks=N limited_by=shared_memory opt_in=N
 //                                        (spaces in values written as '_')
+//   expected-registers {{KERNEL}} bytes=N|unknown registers=N block_bytes=N|unknown
+//                        block_threads=N limit=N|unknown basis=TEXT arrays=N
+//                                        the kernel's per-thread arrays (any subset of the keys;
+//                                        basis is a substring, spaces written as '_'). Strict
+//                                        when the file has any: every kernel with arrays needs one
+//   expected-constant bytes=N|unknown variables=N limit=N
+//                                        the unit's __constant__ data; every unit that has some
+//                                        needs one
+//   expected-tmem {{KERNEL}} columns=N|unknown|none capacity=N allocations=N reason=TEXT
+//                                        the kernel's Tensor Memory columns (none: the
+//                                        architecture has none); every kernel that allocates
+//                                        some needs one
 //   expected-error {{TEXT}}  expected-warning {{TEXT}}  expected-remark {{TEXT}}
 //   expected-note {{TEXT}}
 //                                        a diagnostic on this line (`@+N`/`@-N`: N lines away)
@@ -40,7 +54,20 @@ namespace tilefit {
 namespace test {
 
 struct Expectation {
-  enum class Kind { Smem, Alloc, Unreferenced, Launch, Occupancy, Error, Warning, Remark, Note };
+  enum class Kind {
+    Smem,
+    Alloc,
+    Unreferenced,
+    Launch,
+    Occupancy,
+    Registers,
+    Constant,
+    Tmem,
+    Error,
+    Warning,
+    Remark,
+    Note
+  };
   Kind K;
   std::string Arch;       ///< "" for every architecture.
   unsigned Line = 0;      ///< The line the directive applies to.
@@ -56,6 +83,7 @@ struct Fixture {
   std::string Path;
   std::vector<std::string> Archs = {"sm_80", "sm_90", "sm_120"};
   std::vector<std::string> Flags;
+  std::vector<std::string> TilefitFlags, NvccFlags; ///< Added to Flags for one side only.
   std::string CapacityDb;
   double Budget = 0.9;
   std::string PtxasSkip;                       ///< Why there is no cross-check; "" if there is.
@@ -65,6 +93,10 @@ struct Fixture {
 };
 
 Fixture parseFixture(const std::string &Path);
+
+/// The flags tilefit parses \p F with, and those nvcc compiles it with.
+std::vector<std::string> tilefitFlags(const Fixture &F);
+std::vector<std::string> nvccFlags(const Fixture &F);
 
 /// Every .cu file under tests/fixtures, sorted.
 std::vector<std::string> listFixtures();

@@ -187,7 +187,12 @@ void parsePtxasOutput(const std::string &Text, PtxasFigures &P) {
   static const std::regex Entry(R"(Compiling entry function '([^']+)' for '(sm_\w+)')");
   static const std::regex Used(R"(Used \d+ registers)");
   static const std::regex Smem(R"((\d+) bytes smem)");
+  static const std::regex Module(R"(\d+ bytes gmem)");
+  static const std::regex Cmem3(R"((\d+) bytes cmem\[3\])");
+  static const std::regex TooMuch(R"(too much global constant data \((0x[0-9a-fA-F]+) bytes)");
   std::string Name, Arch;
+  // Each module's figure comes before its first entry function, which names the architecture.
+  std::optional<uint64_t> ModuleConstant, ErrorConstant;
   size_t Pos = 0;
   while (Pos < Text.size()) {
     size_t End = Text.find('\n', Pos);
@@ -196,9 +201,18 @@ void parsePtxasOutput(const std::string &Text, PtxasFigures &P) {
     std::string Line = Text.substr(Pos, End - Pos);
     Pos = End + 1;
     std::smatch M;
-    if (std::regex_search(Line, M, Entry)) {
+    if (std::regex_search(Line, M, TooMuch)) {
+      ErrorConstant = std::stoull(std::string(M[1]), nullptr, 16);
+    } else if (std::regex_search(Line, Module)) {
+      ModuleConstant = std::regex_search(Line, M, Cmem3) ? std::optional<uint64_t>(std::stoull(M[1]))
+                                                         : ErrorConstant;
+      ErrorConstant.reset();
+    } else if (std::regex_search(Line, M, Entry)) {
       Name = M[1];
       Arch = M[2];
+      if (ModuleConstant)
+        P.ConstantBytes[Arch] = *ModuleConstant;
+      ModuleConstant.reset();
     } else if (!Name.empty() && std::regex_search(Line, Used)) {
       uint64_t Bytes = std::regex_search(Line, M, Smem) ? std::stoull(M[1]) : 0;
       P.Figures[Arch][Name] = Bytes;

@@ -67,12 +67,17 @@ struct PtxasFigures {
   std::string Error;
   /// Figures[arch][mangled] = bytes.
   std::map<std::string, std::map<std::string, uint64_t>> Figures;
+  /// ConstantBytes[arch]: the module's `__constant__` data, where ptxas says it: "N bytes
+  /// cmem[3]" (printed up to sm_89, and only when nonzero) or the figure of "File uses too much
+  /// global constant data (0x... bytes, ...)" (every architecture). Absent otherwise.
+  std::map<std::string, uint64_t> ConstantBytes;
 };
 PtxasFigures ptxasFigures(const std::string &File, const std::vector<std::string> &Flags,
                           const std::vector<std::string> &Archs);
 
 /// Reads ptxas's `-v` lines ("Compiling entry function 'K' for 'sm_XX'", then "Used ... N bytes
-/// smem") out of a compiler's output into \p Into.
+/// smem"; before them the module's "N bytes gmem, M bytes cmem[3]" and a constant-data error)
+/// out of a compiler's output into \p Into.
 void parsePtxasOutput(const std::string &Text, PtxasFigures &Into);
 
 /// Whether nvcc is on PATH.

@@ -69,8 +69,8 @@ struct RegisterTileReport {
   std::optional<uint64_t> Limit;
   std::string LimitBasis;                     ///< `__launch_bounds__(192, 3)`, `-maxrregcount=64`,
                                               ///< `registers.per_thread`.
-  /// Why __launch_bounds__ gives no budget tilefit can compute ("" when it does, or when the
-  /// kernel has none); Limit is then the per-thread maximum.
+  /// What qualifies the limit: why __launch_bounds__ gives no budget tilefit can compute (Limit
+  /// is then the per-thread maximum), or that ptxas ignores its minimum; "" otherwise.
   std::string LimitNote;
 };
 

@@ -27,10 +27,12 @@ namespace tilefit {
 ///   R_warp = floor(per_sm / sub_partitions / P), rounded down to allocation_unit
 ///   limit  = min(per_thread, R_warp / warp_size)
 ///
-/// An error when the database lacks a figure, or when ptxas ignores the minimum (more threads
-/// or blocks than an SM holds; it then follows rules tilefit does not model).
+/// When MinBlocks blocks do not fit an SM (more threads, counted in whole warps, or more blocks
+/// than it holds), ptxas ignores the minimum and caps by MaxThreads alone; so does this, setting
+/// \p MinimumIgnored. An error when the database lacks a figure or the block itself is too
+/// large.
 Result<uint64_t> launchBoundsRegisterLimit(const ArchCapacity &Arch, uint64_t MaxThreads,
-                                           uint64_t MinBlocks);
+                                           uint64_t MinBlocks, bool *MinimumIgnored = nullptr);
 
 /// The kernel's per-thread arrays with their totals, the block size and the register limit
 /// ptxas works under (__launch_bounds__, else \p MaxRegisters from -maxrregcount, else the
@@ -43,7 +45,8 @@ RegisterTileReport registerTiles(const TranslationUnitFacts &TU, const KernelFac
 std::optional<TensorMemoryReport> tensorMemory(const KernelFacts &K, const ArchCapacity *Arch);
 
 /// The unit's `__constant__` variables laid out as ptxas lays out the module's constant bank
-/// (emission order, each at the next multiple of its alignment), against the per-module limit.
+/// (emission order, or with -rdc by alignment, largest first; each at the next multiple of its
+/// alignment), against the per-module limit.
 ConstantMemoryReport constantMemory(const TranslationUnitFacts &TU, const ArchCapacity *Arch);
 
 /// Whether \p Columns is a count one `tcgen05.alloc` may ask for: a power of 2 from \p Min to

@@ -16,12 +16,24 @@ namespace tilefit {
 
 struct SummaryTable {
   std::vector<std::string> Header;            ///< "kernel", then one column per architecture.
-  std::vector<std::vector<std::string>> Rows; ///< One per kernel, in report order.
+  /// One per kernel, in report order, each followed by a "  registers" row when some
+  /// architecture's report of the kernel has per-thread arrays and a "  tensor memory" row when
+  /// one has Tensor Memory allocations (sub-rows' names start with two spaces).
+  std::vector<std::vector<std::string>> Rows;
   std::vector<std::string> Footer;            ///< The per-block maximum per architecture.
   std::vector<std::string> Legend;            ///< Lines explaining the marks used.
+  /// One line per translation unit with `__constant__` data: its bytes against the limit, per
+  /// group of architectures with the same figures.
+  std::vector<std::string> ConstantMemory;
 };
 
 SummaryTable buildSummary(const Report &R);
+
+/// A kernel's per-thread arrays: "256 B = 64 regs of 128, 64 KiB/block", "unknown", "-".
+std::string registersCell(const KernelReport &K);
+
+/// A kernel's Tensor Memory: "128/512 cols", "? cols", "-" (none, or no Tensor Memory).
+std::string tensorMemoryCell(const KernelReport &K);
 
 /// Architectures by number (sm_80 before sm_100), then by name.
 bool archBefore(const std::string &A, const std::string &B);
