@@ -337,7 +337,8 @@ AnalyzeResult analyze(const AnalyzeRequest &Req) {
     toolMessage(Req, "warning", "ignored nvcc flags tilefit does not know: " +
                                join(std::vector<std::string>(Unknown.begin(), Unknown.end()), " "));
   if (!Refused.empty())
-    toolMessage(Req, "warning", "ignored flags that would load code into tilefit: " +
+    toolMessage(Req, "warning", "ignored flags that would load code into tilefit (or read flags from a "
+                               "file past its checks): " +
                                join(std::vector<std::string>(Refused.begin(), Refused.end()), " "));
   for (const std::string &W : Warnings)
     toolMessage(Req, "warning", W);

@@ -134,6 +134,26 @@ private:
   std::unique_ptr<matchers::InstantiationRecorder> Recorder;
 };
 
+/// Takes out of a parse's invocation whatever would load code or write a file, however the
+/// command spelt it (-Xclang, -Xpreprocessor, a driver alias): dependency files, header lists,
+/// statistics, time traces, diagnostic logs and serialized diagnostics, plugins and LLVM
+/// options. The command translation refuses the usual spellings aloud; this is the guarantee.
+void makeReadOnly(clang::CompilerInvocation &Inv) {
+  Inv.getDependencyOutputOpts() = clang::DependencyOutputOptions();
+  clang::FrontendOptions &FO = Inv.getFrontendOpts();
+  FO.OutputFile.clear();
+  FO.StatsFile.clear();
+  FO.TimeTracePath.clear();
+  FO.Plugins.clear();
+  FO.AddPluginActions.clear();
+  FO.PluginArgs.clear();
+  FO.ActionName.clear();
+  FO.LLVMArgs.clear();
+  Inv.getCodeGenOpts().PassPlugins.clear();
+  Inv.getDiagnosticOpts().DiagnosticLogFile.clear();
+  Inv.getDiagnosticOpts().DiagnosticSerializationFile.clear();
+}
+
 /// Runs CollectAction, loading the precompiled CUDA runtime headers when a store is given.
 class CollectFactory : public clang::tooling::FrontendActionFactory {
 public:
@@ -145,6 +165,7 @@ public:
                      clang::FileManager *Files,
                      std::shared_ptr<clang::PCHContainerOperations> Ops,
                      clang::DiagnosticConsumer *Diags) override {
+    makeReadOnly(*Invocation);
     if (Store)
       UsedPch = Store->use(*Invocation);
     return FrontendActionFactory::runInvocation(std::move(Invocation), Files, std::move(Ops), Diags);

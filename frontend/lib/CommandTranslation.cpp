@@ -38,11 +38,18 @@ void addTarget(DeviceFlags &F, const DeviceTarget &T) {
     It->Jit = It->Jit && T.Jit;
 }
 
-/// Flags that would make Clang load and run code: never passed on.
+/// Flags that would make Clang load and run code, or read more flags from a file past this
+/// filter (a Clang configuration file may hold -fplugin=): never passed on.
 bool isPluginFlag(llvm::StringRef A) {
   return A.starts_with("-fplugin=") || A.starts_with("-fpass-plugin=") ||
          A.starts_with("-fplugin-arg-") || A == "-load" || A.starts_with("-load=") ||
-         A == "--load" || A.starts_with("--load=");
+         A == "--load" || A.starts_with("--load=") || A == "--config" ||
+         A.starts_with("--config=") || A.starts_with("--config-system-dir=") ||
+         A.starts_with("--config-user-dir=");
+}
+/// The plugin flags whose value is the next argument.
+bool pluginFlagTakesValue(llvm::StringRef A) {
+  return A == "-load" || A == "--load" || A == "--config";
 }
 /// -Xclang values that load code; the first three take the plugin (or path) as a value.
 bool isPluginCc1Flag(llvm::StringRef A) {
@@ -75,7 +82,7 @@ DeviceFlags translateClang(const CompileCommand &Cmd) {
     if (!Arg.starts_with("-") || Arg == "-")
       continue; // An input: the source itself, or another file.
     if (isPluginFlag(Arg)) {
-      if ((Arg == "-load" || Arg == "--load") && I + 1 < A.size())
+      if (pluginFlagTakesValue(Arg) && I + 1 < A.size())
         F.Refused.push_back(Arg.str() + " " + A[++I]);
       else
         F.Refused.push_back(Arg.str());
@@ -91,8 +98,24 @@ DeviceFlags translateClang(const CompileCommand &Cmd) {
           I += 2;
         continue;
       }
+      // -Xclang -mllvm -Xclang <option>: LLVM's options configure code generation, which a
+      // parse does not run (and -load= among them would load code).
+      if (V == "-mllvm") {
+        if (I + 2 < A.size() && A[I + 1] == "-Xclang") {
+          I += 2;
+          if (llvm::StringRef(A[I]).starts_with("-load"))
+            F.Refused.push_back("-Xclang -mllvm -Xclang " + A[I]);
+        }
+        continue;
+      }
       F.ClangArgs.push_back("-Xclang");
       F.ClangArgs.push_back(V.str());
+      continue;
+    }
+    if (Arg == "-mllvm") {
+      // As above: dropped, and refused aloud when it would load code.
+      if (llvm::StringRef V = Next(); V.starts_with("-load"))
+        F.Refused.push_back("-mllvm " + V.str());
       continue;
     }
     if (Arg.consume_front("--cuda-gpu-arch=") || Arg.consume_front("--offload-arch=")) {
@@ -130,7 +153,10 @@ DeviceFlags translateClang(const CompileCommand &Cmd) {
       continue;
     }
     if (Arg == "-Xarch_device") {
-      if (llvm::StringRef V = Next(); !isPluginFlag(V))
+      llvm::StringRef V = Next();
+      if (isPluginFlag(V))
+        F.Refused.push_back("-Xarch_device " + V.str());
+      else
         F.ClangArgs.push_back(V.str());
       continue;
     }
@@ -138,7 +164,8 @@ DeviceFlags translateClang(const CompileCommand &Cmd) {
     // would turn harmless warnings into errors.
     if (Arg == "-o" || Arg == "-MF" || Arg == "-MT" || Arg == "-MQ" || Arg == "-MJ" ||
         Arg == "-Xarch_host" || Arg == "-Xcuda-ptxas" || Arg == "-Xcuda-fatbinary" ||
-        Arg == "-Xlinker" || Arg == "-Xassembler") {
+        Arg == "-Xlinker" || Arg == "-Xassembler" || Arg == "-serialize-diagnostics" ||
+        Arg == "--serialize-diagnostics") {
       Next();
       continue;
     }
@@ -301,7 +328,7 @@ DeviceFlags translateNvcc(const CompileCommand &Cmd) {
     if (!Arg.starts_with("-") || Arg == "-")
       continue; // An input.
     if (isPluginFlag(Arg)) {
-      if ((Arg == "-load" || Arg == "--load") && I + 1 < A.size())
+      if (pluginFlagTakesValue(Arg) && I + 1 < A.size())
         F.Refused.push_back(Arg.str() + " " + A[++I]);
       else
         F.Refused.push_back(Arg.str());

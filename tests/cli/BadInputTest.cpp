@@ -16,6 +16,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
+#include <map>
 #include <random>
 #include <set>
 #include <sys/stat.h>
@@ -559,6 +561,177 @@ TEST_F(BadInputTest, CapacityDatabaseWithMissingKeys) {
   EXPECT_EQ(R.Status, 2) << R.Err;
   EXPECT_HAS(R.Err, "sm_80");
   EXPECT_HAS(R.Err, Db);
+}
+
+//===-- Security: flags that load code, files written --------------------------===//
+
+class BadInputSecurityTest : public BadInputTest {
+protected:
+  /// A shared object that creates \p Marker when loaded, built with the system's C compiler;
+  /// "" when there is none (the flags then name a file that does not exist, which tilefit must
+  /// not try to load either).
+  std::string markerLibrary(const std::string &Marker) {
+    std::string Src = write("plugin/marker.c",
+                            "#include <stdio.h>\n"
+                            "__attribute__((constructor)) static void mark(void) {\n"
+                            "  FILE *F = fopen(\"" + Marker + "\", \"w\");\n"
+                            "  if (F) fclose(F);\n}\n");
+    std::string So = Dir + "/plugin/marker.so";
+    CommandResult R = runCommand({"cc", "-shared", "-fPIC", Src, "-o", So});
+    return R.Status == 0 ? So : std::string();
+  }
+};
+
+/// A file tree: each path, with its size and modification time for a file.
+using Snapshot = std::map<std::string, std::string>;
+
+Snapshot snapshot(const std::string &Root) {
+  Snapshot S;
+  std::error_code EC;
+  for (llvm::sys::fs::recursive_directory_iterator It(Root, EC), End; It != End && !EC;
+       It.increment(EC)) {
+    llvm::sys::fs::file_status St;
+    if (llvm::sys::fs::status(It->path(), St, /*Follow=*/false))
+      continue;
+    // A folder's time changes with its entries, which are compared themselves.
+    S[It->path()] = St.type() == llvm::sys::fs::file_type::directory_file
+                        ? std::string("folder")
+                        : std::to_string(St.getSize()) + " bytes, modified " +
+                              std::to_string(St.getLastModificationTime().time_since_epoch().count());
+  }
+  return S;
+}
+
+/// The paths added, removed or changed between \p Before and \p After, outside \p Allowed
+/// (folders whose contents may change).
+std::vector<std::string> changesOutside(const Snapshot &Before, const Snapshot &After,
+                                        const std::vector<std::string> &Allowed) {
+  auto IsAllowed = [&](const std::string &P) {
+    // Inside an allowed folder, or a folder made on the way to one.
+    for (const std::string &A : Allowed)
+      if (P == A || llvm::StringRef(P).starts_with(A + "/") ||
+          llvm::StringRef(A).starts_with(P + "/"))
+        return true;
+    return false;
+  };
+  std::vector<std::string> Out;
+  for (const auto &[P, V] : After) {
+    auto It = Before.find(P);
+    if ((It == Before.end() || It->second != V) && !IsAllowed(P))
+      Out.push_back((It == Before.end() ? "added " : "changed ") + P);
+  }
+  for (const auto &[P, V] : Before)
+    if (!After.count(P) && !IsAllowed(P))
+      Out.push_back("removed " + P);
+  return Out;
+}
+
+TEST_F(BadInputSecurityTest, FlagsThatLoadCodeAreNeverHonoured) {
+  const std::string Marker = Dir + "/LOADED";
+  std::string So = markerLibrary(Marker);
+  if (So.empty())
+    So = Dir + "/plugin/missing.so"; // no C compiler: a library that does not exist
+  // Every spelling, directly, through a response file, an nvcc options file and a Clang
+  // configuration file. Each unit is the good kernel; one tests __CUDA_ARCH__, so that the
+  // host-side parse runs too.
+  write("build/plugin.rsp", "-fplugin=" + So + " -Xclang -load -Xclang " + So + "\n");
+  write("build/nvcc.opts", "-fplugin=" + So + " --load " + So + "\n");
+  write("build/evil.cfg", "-fplugin=" + So + "\n-Xclang -load\n-Xclang " + So + "\n");
+  std::string Host = write("src/host.cu", std::string(GoodKernel) +
+                                              "#ifndef __CUDA_ARCH__\n"
+                                              "void launch(float *o) { good<<<1, 64>>>(o); }\n"
+                                              "#endif\n");
+  auto Q = [](const std::string &S) { return "\"" + S + "\", "; };
+  std::vector<std::pair<std::string, std::string>> Cases = {
+      {"xclang_load", Q("-Xclang") + Q("-load") + Q("-Xclang") + Q(So)},
+      {"fplugin", Q("-fplugin=" + So) + Q("-fplugin-arg-marker-x")},
+      {"fpass_plugin", Q("-fpass-plugin=" + So) + Q("-Xclang") + Q("-fpass-plugin=" + So)},
+      {"xarch_device", Q("-Xarch_device") + Q("-fplugin=" + So)},
+      {"mllvm", Q("-mllvm") + Q("-load=" + So) + Q("-Xclang") + Q("-mllvm") + Q("-Xclang") +
+                    Q("-load=" + So)},
+      {"response_file", Q("@" + Dir + "/build/plugin.rsp")},
+      {"config_file", Q("--config=" + Dir + "/build/evil.cfg") + Q("--config") +
+                          Q(Dir + "/build/evil.cfg")},
+  };
+  std::vector<std::string> Entries = {entry(Host, Q("-Xclang") + Q("-load") + Q("-Xclang") + Q(So))};
+  for (const auto &[Name, Flags] : Cases)
+    Entries.push_back(entry(write("src/" + Name + ".cu", GoodKernel), Flags));
+  std::string Nvcc = write("src/nvcc.cu", GoodKernel);
+  Entries.push_back("{\"directory\": \"" + Dir + "/build\", \"command\": \"nvcc -arch=sm_80 "
+                    "--options-file nvcc.opts -fplugin=" + So + " -c " + Nvcc +
+                    "\", \"file\": \"" + Nvcc + "\"}");
+  database(Entries);
+  CommandResult R = run({"-p", Dir + "/build", "--format=json"});
+  EXPECT_EQ(R.Status, 0) << R.Err;
+  EXPECT_FALSE(llvm::sys::fs::exists(Marker)) << "tilefit loaded " << So;
+  EXPECT_HAS(R.Err, "ignored flags that would load code into tilefit");
+  for (const char *Refused : {"-Xclang -load", "-fplugin=", "-fpass-plugin=", "-Xclang -fpass-plugin=",
+                              "-Xarch_device -fplugin=", "-mllvm -load=",
+                              "-Xclang -mllvm -Xclang -load=", "--config=", "--config ", "--load "})
+    EXPECT_HAS(R.Err, Refused);
+  nlohmann::json J = json(R);
+  EXPECT_EQ(J["kernels"].size(), Cases.size() + 3) << "every unit is analysed\n" << R.Out;
+  for (const auto &K : J["kernels"])
+    EXPECT_EQ(K["static_smem_bytes"], 256) << K["file"];
+  for (const auto &U : J["translation_units"])
+    EXPECT_EQ(U["status"], "ok") << U.dump();
+}
+
+TEST_F(BadInputSecurityTest, WritesNothingOutsideItsOutputAndCacheFolders) {
+  // A project in src/, its database in build/, HOME, XDG_CACHE_HOME, TMPDIR and the working
+  // folder all in the test's folder. The database asks for every kind of file Clang can write
+  // (dependency files, header lists, statistics, time traces, diagnostic logs, serialized
+  // diagnostics), in the spellings that pass any flag on.
+  std::string Host = write("src/host.cu", std::string("#include <cuda_runtime.h>\n") + GoodKernel +
+                                              "#ifndef __CUDA_ARCH__\n"
+                                              "void launch(float *o) { good<<<1, 64>>>(o); }\n"
+                                              "#endif\n");
+  for (const char *D : {"home", "xdg", "tmp", "work", "out"})
+    llvm::sys::fs::create_directories(Dir + "/" + D);
+  auto Q = [](const std::string &S) { return "\"" + S + "\", "; };
+  const std::string W = Dir + "/src/written";
+  std::string Flags = Q("-MD") + Q("-MF") + Q(W + "1.d") + Q("--write-dependencies") +
+                      Q("-Wp,-MD," + W + "2.d") + Q("-Xclang") + Q("-dependency-file") +
+                      Q("-Xclang") + Q(W + "3.d") + Q("-Xclang") + Q("-MT") + Q("-Xclang") +
+                      Q("x") + Q("-Xpreprocessor") + Q("-dependency-file") +
+                      Q("-Xpreprocessor") + Q(W + "4.d") + Q("-Xpreprocessor") + Q("-MT") +
+                      Q("-Xpreprocessor") + Q("y") + Q("-serialize-diagnostics") +
+                      Q(W + "5.dia") + Q("-Xclang") + Q("-header-include-file") + Q("-Xclang") +
+                      Q(W + "6.txt") + Q("-H") + Q("-Xclang") + Q("-stats-file=" + W + "7.json") +
+                      Q("-ftime-trace=" + W + "8.json") + Q("-Xclang") +
+                      Q("-ftime-trace=" + W + "9.json") + Q("-Xclang") +
+                      Q("-diagnostic-log-file") + Q("-Xclang") + Q(W + "10.txt") + Q("-save-temps") +
+                      Q("-o") + Q(W + "11.o");
+  database({entry(Host, Flags), entry(write("src/relative.cu", GoodKernel),
+                                      Q("-MD") + Q("-MF") + Q("relative.d") + Q("-save-temps=cwd"))});
+  RunOptions Opts;
+  Opts.Cwd = Dir + "/work";
+  Opts.Seconds = TimeLimitSeconds * 5; // the first run precompiles the CUDA runtime headers
+  const char *Path = ::getenv("PATH");
+  Opts.Env = std::vector<std::string>{"HOME=" + Dir + "/home", "XDG_CACHE_HOME=" + Dir + "/xdg",
+                                      "TMPDIR=" + Dir + "/tmp",
+                                      std::string("PATH=") + (Path ? Path : "/usr/bin:/bin")};
+  auto Run = [&](std::vector<std::string> Args, const std::vector<std::string> &Allowed) {
+    Snapshot Before = snapshot(Dir);
+    Args.insert(Args.begin(), {binary(), "-p", Dir + "/build", "--format=json"});
+    CommandResult R = runCommand(Args, Opts);
+    EXPECT_FALSE(R.TimedOut);
+    EXPECT_EQ(R.Status, 0) << R.Err;
+    EXPECT_EQ(changesOutside(Before, snapshot(Dir), Allowed), std::vector<std::string>{});
+    return R;
+  };
+  // The default cache folder ($XDG_CACHE_HOME/tilefit), twice (a miss, then a hit).
+  Run({}, {Dir + "/xdg/tilefit"});
+  Run({}, {Dir + "/xdg/tilefit"});
+  EXPECT_TRUE(llvm::sys::fs::is_directory(Dir + "/xdg/tilefit"));
+  // Without XDG_CACHE_HOME: ~/.cache/tilefit.
+  Opts.Env->erase(Opts.Env->begin() + 1);
+  Run({}, {Dir + "/home/.cache/tilefit"});
+  // --cache-dir, and a report written with -o.
+  Run({"--cache-dir=" + Dir + "/mine", "-o", Dir + "/out/report.json"},
+      {Dir + "/mine", Dir + "/out/report.json"});
+  // --no-cache: nothing but the report.
+  Run({"--no-cache", "-o", Dir + "/out/report2.json"}, {Dir + "/out/report2.json"});
 }
 
 } // namespace
