@@ -69,6 +69,49 @@ TEST_F(CliTest, JsonForAKernelWithFlagsAfterDashDash) {
   EXPECT_EQ(J["kernels"][1]["arch"], "sm_90");
 }
 
+// Each scope has its keys in the JSON report: registers and tensor_memory per kernel (null on
+// an architecture without Tensor Memory), constant_memory per unit.
+TEST_F(CliTest, JsonHasEachScope) {
+  std::string K = write("scopes.cu", R"(
+__constant__ float coeffs[16];
+__global__ void __launch_bounds__(256, 2) tile(float *o, int n) {
+  float acc[8][8];
+  for (int i = 0; i < 64; ++i)
+    acc[i / 8][i % 8] = o[i * n + threadIdx.x] * coeffs[i % 16];
+  o[threadIdx.x] = acc[n % 8][threadIdx.x % 8];
+}
+)");
+  CommandResult R = tilefit({"--no-cache", "--format=json", "--arch=sm_90,sm_100a", K, "--"});
+  ASSERT_EQ(R.Status, 0) << R.Err;
+  nlohmann::json J = json(R);
+  ASSERT_EQ(J["kernels"].size(), 2u);
+  for (const auto &Kernel : J["kernels"]) {
+    const auto &G = Kernel["registers"];
+    EXPECT_EQ(G["bytes_per_thread"], 256);
+    EXPECT_EQ(G["registers_per_thread"], 64);
+    EXPECT_EQ(G["block_threads"], 256);
+    EXPECT_EQ(G["bytes_per_block"], 65536);
+    EXPECT_EQ(G["registers_per_thread_limit"], 128);
+    EXPECT_EQ(G["limit_basis"], "__launch_bounds__(256, 2)");
+    ASSERT_EQ(G["arrays"].size(), 1u);
+    EXPECT_EQ(G["arrays"][0]["name"], "acc");
+  }
+  for (const auto &Kernel : J["kernels"]) {
+    if (Kernel["arch"] == "sm_90") {
+      EXPECT_TRUE(Kernel["tensor_memory"].is_null());
+    } else {
+      EXPECT_EQ(Kernel["tensor_memory"]["capacity_columns"], 512);
+      EXPECT_EQ(Kernel["tensor_memory"]["columns"], 0);
+    }
+  }
+  for (const auto &U : J["translation_units"]) {
+    EXPECT_EQ(U["constant_memory"]["bytes"], 64);
+    EXPECT_EQ(U["constant_memory"]["limit"], 65536);
+    ASSERT_EQ(U["constant_memory"]["variables"].size(), 1u);
+    EXPECT_EQ(U["constant_memory"]["variables"][0]["name"], "coeffs");
+  }
+}
+
 TEST_F(CliTest, TextEndsWithSummaryTable) {
   std::string K = write("k.cu", GoodKernel);
   CommandResult R = tilefit({"--arch=sm_90", K});

@@ -1,12 +1,16 @@
 //===- ReporterTest.cpp - Text and JSON rendering of one report -----------===//
 #include "tilefit/model/Analysis.h"
+#include "tilefit/reporters/JsonReader.h"
 #include "tilefit/reporters/JsonReporter.h"
+#include "tilefit/reporters/MarkdownReporter.h"
+#include "tilefit/reporters/SarifReporter.h"
 #include "tilefit/reporters/TextReporter.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <regex>
+#include <set>
 #include <sstream>
 
 namespace tilefit {
@@ -188,6 +192,170 @@ TEST(JsonReporterTest, UnknownFiguresAreNullWithAReason) {
   EXPECT_TRUE(J["kernels"][0]["static_smem_bytes"].is_null());
   EXPECT_EQ(J["kernels"][0]["unknown_reason"], "the size of 'x' is unknown");
   EXPECT_TRUE(J["kernels"][0]["limits"]["block_optin_max"].is_null());
+}
+
+/// One kernel on sm_100a with per-thread arrays and Tensor Memory, one on sm_90 with neither,
+/// and constant memory in the unit.
+Report scopesReport() {
+  Report R;
+  UnitReport U;
+  U.File = "/p/k.cu";
+  U.Arch = U.ParsedAs = "sm_100a";
+  ConstantMemoryReport C;
+  C.Bytes = 75;
+  C.Limit = 65536;
+  AllocationReport A;
+  A.Var.Name = A.Var.QualifiedName = "table";
+  A.Var.Type = "float[16]";
+  A.Var.Shape = {16};
+  A.Var.ElementBytes = 4;
+  A.Var.Align = 4;
+  A.Var.Bytes = 64;
+  A.Offset = 8;
+  C.Variables = {A};
+  U.ConstantMemory = C;
+  R.Units.push_back(U);
+  UnitReport U90 = U;
+  U90.Arch = U90.ParsedAs = "sm_90";
+  R.Units.push_back(U90);
+
+  KernelReport K;
+  K.Name = "gemm";
+  K.Mangled = "_Z4gemmv";
+  K.Loc = {"/p/k.cu", 3, 17};
+  K.TranslationUnit = "/p/k.cu";
+  K.Arch = K.ParsedAs = "sm_100a";
+  K.StaticBytes = 0;
+  SharedVar Acc;
+  Acc.Name = "acc";
+  Acc.Function = "gemm";
+  Acc.QualifiedName = "gemm::acc";
+  Acc.Type = "float[8][8]";
+  Acc.Shape = {8, 8};
+  Acc.ElementBytes = 4;
+  Acc.Align = 4;
+  Acc.Bytes = 256;
+  K.Registers.Arrays = {Acc};
+  K.Registers.BytesPerThread = 256;
+  K.Registers.RegistersPerThread = 64;
+  K.Registers.BlockThreads = 256;
+  K.Registers.BytesPerBlock = 65536;
+  K.Registers.Limit = 128;
+  K.Registers.LimitBasis = "__launch_bounds__(256, 2)";
+  TensorMemoryReport T;
+  T.Columns = 128;
+  T.Capacity = 512;
+  TmemAllocation Alloc;
+  Alloc.Form = "tcgen05.alloc";
+  Alloc.Function = "gemm";
+  Alloc.Loc = {"/p/k.cu", 9, 3};
+  Alloc.Columns = 128;
+  T.Allocations = {Alloc};
+  K.TensorMemory = T;
+  R.Kernels.push_back(K);
+  KernelReport Plain = K;
+  Plain.Arch = Plain.ParsedAs = "sm_90";
+  Plain.Registers = RegisterTileReport();
+  Plain.Registers.BytesPerThread = Plain.Registers.RegistersPerThread = 0;
+  Plain.TensorMemory.reset();
+  R.Kernels.push_back(Plain);
+  return R;
+}
+
+TEST(JsonReporterTest, EachScopeHasItsOwnKeys) {
+  std::ostringstream OS;
+  renderJson(scopesReport(), {"tilefit", "9.9.9"}, OS);
+  nlohmann::json J = nlohmann::json::parse(OS.str());
+  const auto &K = J["kernels"][0];
+  // The shared-memory keys are unchanged.
+  EXPECT_EQ(K["static_smem_bytes"], 0);
+  EXPECT_TRUE(K["allocations"].is_array());
+  const auto &G = K["registers"];
+  EXPECT_EQ(G["bytes_per_thread"], 256);
+  EXPECT_EQ(G["registers_per_thread"], 64);
+  EXPECT_EQ(G["block_threads"], 256);
+  EXPECT_EQ(G["bytes_per_block"], 65536);
+  EXPECT_EQ(G["registers_per_thread_limit"], 128);
+  EXPECT_EQ(G["limit_basis"], "__launch_bounds__(256, 2)");
+  EXPECT_TRUE(G["limit_note"].is_null());
+  ASSERT_EQ(G["arrays"].size(), 1u);
+  EXPECT_EQ(G["arrays"][0]["name"], "acc");
+  EXPECT_EQ(G["arrays"][0]["bytes"], 256);
+  const auto &T = K["tensor_memory"];
+  EXPECT_EQ(T["columns"], 128);
+  EXPECT_EQ(T["capacity_columns"], 512);
+  ASSERT_EQ(T["allocations"].size(), 1u);
+  EXPECT_EQ(T["allocations"][0]["form"], "tcgen05.alloc");
+  EXPECT_EQ(T["allocations"][0]["line"], 9);
+  EXPECT_EQ(T["allocations"][0]["cta_group"], 1);
+  // No Tensor Memory on sm_90: null; no arrays: an empty report.
+  const auto &P = J["kernels"][1];
+  EXPECT_TRUE(P["tensor_memory"].is_null());
+  EXPECT_TRUE(P["registers"]["bytes_per_thread"].is_number());
+  EXPECT_EQ(P["registers"]["bytes_per_thread"], 0);
+  EXPECT_TRUE(P["registers"]["arrays"].empty());
+  const auto &C = J["translation_units"][0]["constant_memory"];
+  EXPECT_EQ(C["bytes"], 75);
+  EXPECT_EQ(C["limit"], 65536);
+  EXPECT_EQ(C["relocatable"], false);
+  ASSERT_EQ(C["variables"].size(), 1u);
+  EXPECT_EQ(C["variables"][0]["name"], "table");
+  EXPECT_EQ(C["variables"][0]["offset"], 8);
+}
+
+TEST(JsonReporterTest, ScopesSurviveAReadBack) {
+  std::ostringstream First;
+  renderJson(scopesReport(), {"tilefit", "9.9.9"}, First);
+  auto Back = readJsonReport(First.str(), "first.json");
+  ASSERT_TRUE(static_cast<bool>(Back)) << Back.error();
+  ASSERT_TRUE(Back->Units[0].ConstantMemory.has_value());
+  EXPECT_EQ(Back->Units[0].ConstantMemory->Bytes, std::optional<uint64_t>(75));
+  EXPECT_EQ(Back->Kernels[0].Registers.Limit, std::optional<uint64_t>(128));
+  ASSERT_TRUE(Back->Kernels[0].TensorMemory.has_value());
+  EXPECT_FALSE(Back->Kernels[1].TensorMemory.has_value());
+  std::ostringstream Second;
+  renderJson(*Back, {"tilefit", "9.9.9"}, Second);
+  EXPECT_EQ(nlohmann::json::parse(First.str()), nlohmann::json::parse(Second.str()));
+}
+
+TEST(TextReporterTest, SummaryShowsTheOtherScopesOnlyWhenPresent) {
+  std::ostringstream OS;
+  renderSummary(scopesReport(), OS);
+  std::string Text = OS.str();
+  EXPECT_TRUE(std::regex_search(
+      Text, std::regex(R"(\n  registers +- +256 B = 64 regs of 128, 64 KiB/block\n)")))
+      << Text;
+  EXPECT_TRUE(std::regex_search(Text, std::regex(R"(\n  tensor memory +- +128/512 cols\n)")))
+      << Text;
+  EXPECT_NE(Text.find("constant memory, k.cu: 75 B of 64 KiB (1 variable) on sm_90, sm_100a\n"),
+            std::string::npos)
+      << Text;
+  // The sample without them has no extra line.
+  std::ostringstream Plain;
+  renderSummary(sampleReport(), Plain);
+  EXPECT_EQ(Plain.str().find("registers"), std::string::npos) << Plain.str();
+  EXPECT_EQ(Plain.str().find("constant memory"), std::string::npos) << Plain.str();
+}
+
+TEST(MarkdownReporterTest, ScopeRowsAndConstantMemory) {
+  std::ostringstream OS;
+  renderMarkdown(scopesReport(), "/p", OS);
+  EXPECT_NE(OS.str().find("| &nbsp;&nbsp;*registers* | - | 256 B = 64 regs of 128, 64 KiB/block |"),
+            std::string::npos)
+      << OS.str();
+  EXPECT_NE(OS.str().find("- constant memory, k.cu: 75 B of 64 KiB"), std::string::npos);
+}
+
+TEST(SarifReporterTest, RulesListTheScopeChecks) {
+  std::ostringstream OS;
+  FakeLines Lines;
+  renderSarif(scopesReport(), {"tilefit", "9.9.9"}, SarifOptions(), Lines, OS);
+  nlohmann::json J = nlohmann::json::parse(OS.str());
+  std::set<std::string> Rules;
+  for (const auto &Rule : J["runs"][0]["tool"]["driver"]["rules"])
+    Rules.insert(Rule["id"].get<std::string>());
+  for (const char *Id : {"tilefit-registers", "tilefit-constant", "tilefit-tmem"})
+    EXPECT_TRUE(Rules.count(Id)) << Id;
 }
 
 } // namespace
