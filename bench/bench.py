@@ -25,6 +25,8 @@ import subprocess
 import sys
 import time
 
+import lsp_timing
+
 BENCH = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(BENCH)
 
@@ -43,6 +45,7 @@ FULL = {
     "scale_units": [50, 100, 200, 400],
     "inst_counts": [10, 50, 100, 200],
     "gen_instantiations": 24,
+    "lsp_edits": 10,
 }
 QUICK = {
     "unit": (0, 1), "heavy": (0, 1), "project": (0, 1), "inst": (0, 1), "sample": (0, 1),
@@ -52,6 +55,7 @@ QUICK = {
     "scale_units": [1, 2, 4, 8],
     "inst_counts": [5, 20],
     "gen_instantiations": 6,
+    "lsp_edits": 3,
 }
 
 EXAMPLE_FLAGS = ["-I", "compile_commands_example/include", "-DSTENCIL_RADIUS=4", "-std=c++17"]
@@ -118,13 +122,18 @@ class Bench:
                                    stderr=subprocess.STDOUT, text=True).stdout
         self.has_cache = "--no-cache" in self.help
         self.cache_dir = os.path.join(self.work, "cache")
+        # The precompiled CUDA runtime headers live in the cache folder (pch/); the
+        # measurements "with precompiled headers" get a folder of their own whose parse
+        # results are removed before every run, so that every unit is parsed.
+        self.pch_cache_dir = os.path.join(self.work, "pch-cache")
 
     # -- measuring ----------------------------------------------------------------------------
 
-    def measure(self, key, argv, cwd, reps, tool, cores=1):
+    def measure(self, key, argv, cwd, reps, tool, cores=1, prepare=None):
         """Time `argv` (run in `cwd`) with hyperfine; every run goes through GNU time for its
         peak RSS. Returns (and records under `key`) the figures. `cores`: how many cores the
-        command keeps busy (2 for tilefit -j 2), for the noise accounting."""
+        command keeps busy (2 for tilefit -j 2), for the noise accounting. `prepare`: an argv
+        hyperfine runs (untimed) before every run."""
         warmup, runs = reps
         self.count += 1
         slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", key)
@@ -135,8 +144,10 @@ class Bench:
                 os.remove(f)
         wrapped = ["/usr/bin/time", "-f", "%M", "-a", "-o", rss_file] + argv
         cmd = ["hyperfine", "-N", "-i", "--style", "basic", "--warmup", str(warmup),
-               "--runs", str(runs), "--export-json", json_file, "--command-name", key,
-               shlex.join(wrapped)]
+               "--runs", str(runs), "--export-json", json_file, "--command-name", key]
+        if prepare:
+            cmd += ["--prepare", shlex.join(prepare)]
+        cmd.append(shlex.join(wrapped))
         spare = max(0, (os.cpu_count() or 1) - cores)
         waited = self.wait_quiet(spare)
         log("%-58s %s" % (key, "(warmup %d, runs %d)" % (warmup, runs)))
@@ -222,7 +233,10 @@ class Bench:
             argv += ["-p", db]
         argv += ["--arch=" + ",".join(archs), "-j", str(jobs)]
         if self.has_cache:
-            argv += ["--cache-dir=" + self.cache_dir] if cache else ["--no-cache"]
+            if cache == "pch":
+                argv += ["--cache-dir=" + self.pch_cache_dir]
+            else:
+                argv += ["--cache-dir=" + self.cache_dir] if cache else ["--no-cache"]
         argv += list(files)
         if flags is not None:
             argv += ["--"] + list(flags)
@@ -265,13 +279,31 @@ class Bench:
             gencode += ["-gencode", "arch=compute_%s,code=sm_%s" % (n, n)]
         return [self.nvcc, "-c", "-o", "/dev/null", "-Xptxas", "-v"] + gencode + list(flags) + [file]
 
+    def clear_parse_results(self):
+        """The argv that empties the precompiled-header measurements' cache folder of all but
+        the precompiled headers."""
+        return self.script("clear_parse_results", self.work, [
+            ["mkdir", "-p", self.pch_cache_dir],
+            ["find", self.pch_cache_dir, "-mindepth", "1", "-maxdepth", "1", "!", "-name", "pch",
+             "-exec", "rm", "-rf", "{}", "+"]])
+
+    def measure_pch(self, key, tf_argv, cwd, reps):
+        """tilefit with the precompiled CUDA runtime headers (built by an untimed run first),
+        every unit parsed: the parse results are removed before every run."""
+        argv = [a for a in tf_argv if a != "--no-cache" and not a.startswith("--cache-dir=")]
+        argv.insert(1, "--cache-dir=" + self.pch_cache_dir)
+        subprocess.run(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return self.measure(key, argv, cwd, reps, "tilefit", prepare=self.clear_parse_results())
+
     def compare(self, key, label, archs, units, tf_argv, cwd, reps, nvcc_cmds, host_parse,
                 nvcc_reps=None):
-        """tilefit (-j 1), Clang's parses with tilefit's flags (one after the other) and nvcc
-        (one unit after the other) on the same units."""
+        """tilefit (-j 1, without and with precompiled headers), Clang's parses with tilefit's
+        flags (one after the other) and nvcc (one unit after the other) on the same units."""
         row = {"label": label, "archs": archs, "units": units, "host_parse": host_parse}
         clang_cmds = self.parse_commands(tf_argv, cwd, units * len(archs))
         row["tilefit"] = self.measure(key + "/tilefit", tf_argv, cwd, reps, "tilefit")
+        if self.has_cache:
+            row["tilefit_pch"] = self.measure_pch(key + "/tilefit-pch", tf_argv, cwd, reps)
         row["clang"] = self.measure(key + "/clang-parse",
                                     self.script(key.replace("/", "_") + "_clang", cwd, clang_cmds),
                                     cwd, reps, "clang")
@@ -434,6 +466,26 @@ class Bench:
                                           ROOT, cfg["unit"], "clang")
         self.results["host_parse"] = {("%s/%s" % k if isinstance(k, tuple) else k): v
                                       for k, v in host.items()}
+
+        # The language server: an example unit opened, then edited again and again; without
+        # a cache folder every analysis parses the CUDA runtime headers, with one it loads
+        # them precompiled (built while the file is opened, in a fresh folder).
+        if self.has_cache:
+            f = os.path.join(ex_src, "gemm.cu")
+            lsp = {"file": os.path.relpath(f, ROOT), "edits": cfg["lsp_edits"]}
+            base = ["--arch=sm_90", "--compile-commands-dir=" + ex_build]
+            fresh = os.path.join(self.work, "lsp-cache")
+            if os.path.isdir(fresh):
+                shutil.rmtree(fresh)
+            for mode, extra in (("cold", ["--no-cache"]), ("pch", ["--cache-dir=" + fresh])):
+                log("lsp/%s: open %s, %d edits" % (mode, lsp["file"], cfg["lsp_edits"]))
+                lsp[mode] = lsp_timing.time_session(self.tilefit, base + extra, f, ROOT,
+                                                    cfg["lsp_edits"])
+                log("  open %.3f s, edits median %.3f s" % (lsp[mode]["open_s"],
+                                                           lsp[mode]["median_edit_s"]))
+            row = [c for c in self.results["comparisons"] if c["label"] == "example gemm.cu"]
+            lsp["clang"] = row[0]["clang"] if row else None
+            self.results["lsp"] = lsp
 
         # The result cache, warm (when this tilefit has one): the warmup run fills a private
         # cache folder, the timed runs read it.
@@ -652,6 +704,37 @@ def render(R):
     L.append("| **overall** (geometric mean) | | | | | **%s** |" % fmt_r(g3))
     L.append("")
 
+    pch_rows = [c for c in comps if c.get("tilefit_pch")]
+    pp, pn, pnc = [], [], []
+    if pch_rows:
+        L.append("### With the precompiled CUDA runtime headers (`--cache-dir`, parse results "
+                 "removed before every run)")
+        L.append("")
+        L.append("| input | archs | units | tilefit, no cache | tilefit, precompiled headers | clang parse | nvcc | "
+                 "**tilefit / clang** | **nvcc / tilefit** | tilefit / clang, CPU | nvcc / tilefit, CPU | RSS (MiB) | RSS / clang |")
+        L.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for c in pch_rows:
+            tp, cl, nv = c["tilefit_pch"], c["clang"], c.get("nvcc")
+            r1 = ratio(tp["median_s"], cl["median_s"])
+            r2 = ratio(nv["median_s"], tp["median_s"]) if nv else None
+            c1 = ratio(cpu(tp), cpu(cl))
+            c2 = ratio(cpu(nv), cpu(tp)) if nv else None
+            r3 = ratio(tp["peak_rss_kb"], cl["peak_rss_kb"])
+            c["ratios"].update({"pch_tilefit_over_clang": r1, "pch_nvcc_over_tilefit": r2,
+                                "pch_cpu_tilefit_over_clang": c1, "pch_cpu_nvcc_over_tilefit": c2,
+                                "pch_rss_tilefit_over_clang": r3})
+            pp.append(r1)
+            if r2 is not None and len(c["archs"]) == 1:
+                pn.append(r2)
+                pnc.append(c2)
+            L.append("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                c["label"], ",".join(a[3:] for a in c["archs"]), c["units"], fmt_t(c["tilefit"]),
+                fmt_t(tp), fmt_t(cl), fmt_t(nv), fmt_r(r1), fmt_r(r2, 1), fmt_r(c1), fmt_r(c2, 1),
+                fmt_rss(tp), fmt_r(r3)))
+        L.append("| **overall** (geometric mean of the rows) | | | | | | | **%s** | **%s** (1 arch) | | | | |"
+                 % (fmt_r(geomean(pp)), fmt_r(geomean(pn), 1)))
+        L.append("")
+
     J = R["jobs"]
     sp = ratio(J["j1"]["median_s"], J["j2"]["median_s"])
     L.append("### `-j 1` against `-j 2` (generated project, %d units, sm_90)" % J["units"])
@@ -722,6 +805,31 @@ def render(R):
                 fmt_rss(w["warm"])))
         L.append("")
 
+    P = R.get("lsp")
+    if P:
+        cl = P.get("clang")
+        L.append("### The language server (`%s` opened, then edited %d times; `--lsp-debounce-ms=0`)"
+                 % (P["file"], P["edits"]))
+        L.append("")
+        L.append("Each time runs from the message that sends the text to the diagnostics for that "
+                 "version. Without a cache folder (`--no-cache`) every analysis parses the CUDA "
+                 "runtime headers, as a cold parse does; with one, the server loads them "
+                 "precompiled (the open builds them, in a fresh folder), as clangd reuses a "
+                 "preamble.")
+        L.append("")
+        L.append("| server | open | edit, median (min–max) | edit / cold edit | edit / clang parse |")
+        L.append("|---|---:|---:|---:|---:|")
+        cold = P["cold"]["median_edit_s"]
+        for mode, name in (("cold", "`--no-cache` (cold parse every time)"),
+                           ("pch", "`--cache-dir` (precompiled headers)")):
+            m = P[mode]
+            L.append("| %s | %.3f s | %.3f s (%.3f–%.3f) | %s | %s |" % (
+                name, m["open_s"], m["median_edit_s"], m["min_edit_s"], m["max_edit_s"],
+                fmt_r(ratio(m["median_edit_s"], cold)),
+                fmt_r(ratio(m["median_edit_s"], cl["median_s"] if cl else None))))
+        P["ratio_pch_over_cold"] = ratio(P["pch"]["median_edit_s"], cold)
+        L.append("")
+
     # Targets.
     one_arch = [c for c in comps if len(c["archs"]) == 1]
     worst = max(comps, key=lambda c: c["ratios"]["tilefit_over_clang"] or 0)
@@ -740,9 +848,30 @@ def render(R):
                  ",".join(worst["archs"]),
                  "%.2f (%s)" % (worst_nh["ratios"]["tilefit_over_clang"], worst_nh["label"]) if worst_nh else "—",
                  g1, gc1, mark(worst["ratios"]["tilefit_over_clang"] <= TARGET_PARSE_RATIO)))
-    L.append("| tilefit / clang parse ≤ %.1f with a precompiled header of the CUDA headers (later) | "
-             "not measurable: tilefit has no precompiled-header option yet (today %.2f overall) | **no** |"
-             % (TARGET_PARSE_RATIO_PCH, g1))
+    if pch_rows:
+        proj = [c for c in pch_rows if c["label"] == "example project (-p)"
+                or c["label"].startswith("generated project")]
+        worst_p = max(proj or pch_rows, key=lambda c: c["ratios"]["pch_tilefit_over_clang"] or 0)
+        L.append("| tilefit / clang parse ≤ %.1f with the precompiled CUDA headers, example and "
+                 "generated projects | %s; overall %s | %s |" % (
+                     TARGET_PARSE_RATIO_PCH,
+                     "; ".join("%s %s: %.2f (CPU %.2f)" % (c["label"], ",".join(a[3:] for a in c["archs"]),
+                                                          c["ratios"]["pch_tilefit_over_clang"],
+                                                          c["ratios"]["pch_cpu_tilefit_over_clang"])
+                               for c in proj),
+                     fmt_r(geomean(pp)),
+                     mark(worst_p["ratios"]["pch_tilefit_over_clang"] <= TARGET_PARSE_RATIO_PCH)))
+        pn1 = [c for c in pch_rows if len(c["archs"]) == 1 and c["ratios"]["pch_nvcc_over_tilefit"]]
+        if pn1:
+            wn = min(pn1, key=lambda c: c["ratios"]["pch_nvcc_over_tilefit"])
+            L.append("| nvcc / tilefit ≥ %.0f for one architecture, precompiled CUDA headers | worst %.1f (%s); "
+                     "overall %s (CPU time: %s) | %s |" % (
+                         TARGET_NVCC_RATIO, wn["ratios"]["pch_nvcc_over_tilefit"], wn["label"],
+                         fmt_r(geomean(pn), 1), fmt_r(geomean(pnc), 1),
+                         mark(wn["ratios"]["pch_nvcc_over_tilefit"] >= TARGET_NVCC_RATIO)))
+    else:
+        L.append("| tilefit / clang parse ≤ %.1f with a precompiled header of the CUDA headers | "
+                 "not measured: this tilefit has no cache folder | **no** |" % TARGET_PARSE_RATIO_PCH)
     if worst_nv:
         L.append("| nvcc / tilefit ≥ %.0f for one architecture | worst %.1f (%s); overall %.1f (CPU time: %.1f) | %s |" % (
             TARGET_NVCC_RATIO, worst_nv["ratios"]["nvcc_over_tilefit"], worst_nv["label"], g2a, gc2a,

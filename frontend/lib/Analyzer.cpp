@@ -30,6 +30,7 @@
 #include "llvm/Support/VirtualFileSystem.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -89,14 +90,46 @@ std::vector<std::string> filesRead(const clang::SourceManager &SM) {
   return Out;
 }
 
+/// Collects the declarations a parse reads itself, for a traversal limited to them
+/// (ASTContext::setTraversalScope) when a precompiled header holds the rest.
+class TopLevelDecls {
+public:
+  void add(clang::DeclGroupRef Group) {
+    // Sema hands over the functions it instantiates at the end of the unit as well; the
+    // traversals reach them through their templates, where the unit's traversal finds them.
+    for (clang::Decl *D : Group)
+      if (const auto *FD = llvm::dyn_cast<clang::FunctionDecl>(D);
+          !FD || !FD->isTemplateInstantiation())
+        Decls.push_back(D);
+  }
+  /// With the CUDA runtime headers precompiled, the matchers and walks visit what this parse
+  /// read (as clangd limits its traversals to the main file's top-level declarations): the
+  /// whole unit would deserialize every declaration of the precompiled header. The headers
+  /// declare no kernel, no launch and no __shared__ or __constant__ variable; their functions
+  /// are still reached through the calls of the kernels.
+  void limitTraversal(clang::ASTContext &Ctx) const {
+    if (Ctx.getExternalSource())
+      Ctx.setTraversalScope(Decls);
+  }
+
+private:
+  std::vector<clang::Decl *> Decls;
+};
+
 class CollectConsumer : public clang::ASTConsumer {
 public:
   CollectConsumer(TranslationUnitFacts &Out, const matchers::InstantiationRecorder &Recorder)
       : Out(Out), Recorder(Recorder) {}
+  bool HandleTopLevelDecl(clang::DeclGroupRef Group) override {
+    TopLevel.add(Group);
+    return true;
+  }
+
   void HandleTranslationUnit(clang::ASTContext &Ctx) override {
     Out.Inputs = filesRead(Ctx.getSourceManager());
     if (Ctx.getDiagnostics().hasErrorOccurred())
       return;
+    TopLevel.limitTraversal(Ctx);
     clang::ast_matchers::MatchFinder Finder;
     matchers::SharedMemoryCollector Collector;
     Collector.registerMatchers(Finder);
@@ -107,6 +140,7 @@ public:
 private:
   TranslationUnitFacts &Out;
   const matchers::InstantiationRecorder &Recorder;
+  TopLevelDecls TopLevel;
 };
 
 class CollectAction : public clang::ASTFrontendAction {
@@ -154,13 +188,14 @@ void makeReadOnly(clang::CompilerInvocation &Inv) {
   Inv.getDiagnosticOpts().DiagnosticSerializationFile.clear();
 }
 
-/// Runs CollectAction, loading the precompiled CUDA runtime headers when a store is given.
-class CollectFactory : public clang::tooling::FrontendActionFactory {
+/// Runs the actions \p Create makes, loading the precompiled CUDA runtime headers when a
+/// store is given.
+class PchActionFactory : public clang::tooling::FrontendActionFactory {
 public:
-  CollectFactory(TranslationUnitFacts &Out, HeaderPchStore *Store) : Out(Out), Store(Store) {}
-  std::unique_ptr<clang::FrontendAction> create() override {
-    return std::make_unique<CollectAction>(Out);
-  }
+  PchActionFactory(std::function<std::unique_ptr<clang::FrontendAction>()> Create,
+                   HeaderPchStore *Store)
+      : Create(std::move(Create)), Store(Store) {}
+  std::unique_ptr<clang::FrontendAction> create() override { return Create(); }
   bool runInvocation(std::shared_ptr<clang::CompilerInvocation> Invocation,
                      clang::FileManager *Files,
                      std::shared_ptr<clang::PCHContainerOperations> Ops,
@@ -170,10 +205,10 @@ public:
       UsedPch = Store->use(*Invocation);
     return FrontendActionFactory::runInvocation(std::move(Invocation), Files, std::move(Ops), Diags);
   }
-  std::string UsedPch;
+  std::string UsedPch; ///< The precompiled header the parse loaded ("" if none).
 
 private:
-  TranslationUnitFacts &Out;
+  std::function<std::unique_ptr<clang::FrontendAction>()> Create;
   HeaderPchStore *Store;
 };
 
@@ -182,10 +217,15 @@ class HostConsumer : public clang::ASTConsumer {
 public:
   HostConsumer(std::vector<HostKernelCalls> &Out, std::vector<std::string> &Inputs)
       : Out(Out), Inputs(Inputs) {}
+  bool HandleTopLevelDecl(clang::DeclGroupRef Group) override {
+    TopLevel.add(Group);
+    return true;
+  }
   void HandleTranslationUnit(clang::ASTContext &Ctx) override {
     Inputs = filesRead(Ctx.getSourceManager());
     if (Ctx.getDiagnostics().hasErrorOccurred())
       return;
+    TopLevel.limitTraversal(Ctx);
     clang::ast_matchers::MatchFinder Finder;
     matchers::LaunchCollector Launches;
     Launches.registerMatchers(Finder);
@@ -196,6 +236,7 @@ public:
 private:
   std::vector<HostKernelCalls> &Out;
   std::vector<std::string> &Inputs;
+  TopLevelDecls TopLevel;
 };
 
 class HostAction : public clang::ASTFrontendAction {
@@ -451,7 +492,7 @@ TranslationUnitFacts analyzeUnit(const UnitJob &Job, const ParseEnvironment &Env
 
   std::vector<Diagnostic> Problems;
   ErrorCollector Errors(Problems);
-  CollectFactory Factory(Facts, Env.Pch);
+  PchActionFactory Factory([&Facts] { return std::make_unique<CollectAction>(Facts); }, Env.Pch);
   clang::tooling::ToolInvocation Invocation(parseCommandLine(Job, Env), &Factory, Files.get(),
                                             std::make_shared<clang::PCHContainerOperations>());
   Invocation.setDiagnosticConsumer(&Errors);
@@ -510,12 +551,23 @@ std::vector<HostKernelCalls> analyzeHostSide(const UnitJob &Job, const ParseEnvi
   auto Files = llvm::makeIntrusiveRefCnt<clang::FileManager>(FSOpts, FS);
   std::vector<Diagnostic> Errors;
   ErrorCollector Collector(Errors);
+  PchActionFactory Factory([&] { return std::make_unique<HostAction>(Calls, Read); }, Env.Pch);
   clang::tooling::ToolInvocation Invocation(parseCommandLine(Job, Env, /*HostSide=*/true),
-                                            std::make_unique<HostAction>(Calls, Read), Files.get());
+                                            &Factory, Files.get(),
+                                            std::make_shared<clang::PCHContainerOperations>());
   Invocation.setDiagnosticConsumer(&Collector);
   llvm::CrashRecoveryContext CRC;
   bool Ok = false;
-  if (!CRC.RunSafely([&] { Ok = Invocation.run(); }) || !Ok || Collector.getNumErrors() > 0) {
+  const bool Ran = CRC.RunSafely([&] { Ok = Invocation.run(); });
+  if ((!Ran || !Ok || Collector.getNumErrors() > 0) && !Factory.UsedPch.empty()) {
+    // Whatever went wrong, the parse without the precompiled header decides.
+    ParseEnvironment Plain = Env;
+    Plain.Pch = nullptr;
+    return analyzeHostSide(Job, Plain, Problems, Inputs);
+  }
+  if (!Factory.UsedPch.empty())
+    Read.push_back(Factory.UsedPch);
+  if (!Ran || !Ok || Collector.getNumErrors() > 0) {
     Diagnostic D = inputError(Job.Command.File,
                               "the host-side parse of '" + Job.Command.File +
                                   "' failed; launches in host code the device-side parse cannot "

@@ -116,9 +116,15 @@ public:
       EmissionEvent E;
     };
     std::vector<Located> Top;
-    walkContext(Ctx.getTranslationUnitDecl(), [&](SourceLocation L, EmissionEvent E) {
-      Top.push_back({L, E});
-    });
+    // The unit, or the declarations of it the traversal is limited to (a precompiled header's
+    // are left out; see ASTContext::setTraversalScope).
+    auto Emit = [&](SourceLocation L, EmissionEvent E) { Top.push_back({L, E}); };
+    for (Decl *D : Ctx.getTraversalScope()) {
+      if (const auto *TU = dyn_cast<TranslationUnitDecl>(D))
+        walkContext(TU, Emit);
+      else
+        walkDecl(D, Emit);
+    }
     const SourceManager &SM = Ctx.getSourceManager();
     std::stable_sort(Top.begin(), Top.end(), [&](const Located &A, const Located &B) {
       return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(A.Loc), SM.getExpansionLoc(B.Loc));

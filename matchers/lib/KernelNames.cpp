@@ -67,51 +67,61 @@ std::optional<std::string> nvccAnonymousNamespace(ASTContext &Ctx, MangleContext
 
   // The first qualifying definition, in declaration order.
   std::optional<std::string> Id;
-  std::vector<const DeclContext *> Work{Ctx.getTranslationUnitDecl()};
-  std::function<void(const DeclContext *)> Walk = [&](const DeclContext *DC) {
+  std::function<void(const Decl *)> Visit;
+  auto Walk = [&](const DeclContext *DC) {
     for (const Decl *D : DC->decls()) {
       if (Id)
         return;
-      if (isa<NamespaceDecl>(D) || isa<LinkageSpecDecl>(D)) {
-        Walk(cast<DeclContext>(D));
-        continue;
-      }
-      const NamedDecl *ND = nullptr;
-      if (const auto *FD = dyn_cast<FunctionDecl>(D)) {
-        if (FD->isThisDeclarationADefinition() && !FD->isInlined() && !FD->isTemplated() &&
-            !FD->isTemplateInstantiation() && !isa<CXXMethodDecl>(FD) &&
-            FD->isExternallyVisible())
-          ND = FD;
-      } else if (const auto *VD = dyn_cast<VarDecl>(D)) {
-        if (VD->hasInit() && !VD->isInline() && VD->isExternallyVisible() &&
-            VD->isThisDeclarationADefinition() == VarDecl::Definition && !VD->isTemplated())
-          ND = VD;
-      }
-      if (!ND)
-        continue;
-      std::string Name;
-      if (MC.shouldMangleDeclName(ND)) {
-        llvm::raw_string_ostream OS(Name);
-        if (const auto *FD = dyn_cast<FunctionDecl>(ND))
-          MC.mangleName(FD->hasAttr<CUDAGlobalAttr>()
-                            ? GlobalDecl(FD, KernelReferenceKind::Kernel)
-                            : GlobalDecl(FD),
-                        OS);
-        else
-          MC.mangleName(GlobalDecl(cast<VarDecl>(ND)), OS);
-      } else {
-        Name = ND->getName().str();
-      }
-      if (Name.size() > 8) {
-        char Buf[16];
-        std::snprintf(Buf, sizeof(Buf), "%08x",
-                      llvm::crc32(llvm::arrayRefFromStringRef(Name)));
-        Name = Buf;
-      }
-      Id = Name;
+      Visit(D);
     }
   };
-  Walk(Ctx.getTranslationUnitDecl());
+  Visit = [&](const Decl *D) {
+    if (isa<NamespaceDecl>(D) || isa<LinkageSpecDecl>(D)) {
+      Walk(cast<DeclContext>(D));
+      return;
+    }
+    const NamedDecl *ND = nullptr;
+    if (const auto *FD = dyn_cast<FunctionDecl>(D)) {
+      if (FD->isThisDeclarationADefinition() && !FD->isInlined() && !FD->isTemplated() &&
+          !FD->isTemplateInstantiation() && !isa<CXXMethodDecl>(FD) &&
+          FD->isExternallyVisible())
+        ND = FD;
+    } else if (const auto *VD = dyn_cast<VarDecl>(D)) {
+      if (VD->hasInit() && !VD->isInline() && VD->isExternallyVisible() &&
+          VD->isThisDeclarationADefinition() == VarDecl::Definition && !VD->isTemplated())
+        ND = VD;
+    }
+    if (!ND)
+      return;
+    std::string Name;
+    if (MC.shouldMangleDeclName(ND)) {
+      llvm::raw_string_ostream OS(Name);
+      if (const auto *FD = dyn_cast<FunctionDecl>(ND))
+        MC.mangleName(FD->hasAttr<CUDAGlobalAttr>()
+                          ? GlobalDecl(FD, KernelReferenceKind::Kernel)
+                          : GlobalDecl(FD),
+                      OS);
+      else
+        MC.mangleName(GlobalDecl(cast<VarDecl>(ND)), OS);
+    } else {
+      Name = ND->getName().str();
+    }
+    if (Name.size() > 8) {
+      char Buf[16];
+      std::snprintf(Buf, sizeof(Buf), "%08x", llvm::crc32(llvm::arrayRefFromStringRef(Name)));
+      Name = Buf;
+    }
+    Id = Name;
+  };
+  // The unit, or the declarations it is limited to (ASTContext::setTraversalScope).
+  for (Decl *D : Ctx.getTraversalScope()) {
+    if (Id)
+      break;
+    if (const auto *TU = dyn_cast<TranslationUnitDecl>(D))
+      Walk(TU);
+    else
+      Visit(D);
+  }
   if (!Id)
     return std::nullopt;
 
