@@ -3,6 +3,7 @@
 
 #include "tilefit/frontend/CommandTranslation.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Chrono.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -122,7 +123,8 @@ const CommandLookup::Loaded &CommandLookup::load(const std::string &Path) {
     L.Warnings.push_back(toString(Db.takeError()));
   } else {
     for (frontend::CompileCommand &C : *Db) {
-      if (Error E = frontend::expandResponseFiles(C)) {
+      if (Error E = frontend::expandResponseFiles(
+              C, [&](StringRef P) { return !FixedDir.empty() || inRoots(P); })) {
         L.Warnings.push_back(toString(std::move(E)));
         continue;
       }
@@ -133,9 +135,42 @@ const CommandLookup::Loaded &CommandLookup::load(const std::string &Path) {
   return Databases[Path] = std::move(L);
 }
 
+void CommandLookup::setRoots(std::vector<std::string> R) {
+  Roots.clear();
+  for (const std::string &Root : R) {
+    SmallString<256> P;
+    if (sys::fs::real_path(Root, P))
+      P = Root;
+    sys::path::remove_dots(P, /*remove_dot_dot=*/true);
+    Roots.push_back(std::string(P));
+  }
+}
+
+bool CommandLookup::inRoots(StringRef Path) const {
+  if (Roots.empty())
+    return true;
+  // The path as it is, and with its links resolved (a link inside the workspace may point out).
+  SmallString<256> Plain(Path), Real;
+  sys::path::remove_dots(Plain, /*remove_dot_dot=*/true);
+  bool HaveReal = !sys::fs::real_path(Path, Real);
+  auto Under = [](StringRef P, StringRef Root) {
+    return P == Root || (P.starts_with(Root) && sys::path::is_separator(P[Root.size()])) ||
+           Root == "/";
+  };
+  for (const std::string &Root : Roots)
+    if (Under(Plain, Root) && (!HaveReal || Under(Real, Root)))
+      return true;
+  return false;
+}
+
 FoundCommand CommandLookup::lookup(const std::string &File) {
   FoundCommand Found;
   Found.Database = findDatabaseFor(File, FixedDir);
+  if (!Found.Database.empty() && FixedDir.empty() && !inRoots(Found.Database)) {
+    Found.Warnings.push_back("ignored " + Found.Database + ": outside the workspace (" +
+                             join(Roots, ", ") + "); default flags are used");
+    Found.Database.clear();
+  }
   if (!Found.Database.empty()) {
     std::lock_guard<std::mutex> Guard(Lock);
     const Loaded &L = load(Found.Database);

@@ -127,7 +127,8 @@ loadCompilationDatabase(llvm::StringRef Path, std::vector<std::string> &Warnings
   return Out;
 }
 
-llvm::Error expandResponseFiles(CompileCommand &Cmd) {
+llvm::Error expandResponseFiles(CompileCommand &Cmd,
+                                const std::function<bool(llvm::StringRef)> &MayRead) {
   constexpr int MaxDepth = 16;
   auto Read = [&](llvm::StringRef Name, std::vector<std::string> &Out) -> llvm::Error {
     llvm::SmallString<256> P(Name);
@@ -135,6 +136,11 @@ llvm::Error expandResponseFiles(CompileCommand &Cmd) {
       P = Cmd.Directory;
       llvm::sys::path::append(P, Name);
     }
+    llvm::sys::path::remove_dots(P, /*remove_dot_dot=*/true);
+    if (MayRead && !MayRead(P))
+      return llvm::createStringError(std::errc::permission_denied,
+                                     "%s: response file '%s' is outside the workspace; not read",
+                                     Cmd.Origin.c_str(), P.c_str());
     auto Buf = llvm::MemoryBuffer::getFile(P, /*IsText=*/true);
     if (!Buf)
       return llvm::createStringError(Buf.getError(), "%s: cannot read response file '%s': %s",

@@ -156,6 +156,24 @@ json Server::State::initialize(const json &Params) {
   Features = featureOptions(Params, Opts.DocsUri, Encoding);
   if (Params.contains("initializationOptions"))
     readSettings(Params["initializationOptions"]);
+  // The workspace: compilation databases (and the response files they name) are read only
+  // inside it. Files the editor opens are read wherever they are: it named them.
+  std::vector<std::string> Roots;
+  auto AddRoot = [&](const json &Uri) {
+    if (Uri.is_string())
+      if (std::optional<std::string> P = uriToPath(Uri.get<std::string>()))
+        Roots.push_back(*P);
+  };
+  if (Params.contains("workspaceFolders") && Params["workspaceFolders"].is_array())
+    for (const json &F : Params["workspaceFolders"])
+      if (F.is_object() && F.contains("uri"))
+        AddRoot(F["uri"]);
+  if (Roots.empty() && Params.contains("rootUri"))
+    AddRoot(Params["rootUri"]);
+  if (Roots.empty() && Params.contains("rootPath") && Params["rootPath"].is_string() &&
+      !Params["rootPath"].get<std::string>().empty())
+    Roots.push_back(Params["rootPath"].get<std::string>());
+  Lookup.setRoots(Roots);
   json Caps = {
       {"positionEncoding", encodingName(Encoding)},
       {"textDocumentSync",

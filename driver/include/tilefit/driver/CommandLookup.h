@@ -52,6 +52,15 @@ public:
   /// fallback, with the problem in Warnings.
   FoundCommand lookup(const std::string &File);
 
+  /// The workspace's folders (absolute). When there are any, a compile_commands.json found
+  /// outside them is not read (the fallback is used, with a warning), and neither is a response
+  /// file a database names outside them (the entry is skipped): the editor chose the
+  /// workspace, not what lies above it. The fixed folder is the user's choice and is read.
+  /// Call before the first lookup.
+  void setRoots(std::vector<std::string> Roots);
+  /// Whether \p Path is in one of the roots (true when there are none).
+  bool inRoots(llvm::StringRef Path) const;
+
 private:
   struct Loaded {
     long long Stamp = 0;
@@ -61,6 +70,7 @@ private:
   const Loaded &load(const std::string &Path);
 
   std::string FixedDir;
+  std::vector<std::string> Roots;
   std::mutex Lock;
   std::map<std::string, Loaded> Databases;
 };

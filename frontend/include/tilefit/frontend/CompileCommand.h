@@ -5,6 +5,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -34,8 +35,10 @@ std::vector<std::string> splitCommandLine(llvm::StringRef Command);
 
 /// Expands response files in \p Cmd's arguments, relative to its directory: `@file` (clang,
 /// nvcc) and nvcc's `--options-file F` / `-optf F` (F may be a comma-separated list). Nested
-/// response files are expanded too, to a fixed depth. Unreadable files are an error naming them.
-llvm::Error expandResponseFiles(CompileCommand &Cmd);
+/// response files are expanded too, to a fixed depth. Unreadable files are an error naming them;
+/// so is a file \p MayRead (when given) refuses, which is then not read.
+llvm::Error expandResponseFiles(CompileCommand &Cmd,
+                                const std::function<bool(llvm::StringRef)> &MayRead = {});
 
 /// Finds compile_commands.json in \p Dir or a parent of it (as clang-tidy does). Empty if none.
 std::string findCompilationDatabaseAbove(llvm::StringRef Dir);
