@@ -74,15 +74,31 @@ private:
   bool InError = false;
 };
 
-/// The files a parse read, absolute, sorted.
+/// The files a parse read, absolute, sorted. Files a precompiled header names but this parse
+/// did not open are left out: the header itself is among the files read, and Clang checks
+/// its inputs (HeaderPchStore::use).
 std::vector<std::string> filesRead(const clang::SourceManager &SM) {
   std::vector<std::string> Out;
   for (auto It = SM.fileinfo_begin(); It != SM.fileinfo_end(); ++It) {
-    // The real path where Clang has it ('..' may cross a symbolic link, so names are not
-    // simplified by hand).
-    llvm::StringRef Real = It->first.getFileEntry().tryGetRealPathName();
-    llvm::SmallString<256> P(Real.empty() ? It->first.getName() : Real);
-    llvm::sys::fs::make_absolute(P);
+    if (!It->second->getBufferIfLoaded())
+      continue;
+    // The path on disk, resolved physically: '..' may cross a symbolic link (a precompiled
+    // header names the C++ headers '/../lib/gcc/.../../../../include/...', which only the
+    // file system resolves, /lib being a link), so names are not simplified by hand, and
+    // Clang's own real path (simplified lexically) is only the fallback, as for unsaved
+    // buffers, which exist in no folder.
+    llvm::SmallString<256> Name(It->first.getName());
+    if (llvm::sys::path::is_relative(Name)) {
+      llvm::SmallString<256> Abs(SM.getFileManager().getFileSystemOpts().WorkingDir);
+      llvm::sys::path::append(Abs, Name);
+      Name = Abs;
+    }
+    llvm::SmallString<256> P;
+    if (llvm::sys::fs::real_path(Name, P)) {
+      llvm::StringRef Real = It->first.getFileEntry().tryGetRealPathName();
+      P = Real.empty() ? It->first.getName() : Real;
+      llvm::sys::fs::make_absolute(P);
+    }
     Out.push_back(std::string(P));
   }
   std::sort(Out.begin(), Out.end());
@@ -498,10 +514,14 @@ TranslationUnitFacts analyzeUnit(const UnitJob &Job, const ParseEnvironment &Env
   Invocation.setDiagnosticConsumer(&Errors);
   bool Ok = Invocation.run();
   if ((!Ok || Errors.getNumErrors() > 0) && !Factory.UsedPch.empty()) {
-    // Whatever went wrong, the parse without the precompiled header decides.
+    // Whatever went wrong, the parse without the precompiled header decides; the header is
+    // rebuilt next time if it was at fault (the parse then succeeds without it).
     ParseEnvironment Plain = Env;
     Plain.Pch = nullptr;
-    return analyzeUnit(Job, Plain);
+    TranslationUnitFacts Again = analyzeUnit(Job, Plain);
+    if (!Again.Failed)
+      Env.Pch->discard(Factory.UsedPch);
+    return Again;
   }
   Facts.Diagnostics.insert(Facts.Diagnostics.end(), Problems.begin(), Problems.end());
   if (!Factory.UsedPch.empty())
@@ -563,7 +583,11 @@ std::vector<HostKernelCalls> analyzeHostSide(const UnitJob &Job, const ParseEnvi
     // Whatever went wrong, the parse without the precompiled header decides.
     ParseEnvironment Plain = Env;
     Plain.Pch = nullptr;
-    return analyzeHostSide(Job, Plain, Problems, Inputs);
+    size_t Before = Problems.size();
+    auto Again = analyzeHostSide(Job, Plain, Problems, Inputs);
+    if (Problems.size() == Before)
+      Env.Pch->discard(Factory.UsedPch);
+    return Again;
   }
   if (!Factory.UsedPch.empty())
     Read.push_back(Factory.UsedPch);

@@ -113,6 +113,16 @@ std::string HeaderPchStore::build(const clang::CompilerInvocation &Invocation,
   return Path;
 }
 
+void HeaderPchStore::discard(const std::string &Path) {
+  {
+    std::lock_guard<std::mutex> Guard(Lock);
+    for (auto &[Key, Slot] : Keys)
+      if (Slot && Slot->second == Path)
+        Slot->second = "-"; // Not again in this run.
+  }
+  sys::fs::remove(Path);
+}
+
 std::string HeaderPchStore::use(clang::CompilerInvocation &Invocation) {
   clang::PreprocessorOptions &PP = Invocation.getPreprocessorOpts();
   auto It = std::find(PP.Includes.begin(), PP.Includes.end(), CudaRuntimeWrapper);
@@ -148,6 +158,10 @@ std::string HeaderPchStore::use(clang::CompilerInvocation &Invocation) {
     return "";
   PP.Includes.erase(PP.Includes.begin());
   PP.ImplicitPCHInclude = Result;
+  // Clang checks the precompiled header's inputs against the files on disk, the system
+  // headers too (the CUDA and C++ headers are system headers): one changed since it was built
+  // makes the parse fail, and the caller parses again without it and discards it.
+  Invocation.getHeaderSearchOpts().ModulesValidateSystemHeaders = true;
   return Result;
 }
 

@@ -7,7 +7,6 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
 #include "llvm/ADT/DenseMap.h"
@@ -23,29 +22,36 @@ AST_MATCHER(Decl, isTemplatedDecl) { return Node.isTemplated(); }
 
 /// Whether every use of the local \p VD in \p Body only reads it: then its initializer is its
 /// value everywhere.
-bool neverWritten(ASTContext &Ctx, const VarDecl *VD, const Stmt *Body) {
+bool neverWritten(const VarDecl *VD, const Stmt *Body) {
+  // Each use with the statement around it, found in the body alone (the unit's parent map
+  // would be built for the whole unit).
   struct Uses : RecursiveASTVisitor<Uses> {
     const VarDecl *VD;
-    std::vector<const DeclRefExpr *> Refs;
-    bool VisitDeclRefExpr(DeclRefExpr *E) {
-      if (E->getDecl() == VD)
-        Refs.push_back(E);
+    std::vector<const Stmt *> Open;
+    std::vector<std::pair<const DeclRefExpr *, const Stmt *>> Refs;
+    bool dataTraverseStmtPre(Stmt *S) {
+      if (const auto *E = dyn_cast<DeclRefExpr>(S); E && E->getDecl() == VD)
+        Refs.push_back({E, Open.empty() ? nullptr : Open.back()});
+      Open.push_back(S);
+      return true;
+    }
+    bool dataTraverseStmtPost(Stmt *) {
+      Open.pop_back();
       return true;
     }
   } U;
   U.VD = VD;
   U.TraverseStmt(const_cast<Stmt *>(Body));
-  for (const DeclRefExpr *E : U.Refs) {
-    DynTypedNodeList Parents = Ctx.getParents(*E);
-    if (Parents.empty())
+  for (const auto &[E, Parent] : U.Refs) {
+    if (!Parent)
       return false;
-    const auto *Cast = Parents[0].get<ImplicitCastExpr>();
-    const auto *Copy = Parents[0].get<CXXConstructExpr>();
+    const auto *Cast = dyn_cast<ImplicitCastExpr>(Parent);
+    const auto *Copy = dyn_cast<CXXConstructExpr>(Parent);
     bool Read = (Cast && (Cast->getCastKind() == CK_LValueToRValue ||
                           Cast->getCastKind() == CK_NoOp)) ||
                 (Copy && Copy->getConstructor()->isCopyOrMoveConstructor() &&
                  Copy->getConstructor()->getParamDecl(0)->getType()->getPointeeType().isConstQualified());
-    bool Unevaluated = Parents[0].get<UnaryExprOrTypeTraitExpr>() != nullptr;
+    bool Unevaluated = isa<UnaryExprOrTypeTraitExpr>(Parent);
     if (!Read && !Unevaluated)
       return false;
   }
@@ -80,7 +86,7 @@ public:
     if (const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenCasts()))
       if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
         if (Depth < 8 && VD->isLocalVarDecl() && VD->getInit() && Fn && Fn->getBody() &&
-            neverWritten(Ctx, VD, Fn->getBody()))
+            neverWritten(VD, Fn->getBody()))
           return evaluate(VD->getInit(), Why, Depth + 1);
     Why = describeRuntimeValue(E);
     return std::nullopt;

@@ -7,6 +7,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include "llvm/Support/MemoryBuffer.h"
+
 #include <fstream>
 #include <thread>
 
@@ -143,6 +145,87 @@ TEST_F(ResultCacheTest, SizeBoundAndNoCache) {
   llvm::sys::fs::remove_directories(Cache);
   R = run({"--no-cache"});
   EXPECT_FALSE(llvm::sys::fs::exists(Cache)) << "--no-cache writes nothing";
+}
+
+/// With the CUDA toolkit: the runtime headers are precompiled into the cache folder.
+class PrecompiledHeadersTest : public ResultCacheTest {
+protected:
+  void SetUp() override {
+    ResultCacheTest::SetUp();
+    // A unit that includes headers of the precompiled set and of the C++ library.
+    C = write("c.cu", "#include <cuda_runtime.h>\n#include <cmath>\n#include <cstdint>\n"
+                      "__global__ void c(float *o) {\n  __shared__ float t[64][65];\n"
+                      "  t[threadIdx.y][threadIdx.x] = sqrtf(o[0]);\n  __syncthreads();\n"
+                      "  o[1] = t[threadIdx.x][threadIdx.y];\n}\n");
+  }
+
+  CommandResult runC(std::vector<std::string> Extra = {}) {
+    std::vector<std::string> Args = {"--arch=sm_90", "--format=json", "--cache-stats",
+                                     "--cache-dir=" + Cache};
+    Args.insert(Args.end(), Extra.begin(), Extra.end());
+    Args.insert(Args.end(), {C, "--", "-std=c++17"});
+    return tilefit(Args);
+  }
+
+  std::vector<std::string> pchFiles() {
+    std::vector<std::string> Out;
+    for (const std::string &F : cacheFiles())
+      if (llvm::StringRef(F).ends_with(".pch"))
+        Out.push_back(F);
+    return Out;
+  }
+
+  std::string C;
+};
+
+TEST_F(PrecompiledHeadersTest, BuiltOnceReusedAndTheResultCacheStillHits) {
+  CommandResult First = runC();
+  ASSERT_EQ(First.Status, 0) << First.Err;
+  EXPECT_EQ(stats(First), "0 hit(s), 1 miss(es)");
+  ASSERT_EQ(pchFiles().size(), 1u) << "the CUDA runtime headers, precompiled for sm_90";
+  // The parse that loads the precompiled header is stored and found again.
+  EXPECT_EQ(stats(runC()), "1 hit(s), 0 miss(es)");
+  CommandResult Uncached = runC({"--no-cache"});
+  EXPECT_EQ(Uncached.Out, First.Out) << "the report does not depend on the precompiled header";
+  nlohmann::json J = json(First);
+  ASSERT_EQ(J["kernels"].size(), 1u);
+  EXPECT_EQ(J["kernels"][0]["static_smem_bytes"], 64 * 65 * 4);
+  // An edit of the unit parses again, with the same precompiled header.
+  auto Text = llvm::MemoryBuffer::getFile(C);
+  ASSERT_TRUE(static_cast<bool>(Text));
+  write("c.cu", "// edited\n" + (*Text)->getBuffer().str());
+  EXPECT_EQ(stats(runC()), "0 hit(s), 1 miss(es)");
+  EXPECT_EQ(pchFiles().size(), 1u);
+}
+
+TEST_F(PrecompiledHeadersTest, ADamagedPrecompiledHeaderIsNotTrustedAndIsRebuilt) {
+  CommandResult First = runC();
+  ASSERT_EQ(First.Status, 0) << First.Err;
+  std::vector<std::string> Pch = pchFiles();
+  ASSERT_EQ(Pch.size(), 1u);
+  {
+    std::ofstream Out(Pch[0], std::ios::binary | std::ios::trunc);
+    Out << "CPCH but not really";
+  }
+  // The stored result read the header, which changed: a parse, with the damaged header at
+  // first, then without it. The same report, and the header is thrown away...
+  CommandResult R = runC();
+  EXPECT_EQ(R.Status, 0) << R.Err;
+  EXPECT_EQ(stats(R), "0 hit(s), 1 miss(es)");
+  EXPECT_EQ(R.Out, First.Out);
+  EXPECT_TRUE(pchFiles().empty()) << "the damaged precompiled header is removed";
+  // ... and built again by the next parse (an edit: the last parse's result is stored).
+  auto Text = llvm::MemoryBuffer::getFile(C);
+  ASSERT_TRUE(static_cast<bool>(Text));
+  write("c.cu", (*Text)->getBuffer().str() + "// edited\n");
+  CommandResult Again = runC();
+  EXPECT_EQ(stats(Again), "0 hit(s), 1 miss(es)");
+  EXPECT_EQ(json(Again)["kernels"][0]["static_smem_bytes"], 64 * 65 * 4);
+  std::vector<std::string> Now = pchFiles();
+  ASSERT_EQ(Now.size(), 1u);
+  uint64_t Size = 0;
+  llvm::sys::fs::file_size(Now[0], Size);
+  EXPECT_GT(Size, 100000u) << "a real precompiled header again";
 }
 
 TEST(FactsJson, RoundTripKeepsTheAnalysis) {

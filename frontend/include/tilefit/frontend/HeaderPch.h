@@ -33,6 +33,11 @@ public:
   /// the header cannot be built.
   std::string use(clang::CompilerInvocation &Invocation);
 
+  /// Removes the precompiled header at \p Path (a parse with it failed: one of its inputs
+  /// changed, or it is damaged), so that the next run builds it again; this run no longer
+  /// uses it.
+  void discard(const std::string &Path);
+
   const std::string &dir() const { return Dir; }
 
 private:
