@@ -348,8 +348,22 @@ void checkOccupancy(KernelReport &K, const KernelContext &C,
 
 void checkKernel(KernelReport &K, const AnalysisOptions &Opts, const KernelContext &C,
                  std::vector<Diagnostic> &Out) {
-  if (!K.StaticBytes)
+  if (!K.StaticBytes) {
+    // A sum past 64 bits has no figure, but is certainly above the static limit.
+    if (K.Overflows && K.Limit.StaticMax &&
+        GlobList(Opts.Checks).contains(std::string(checkInfo(CheckId::StaticLimit).Name))) {
+      Diagnostic D = makeDiagnostic(
+          CheckId::StaticLimit, K,
+          "kernel '" + K.Name + "' declares more static shared memory on " + K.Arch +
+              " than 64 bits can count, far more than the " + bytesPhrase(*K.Limit.StaticMax) +
+              " ptxas accepts for static allocations");
+      D.Notes = allocationNotes(K, "");
+      addInstantiationNote(K, D);
+      K.Worst = D.Level;
+      Out.push_back(std::move(D));
+    }
     return;
+  }
   const uint64_t Static = *K.StaticBytes;
   // The largest request of any launch whose dynamic size is known; the static part alone
   // without launches.
@@ -702,6 +716,7 @@ void analyzeUnit(const TranslationUnitFacts &TU, const CapacityDatabase &DB,
     K.Jit = TU.Jit;
     K.StaticBytes = L.Total;
     K.UnknownReason = L.UnknownReason;
+    K.Overflows = L.Overflows;
     K.RoundedTo = L.RoundedTo;
     K.DynamicDeclared = L.DynamicDeclared;
     for (size_t V : L.Dynamic)

@@ -225,11 +225,14 @@ KernelLayout UnitLayout::layoutWith(size_t KernelIndex, size_t Changed, uint64_t
       } else if (auto Start = alignUp(*End, Var.Align)) {
         P.Offset = *Start;
         End = checkedAdd(*Start, *Bytes);
-        if (!End)
+        if (!End) {
           L.UnknownReason = "the total overflows 64 bits";
+          L.Overflows = true;
+        }
       } else {
         End.reset();
         L.UnknownReason = "the total overflows 64 bits";
+        L.Overflows = true;
       }
     }
     L.Placed.push_back(P);
@@ -239,8 +242,10 @@ KernelLayout UnitLayout::layoutWith(size_t KernelIndex, size_t Changed, uint64_t
   if (End && *End > 0 && ExternRounding && *End % *ExternRounding != 0) {
     L.Total = alignUp(*End, *ExternRounding);
     L.RoundedTo = ExternRounding;
-    if (!L.Total)
+    if (!L.Total) {
       L.UnknownReason = "the total overflows 64 bits";
+      L.Overflows = true;
+    }
   }
   return L;
 }

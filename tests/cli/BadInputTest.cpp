@@ -386,9 +386,10 @@ TEST_F(BadInputTest, HugeArraysDoNotWrapAround) {
   std::string K = badInputDir() + "/huge_arrays.cu";
   database({entry(K)});
   CommandResult R = run({"-p", Dir + "/build", "--format=json"});
-  EXPECT_LE(R.Status, 1) << R.Err;
+  EXPECT_EQ(R.Status, 1) << "certainly above the static limit: an error\n" << R.Err;
   expectGoodIntact(R);
   nlohmann::json J = json(R);
+  EXPECT_HAS(J["diagnostics"].dump(), "than 64 bits can count");
   bool Found = false;
   for (const auto &Kernel : J["kernels"])
     if (Kernel["name"] == "huge") {

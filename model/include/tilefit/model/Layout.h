@@ -26,6 +26,8 @@ struct KernelLayout {
   /// The kernel's static shared memory as ptxas reports it; unset when unknown.
   std::optional<uint64_t> Total;
   std::string UnknownReason;
+  /// Total is unknown because the sum does not fit 64 bits: more than any limit.
+  bool Overflows = false;
   /// The end of the last variable, before any rounding of the total (equal to Total unless
   /// RoundedTo is set).
   std::optional<uint64_t> End;

@@ -104,6 +104,7 @@ struct KernelReport {
   bool Jit = false;                   ///< A PTX-only target of the build.
   std::optional<uint64_t> StaticBytes;///< "bytes smem" as ptxas prints it; unset when unknown.
   std::string UnknownReason;
+  bool Overflows = false;             ///< Unknown because the sum exceeds 64 bits.
   std::optional<uint64_t> RoundedTo;  ///< The total was rounded up to this multiple.
   bool DynamicDeclared = false;       ///< It reaches an `extern __shared__` array.
   std::vector<SharedVar> DynamicVars;
