@@ -4,6 +4,7 @@
 #include "tilefit/model/Arch.h"
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -11,6 +12,7 @@
 #include "llvm/Support/YAMLParser.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdlib>
 #include <sstream>
 
 namespace tilefit {
@@ -189,11 +191,54 @@ private:
   llvm::SourceMgr SM;
 };
 
+/// A YAML scalar that reads back as \p S. Single quotes keep every character but line breaks
+/// (YAML folds them into spaces) and other control characters, and LLVM's parser rejects bytes
+/// that are not UTF-8 there; a string holding any of those is written double-quoted, control
+/// characters escaped, other bytes as they are.
 std::string quote(const std::string &S) {
-  std::string Out = "'";
+  bool Plain = true;
+  for (unsigned char C : S)
+    Plain &= C >= 0x20 && C < 0x7f;
+  if (Plain) {
+    std::string Out = "'";
+    for (char C : S)
+      Out += C == '\'' ? std::string("''") : std::string(1, C);
+    return Out + "'";
+  }
+  std::string Out = "\"";
+  for (unsigned char C : S) {
+    if (C == '"' || C == '\\') {
+      Out += '\\';
+      Out += static_cast<char>(C);
+    } else if (C < 0x20 || C == 0x7f) {
+      static const char Hex[] = "0123456789abcdef";
+      Out += "\\x";
+      Out += Hex[C >> 4];
+      Out += Hex[C & 15];
+    } else {
+      Out += static_cast<char>(C);
+    }
+  }
+  return Out + "\"";
+}
+
+/// An item of a flow sequence: `sm_90` as it is, anything else (`a, b`, `#`, ``) quoted.
+std::string flowItem(const std::string &S) {
+  bool Plain = !S.empty();
   for (char C : S)
-    Out += C == '\'' ? std::string("''") : std::string(1, C);
-  return Out + "'";
+    Plain &= llvm::isAlnum(C) || C == '_';
+  return Plain ? S : quote(S);
+}
+
+/// The shortest decimal form of \p V that reads back as \p V (0.9, not 0.90000000000000002).
+std::string number(double V) {
+  for (int Digits = 6;; ++Digits) {
+    std::ostringstream OS;
+    OS.precision(Digits);
+    OS << V;
+    if (Digits >= 17 || std::strtod(OS.str().c_str(), nullptr) == V)
+      return OS.str();
+  }
 }
 
 } // namespace
@@ -224,11 +269,11 @@ std::string Config::toYaml() const {
     OS << "# from " << Origin << "\n";
   OS << "Checks: " << quote(Checks.value_or("*")) << "\n";
   OS << "WarningsAsErrors: " << quote(WarningsAsErrors.value_or("")) << "\n";
-  OS << "Budget: " << Budget.value_or(0.9) << "\n";
+  OS << "Budget: " << number(Budget.value_or(0.9)) << "\n";
   OS << "Architectures: [";
   if (Architectures)
     for (size_t I = 0; I < Architectures->size(); ++I)
-      OS << (I ? ", " : "") << (*Architectures)[I];
+      OS << (I ? ", " : "") << flowItem((*Architectures)[I]);
   OS << "]\n";
   if (CapacityDatabase)
     OS << "CapacityDatabase: " << quote(*CapacityDatabase) << "\n";
@@ -243,7 +288,7 @@ std::string Config::toYaml() const {
       if (B.Bytes)
         OS << "    Bytes: " << *B.Bytes << "\n";
       if (B.Fraction)
-        OS << "    Fraction: " << *B.Fraction << "\n";
+        OS << "    Fraction: " << number(*B.Fraction) << "\n";
     }
   OS << "...\n";
   return OS.str();

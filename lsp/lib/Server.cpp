@@ -573,7 +573,7 @@ void Server::State::analyse(const std::string &Path, std::unique_lock<std::mutex
   };
   for (const std::string &W : Found.Warnings)
     log(2, "tilefit: " + W);
-  driver::AnalyzeResult Result = driver::analyze(Req);
+  driver::AnalyzeResult Result = Opts.Analyze ? Opts.Analyze(Req) : driver::analyze(Req);
 
   Guard.lock();
   RunningPath.clear();

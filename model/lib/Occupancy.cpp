@@ -32,8 +32,19 @@ namespace {
 
 constexpr uint64_t NoLimit = std::numeric_limits<uint64_t>::max();
 
-uint64_t divideRoundUp(uint64_t X, uint64_t Y) { return (X + Y - 1) / Y; }
-uint64_t roundUp(uint64_t X, uint64_t Y) { return Y * divideRoundUp(X, Y); }
+// Launch figures come from the command line and from constants in the source, so any of them
+// may be near 2^64: sums and products saturate at NoLimit (more than any SM holds) instead of
+// wrapping around to a small number that would fit.
+uint64_t add(uint64_t X, uint64_t Y) {
+  uint64_t R;
+  return __builtin_add_overflow(X, Y, &R) ? NoLimit : R;
+}
+uint64_t mul(uint64_t X, uint64_t Y) {
+  uint64_t R;
+  return __builtin_mul_overflow(X, Y, &R) ? NoLimit : R;
+}
+uint64_t divideRoundUp(uint64_t X, uint64_t Y) { return X / Y + (X % Y != 0); }
+uint64_t roundUp(uint64_t X, uint64_t Y) { return mul(Y, divideRoundUp(X, Y)); }
 
 /// The smallest supported shared-memory capacity that holds \p Bytes.
 std::optional<uint64_t> alignUpToStep(uint64_t Bytes, const std::vector<uint64_t> &Steps) {
@@ -86,9 +97,9 @@ Result<Occupancy> computeOccupancy(const ArchCapacity &A, const OccupancyInput &
         !*A.RegisterAllocUnit || !A.RegistersPerThread || !A.RegisterSubPartitions ||
         !*A.RegisterSubPartitions)
       return Missing("register figures");
-    uint64_t PerWarp = roundUp(In.Registers * *A.WarpSize, *A.RegisterAllocUnit);
-    uint64_t PerBlock = PerWarp * O.WarpsPerBlock;
-    uint64_t Assumed = PerWarp * roundUp(O.WarpsPerBlock, *A.RegisterSubPartitions);
+    uint64_t PerWarp = roundUp(mul(In.Registers, *A.WarpSize), *A.RegisterAllocUnit);
+    uint64_t PerBlock = mul(PerWarp, O.WarpsPerBlock);
+    uint64_t Assumed = mul(PerWarp, roundUp(O.WarpsPerBlock, *A.RegisterSubPartitions));
     if (*A.RegistersPerBlock < Assumed || *A.RegistersPerBlock < PerBlock ||
         In.Registers > *A.RegistersPerThread) {
       ByRegisters = 0;
@@ -103,21 +114,22 @@ Result<Occupancy> computeOccupancy(const ArchCapacity &A, const OccupancyInput &
 
   // 4. Shared memory.
   const uint64_t Reserved = *A.ReservedPerBlock;
-  const uint64_t Static = In.StaticBytes + Reserved;
-  O.SmemPerBlock = roundUp(Static + In.DynamicBytes, *A.AllocGranularity);
+  const uint64_t Static = add(In.StaticBytes, Reserved);
+  O.SmemPerBlock = roundUp(add(Static, In.DynamicBytes), *A.AllocGranularity);
   const uint64_t DefaultDynamic =
       *A.BlockDefaultMax > In.StaticBytes ? *A.BlockDefaultMax - In.StaticBytes : 0;
   const uint64_t MaxDynamic = In.OptInBytes ? *In.OptInBytes : DefaultDynamic;
   const uint64_t BlockLimit =
-      (Static + MaxDynamic > *A.BlockDefaultMax ? *A.BlockOptinMax : *A.BlockDefaultMax) + Reserved;
+      add(add(Static, MaxDynamic) > *A.BlockDefaultMax ? *A.BlockOptinMax : *A.BlockDefaultMax,
+          Reserved);
   uint64_t BySmem;
   if (In.DynamicBytes > MaxDynamic || O.SmemPerBlock > BlockLimit) {
     BySmem = 0;
   } else {
     uint64_t Preference = *A.SharedPerSm;
     if (In.CarveoutPercent && *In.CarveoutPercent >= 0) {
-      auto Step = alignUpToStep(static_cast<uint64_t>(*In.CarveoutPercent) * *A.SharedPerSm / 100,
-                                A.CarveoutSteps);
+      auto Step = alignUpToStep(
+          mul(static_cast<uint64_t>(*In.CarveoutPercent), *A.SharedPerSm) / 100, A.CarveoutSteps);
       if (!Step)
         return ErrorMessage{"carveout " + std::to_string(*In.CarveoutPercent) +
                             "% is above every supported step of " + A.Name};

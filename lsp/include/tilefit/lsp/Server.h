@@ -14,6 +14,7 @@
 #include "tilefit/driver/Analyze.h"
 #include "tilefit/lsp/Transport.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -31,6 +32,9 @@ struct ServerOptions {
   /// The checks' documentation (codeDescription links).
   std::string DocsUri;
   std::string Version;
+  /// Runs one analysis; driver::analyze when unset. The fuzzer puts a stand-in here so that
+  /// it drives the protocol without parsing anything.
+  std::function<driver::AnalyzeResult(const driver::AnalyzeRequest &)> Analyze;
 };
 
 class Server {
