@@ -62,6 +62,11 @@ loadCompilationDatabase(llvm::StringRef Path, std::vector<std::string> &Warnings
     return llvm::createStringError(std::errc::invalid_argument,
                                    "%s:%u:%u: the compilation database is not valid JSON",
                                    File.c_str(), Line, Col);
+  } catch (const nlohmann::json::exception &E) {
+    // A number too large for a double (out_of_range.406) is not a parse_error.
+    return llvm::createStringError(std::errc::invalid_argument,
+                                   "%s: the compilation database is not valid JSON: %s",
+                                   File.c_str(), E.what());
   }
   if (!J.is_array())
     return llvm::createStringError(std::errc::invalid_argument,
@@ -130,7 +135,16 @@ loadCompilationDatabase(llvm::StringRef Path, std::vector<std::string> &Warnings
 llvm::Error expandResponseFiles(CompileCommand &Cmd,
                                 const std::function<bool(llvm::StringRef)> &MayRead) {
   constexpr int MaxDepth = 16;
+  // Files that name each other more than once grow exponentially with the depth (a file naming
+  // itself twice is read 2^16 times): the reads of one command are bounded too.
+  constexpr int MaxFiles = 1000;
+  int Files = 0;
   auto Read = [&](llvm::StringRef Name, std::vector<std::string> &Out) -> llvm::Error {
+    if (++Files > MaxFiles)
+      return llvm::createStringError(std::errc::invalid_argument,
+                                     "%s: more than %d response files to read; do they name "
+                                     "each other?",
+                                     Cmd.Origin.c_str(), MaxFiles);
     llvm::SmallString<256> P(Name);
     if (!llvm::sys::path::is_absolute(P)) {
       P = Cmd.Directory;

@@ -288,6 +288,9 @@ Result<CapacityDatabase> CapacityDatabase::parse(std::string_view Text, const st
       What = What.substr(P);
     return ErrorMessage{Origin + ":" + std::to_string(Line) + ":" + std::to_string(Col) +
                         ": not valid JSON: " + What};
+  } catch (const json::exception &E) {
+    // A number too large for a double (out_of_range.406) is not a parse_error.
+    return ErrorMessage{Origin + ": not valid JSON: " + E.what()};
   }
   if (!J.is_object())
     return fieldError(Origin, "(top level)", "expected an object, got " + describe(J));
