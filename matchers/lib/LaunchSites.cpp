@@ -278,21 +278,78 @@ void evaluateInto(Evaluator &Eval, const Expr *Bytes, bool BytesZero, const Expr
 
 } // namespace
 
+/// Which function each launch or call of the unit's own code is in: one walk over the
+/// functions outside system headers (forCallable would build the parent map of the whole unit,
+/// CUB's headers and all, at the first launch).
+class LaunchCollector::FunctionIndex : public RecursiveASTVisitor<FunctionIndex> {
+public:
+  explicit FunctionIndex(ASTContext &Ctx) : SM(Ctx.getSourceManager()) {
+    for (Decl *D : Ctx.getTraversalScope())
+      TraverseDecl(D);
+  }
+
+  bool shouldVisitTemplateInstantiations() const { return true; }
+
+  bool TraverseDecl(Decl *D) {
+    if (!D)
+      return true;
+    // Namespaces and linkage specifications open anywhere; other declarations of system
+    // headers hold no launch tilefit reports.
+    if (!isa<TranslationUnitDecl, NamespaceDecl, LinkageSpecDecl>(D) &&
+        SM.isInSystemHeader(SM.getExpansionLoc(D->getLocation())))
+      return true;
+    const auto *FD = dyn_cast<FunctionDecl>(D);
+    if (FD && FD->doesThisDeclarationHaveABody())
+      Open.push_back(FD);
+    bool Ok = RecursiveASTVisitor::TraverseDecl(D);
+    if (FD && FD->doesThisDeclarationHaveABody())
+      Open.pop_back();
+    return Ok;
+  }
+
+  bool TraverseLambdaExpr(LambdaExpr *E) {
+    Open.push_back(E->getCallOperator());
+    bool Ok = RecursiveASTVisitor::TraverseLambdaExpr(E);
+    Open.pop_back();
+    return Ok;
+  }
+
+  bool VisitCallExpr(CallExpr *E) {
+    if (!Open.empty())
+      Of[E] = Open.back();
+    return true;
+  }
+
+  const FunctionDecl *of(const Stmt *S) const { return Of.lookup(S); }
+
+private:
+  const SourceManager &SM;
+  std::vector<const FunctionDecl *> Open;
+  llvm::DenseMap<const Stmt *, const FunctionDecl *> Of;
+};
+
+LaunchCollector::LaunchCollector() = default;
+LaunchCollector::~LaunchCollector() = default;
+
+const FunctionDecl *LaunchCollector::enclosingFunction(ASTContext &Ctx, const Stmt *Call) {
+  if (!Index)
+    Index = std::make_unique<FunctionIndex>(Ctx);
+  return Index->of(Call);
+}
+
 void LaunchCollector::registerMatchers(MatchFinder &Finder) {
   // Launches and calls in the project's own code (not in system headers such as CUB's
-  // dispatch layers), in functions that are not template patterns: instantiations are
-  // visited with their concrete arguments.
+  // dispatch layers); run() keeps those in functions that are not template patterns:
+  // instantiations are visited with their concrete arguments.
   auto InUserCode = unless(isExpansionInSystemHeader());
-  auto InConcreteFunction = forCallable(functionDecl(unless(isTemplatedDecl())).bind("fn"));
-  Finder.addMatcher(cudaKernelCallExpr(InUserCode, InConcreteFunction).bind("chevron"), this);
+  Finder.addMatcher(cudaKernelCallExpr(InUserCode).bind("chevron"), this);
   Finder.addMatcher(
       callExpr(callee(functionDecl(hasAnyName("::cudaLaunchKernel", "::cudaLaunchCooperativeKernel",
                                               "::cudaLaunchKernelEx", "::cudaLaunchKernelExC"))),
-               InUserCode, InConcreteFunction)
+               InUserCode)
           .bind("api"),
       this);
-  Finder.addMatcher(callExpr(callee(functionDecl(hasName("::cudaFuncSetAttribute"))), InUserCode,
-                             InConcreteFunction)
+  Finder.addMatcher(callExpr(callee(functionDecl(hasName("::cudaFuncSetAttribute"))), InUserCode)
                         .bind("attribute"),
                     this);
 }
@@ -300,7 +357,13 @@ void LaunchCollector::registerMatchers(MatchFinder &Finder) {
 void LaunchCollector::run(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
   const SourceManager &SM = Ctx.getSourceManager();
-  const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
+  const Stmt *Matched = nullptr;
+  for (const char *Id : {"chevron", "api", "attribute"})
+    if (!Matched)
+      Matched = Result.Nodes.getNodeAs<Stmt>(Id);
+  const FunctionDecl *Fn = Matched ? enclosingFunction(Ctx, Matched) : nullptr;
+  if (!Fn || Fn->isTemplated())
+    return;
   Evaluator Eval(Ctx, Fn);
 
   if (const auto *Call = Result.Nodes.getNodeAs<CUDAKernelCallExpr>("chevron")) {

@@ -13,12 +13,14 @@
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
+#include <memory>
 #include <vector>
 
 namespace clang {
 class ASTContext;
 class Expr;
 class FunctionDecl;
+class Stmt;
 } // namespace clang
 
 namespace tilefit {
@@ -35,6 +37,17 @@ public:
   std::vector<std::pair<const clang::FunctionDecl *, AttributeCall>> Attributes;
   /// Launches and calls whose kernel could not be told (a function pointer, say).
   std::vector<SourcePos> Unresolved;
+
+  LaunchCollector();
+  ~LaunchCollector() override;
+
+private:
+  /// The function whose body holds \p Call (a lambda's call operator inside a lambda), in the
+  /// unit's own code; null outside any.
+  const clang::FunctionDecl *enclosingFunction(clang::ASTContext &Ctx, const clang::Stmt *Call);
+
+  class FunctionIndex;
+  std::unique_ptr<FunctionIndex> Index; ///< Built at the first match.
 };
 
 /// After a host-side parse's finder has run \p Collector: its launches and attribute calls,
