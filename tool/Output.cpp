@@ -64,7 +64,7 @@ std::string defaultSourceRoot(const std::string &BuildPath, const Report &R) {
   if (!BuildPath.empty()) {
     llvm::SmallString<256> Cache(BuildPath);
     if (!llvm::sys::fs::is_directory(Cache))
-      Cache = llvm::sys::path::parent_path(Cache);
+      Cache.truncate(llvm::sys::path::parent_path(Cache).size()); // Not from itself.
     llvm::sys::path::append(Cache, "CMakeCache.txt");
     if (auto Buf = llvm::MemoryBuffer::getFile(Cache)) {
       llvm::StringRef Text = (*Buf)->getBuffer();

@@ -64,7 +64,7 @@ std::string findDatabaseFor(const std::string &File, const std::string &FixedDir
     StringRef Parent = sys::path::parent_path(Dir);
     if (Parent == Dir)
       break;
-    Dir = Parent;
+    Dir.truncate(Parent.size()); // Parent points into Dir: no self-assignment.
   }
   return "";
 }

@@ -211,7 +211,7 @@ std::string findCompilationDatabaseAbove(llvm::StringRef Dir) {
     llvm::StringRef Parent = llvm::sys::path::parent_path(Cur);
     if (Parent == Cur)
       break;
-    Cur = Parent;
+    Cur.truncate(Parent.size()); // Parent points into Cur: no self-assignment.
   }
   return "";
 }

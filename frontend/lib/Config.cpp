@@ -312,7 +312,7 @@ std::string findConfigFile(llvm::StringRef Dir) {
     llvm::StringRef Parent = llvm::sys::path::parent_path(Cur);
     if (Parent == Cur)
       break;
-    Cur = Parent;
+    Cur.truncate(Parent.size()); // Parent points into Cur: no self-assignment.
   }
   return "";
 }

@@ -54,7 +54,8 @@ TEST(CapacityTest, BuiltinFiguresFromTheReference) {
 }
 
 TEST(CapacityTest, UndocumentedArchitectureHasUnknowns) {
-  const ArchCapacity *C = builtin().lookup("sm_88");
+  CapacityDatabase DB = builtin(); // lookup() points into it: keep it alive.
+  const ArchCapacity *C = DB.lookup("sm_88");
   ASSERT_NE(C, nullptr);
   EXPECT_EQ(C->StaticMax, 49152u);
   EXPECT_FALSE(C->BlockOptinMax.has_value());
