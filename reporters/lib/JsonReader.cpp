@@ -325,6 +325,9 @@ Result<Report> readJsonReport(std::string_view Text, const std::string &Origin) 
       Text[I] == '\n' ? (++Line, Col = 1) : ++Col;
     return ErrorMessage{Origin + ":" + std::to_string(Line) + ":" + std::to_string(Col) +
                         ": not valid JSON"};
+  } catch (const json::exception &E) {
+    // A number too large for a double (out_of_range.406) is not a parse_error.
+    return ErrorMessage{Origin + ": not valid JSON: " + E.what()};
   }
   try {
     return Reader().report(Doc);
