@@ -257,7 +257,9 @@ json diagnosticsFor(const Report &R, const std::string &Path, const Document &Do
   std::set<std::string> Seen;
   auto Add = [&](const Diagnostic &D) {
     json J = diagnosticJson(D, Path, Doc, Opts);
-    if (Seen.insert(J.dump()).second)
+    // A path or message that is not UTF-8 (a file named in Latin-1) must not throw here:
+    // the key only tells duplicates apart, and the transport replaces such bytes too.
+    if (Seen.insert(J.dump(-1, ' ', false, json::error_handler_t::replace)).second)
       Out.push_back(std::move(J));
   };
   for (const UnitReport &U : R.Units)
