@@ -155,6 +155,11 @@ llvm::Error expandResponseFiles(CompileCommand &Cmd,
       return llvm::createStringError(std::errc::permission_denied,
                                      "%s: response file '%s' is outside the workspace; not read",
                                      Cmd.Origin.c_str(), P.c_str());
+    // Only a regular file: a FIFO or a device (@/dev/zero) would block or never end.
+    if (llvm::sys::fs::exists(P) && !llvm::sys::fs::is_regular_file(P))
+      return llvm::createStringError(std::errc::invalid_argument,
+                                     "%s: response file '%s' is not a regular file",
+                                     Cmd.Origin.c_str(), P.c_str());
     auto Buf = llvm::MemoryBuffer::getFile(P, /*IsText=*/true);
     if (!Buf)
       return llvm::createStringError(Buf.getError(), "%s: cannot read response file '%s': %s",

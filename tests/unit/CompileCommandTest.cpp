@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 namespace tilefit {
 namespace frontend {
 namespace {
@@ -109,6 +111,22 @@ TEST_F(CompileCommandTest, MissingOrRecursiveResponseFilesAreErrors) {
   E = expandResponseFiles(C);
   ASSERT_TRUE(static_cast<bool>(E));
   EXPECT_NE(llvm::toString(std::move(E)).find("nested"), std::string::npos);
+}
+
+TEST_F(CompileCommandTest, ResponseFilesThatAreNotRegularFilesAreErrors) {
+  // A device that never ends and a FIFO that blocks until a writer comes: neither is read.
+  CompileCommand C;
+  C.Directory = Dir;
+  C.Origin = "db.json, entry 1";
+  std::string Fifo = Dir + "/args.fifo";
+  ASSERT_EQ(::mkfifo(Fifo.c_str(), 0600), 0);
+  for (const std::string &Rsp : {std::string("/dev/zero"), Fifo, Dir}) {
+    C.Arguments = {"nvcc", "@" + Rsp};
+    llvm::Error E = expandResponseFiles(C);
+    ASSERT_TRUE(static_cast<bool>(E)) << Rsp;
+    std::string Msg = llvm::toString(std::move(E));
+    EXPECT_NE(Msg.find("not a regular file"), std::string::npos) << Msg;
+  }
 }
 
 TEST_F(CompileCommandTest, FoundAboveASource) {
