@@ -388,6 +388,9 @@ AnalyzeResult analyze(const AnalyzeRequest &Req) {
     analyzeUnit(TU, S.Db, S.Opts, R);
     Result.Failed |= TU.Failed;
   }
+  // The program-wide checks follow the checks of the first unit's configuration.
+  if (!Facts.empty())
+    checkProgram(UnitSettings[Facts.front().File]->Opts, R);
   finalizeReport(R);
 
   // Findings in headers follow the header filter of their unit's configuration.

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <tuple>
 
 namespace tilefit {
@@ -659,7 +660,7 @@ void checkConstantMemory(const TranslationUnitFacts &TU, const ConstantMemoryRep
   }
   if (C.Relocatable)
     D.Notes.push_back({"with -rdc, nvlink also checks the sum over the program's units when it "
-                       "links; tilefit counts this unit alone",
+                       "links; tilefit adds up the -rdc units of one run as one program",
                        {TU.File, 0, 0}});
   Out.push_back(std::move(D));
 }
@@ -759,6 +760,46 @@ void analyzeUnit(const TranslationUnitFacts &TU, const CapacityDatabase &DB,
     checkRegisterTiles(K, Arch, Record);
     checkTensorMemory(K, Arch, Record);
     Out.Kernels.push_back(std::move(K));
+  }
+}
+
+void checkProgram(const AnalysisOptions &Opts, Report &R) {
+  if (!GlobList(Opts.Checks).contains(std::string(checkInfo(CheckId::Constant).Name)))
+    return;
+  // Per architecture: the relocatable units with their constant data.
+  std::map<std::string, std::vector<const UnitReport *>> ByArch;
+  for (const UnitReport &U : R.Units)
+    if (U.ConstantMemory && U.ConstantMemory->Relocatable && U.ConstantMemory->Bytes &&
+        *U.ConstantMemory->Bytes > 0 && U.ConstantMemory->Limit)
+      ByArch[U.Arch].push_back(&U);
+  for (const auto &[Arch, Units] : ByArch) {
+    if (Units.size() < 2)
+      continue; // One unit: its own check said it all.
+    uint64_t Sum = 0;
+    bool Overflow = false;
+    for (const UnitReport *U : Units)
+      Overflow |= __builtin_add_overflow(Sum, *U->ConstantMemory->Bytes, &Sum);
+    const uint64_t Limit = *Units.front()->ConstantMemory->Limit;
+    if (!Overflow && Sum <= Limit)
+      continue;
+    const CheckInfo &Info = checkInfo(CheckId::Constant);
+    Diagnostic D;
+    D.Level = Info.DefaultSeverity;
+    D.Check = std::string(Info.Name);
+    D.Arch = Arch;
+    D.Message = "the __constant__ data of the " + std::to_string(Units.size()) +
+                " units compiled with -rdc take " +
+                (Overflow ? std::string("more than 64 bits can count") : bytesPhrase(Sum)) +
+                " on " + Arch + " together, more than the " + bytesPhrase(Limit) +
+                " nvlink accepts in one program if they are linked together";
+    D.Figures = {{"constant_bytes", Overflow ? UINT64_MAX : Sum}, {"constant_limit", Limit}};
+    for (const UnitReport *U : Units)
+      D.Notes.push_back({"'" + fileName(U->File) + "' has " +
+                             bytesPhrase(*U->ConstantMemory->Bytes) + " of __constant__ data",
+                         {U->File, 0, 0}});
+    D.TranslationUnit = Units.front()->File;
+    D.Loc = {Units.front()->File, 0, 0};
+    R.Diagnostics.push_back(std::move(D));
   }
 }
 

@@ -71,6 +71,46 @@ TEST_F(CliTest, JsonForAKernelWithFlagsAfterDashDash) {
 
 // Each scope has its keys in the JSON report: registers and tensor_memory per kernel (null on
 // an architecture without Tensor Memory), constant_memory per unit.
+// With -rdc nvlink puts the __constant__ data of every unit into one bank: 2 x 40 KiB is
+// "File uses too much global constant data (0x14000 bytes, 0x10000 max)" at link time, though
+// each unit alone fits. Without -rdc each unit is its own module.
+TEST_F(CliTest, RelocatableUnitsConstantDataIsCheckedOverTheProgram) {
+  auto Unit = [&](const std::string &Name, unsigned Floats) {
+    return write(Name + ".cu", "__constant__ float table_" + Name + "[" + std::to_string(Floats) +
+                                   "];\n__global__ void k_" + Name +
+                                   "(float *o) { o[threadIdx.x] = table_" + Name +
+                                   "[threadIdx.x]; }\n");
+  };
+  std::string A = Unit("a", 10240), B = Unit("b", 10240);
+  auto Run = [&](std::vector<std::string> Flags) {
+    std::vector<std::string> Args = {"--no-cache", "--format=json", "--arch=sm_90", A, B, "--"};
+    Args.insert(Args.end(), Flags.begin(), Flags.end());
+    return tilefit(Args);
+  };
+  auto ProgramFindings = [](const CommandResult &R) {
+    std::vector<nlohmann::json> Out;
+    const nlohmann::json J = json(R);
+    for (const auto &D : J["diagnostics"])
+      if (D["check"] == "tilefit-constant")
+        Out.push_back(D);
+    return Out;
+  };
+  CommandResult Rdc = Run({"-fgpu-rdc"});
+  EXPECT_EQ(Rdc.Status, 1) << Rdc.Err;
+  auto Found = ProgramFindings(Rdc);
+  ASSERT_EQ(Found.size(), 1u) << Rdc.Out;
+  EXPECT_NE(Found[0]["message"].get<std::string>().find("81920 bytes"), std::string::npos)
+      << Found[0].dump();
+  EXPECT_EQ(Found[0]["notes"].size(), 2u);
+
+  CommandResult Separate = Run({});
+  EXPECT_EQ(Separate.Status, 0) << Separate.Err;
+  EXPECT_TRUE(ProgramFindings(Separate).empty()) << "without -rdc each unit is its own module";
+
+  B = Unit("b", 4096); // 40 KiB + 16 KiB fit
+  EXPECT_TRUE(ProgramFindings(Run({"-fgpu-rdc"})).empty());
+}
+
 TEST_F(CliTest, JsonHasEachScope) {
   std::string K = write("scopes.cu", R"(
 __constant__ float coeffs[16];

@@ -37,6 +37,12 @@ struct AnalysisOptions {
 void analyzeUnit(const TranslationUnitFacts &TU, const CapacityDatabase &DB,
                  const AnalysisOptions &Opts, Report &Out);
 
+/// The checks over the whole program rather than one unit: the `__constant__` data of the
+/// units compiled with -rdc, which nvlink links into one constant bank, per architecture, is
+/// checked against the per-module limit (as if they were linked together, as in one project).
+/// Call after every unit's analyzeUnit.
+void checkProgram(const AnalysisOptions &Opts, Report &R);
+
 /// Sorts the report (units, kernels, diagnostics by file, line, architecture) and drops
 /// duplicate diagnostics, e.g. the same header kernel seen from two translation units.
 void finalizeReport(Report &R);
