@@ -100,10 +100,11 @@ TEST_P(PtxasCrossCheck, FiguresEqualPtxas) {
       ASSERT_TRUE(U.ConstantMemory.has_value()) << Arch;
       EXPECT_TRUE(U.ConstantMemory->Bytes.has_value()) << Arch << ": constant memory unknown: "
                                                        << U.ConstantMemory->UnknownReason;
-      if (U.ConstantMemory->Bytes)
+      if (U.ConstantMemory->Bytes) {
         EXPECT_EQ(*U.ConstantMemory->Bytes, *Theirs)
             << Arch << ": __constant__ data: tilefit " << *U.ConstantMemory->Bytes << ", ptxas "
             << *Theirs;
+      }
       RecordProperty(Arch + "_constant_bytes", static_cast<int>(*Theirs));
     }
   }
