@@ -229,7 +229,7 @@ Expected<std::unique_ptr<Settings>> makeSettings(const frontend::Config &Cfg,
                                Cfg.HeaderFilterRegex->c_str(), Why.c_str());
   }
   S->WarningsAsErrors = Cfg.WarningsAsErrors.value_or("");
-  return std::move(S);
+  return S;
 }
 
 /// The configuration file that applies to \p File: --config-file, else the nearest one.
