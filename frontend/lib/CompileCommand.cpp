@@ -205,20 +205,26 @@ llvm::Error expandResponseFiles(CompileCommand &Cmd,
                                  Cmd.Origin.c_str(), MaxDepth);
 }
 
-std::string findCompilationDatabaseAbove(llvm::StringRef Dir) {
+std::string findFileAbove(llvm::StringRef Dir, llvm::ArrayRef<llvm::StringRef> Names) {
   llvm::SmallString<256> Cur(Dir);
   llvm::sys::fs::make_absolute(Cur);
   while (!Cur.empty()) {
-    llvm::SmallString<256> Candidate(Cur);
-    llvm::sys::path::append(Candidate, "compile_commands.json");
-    if (llvm::sys::fs::is_regular_file(Candidate))
-      return std::string(Candidate);
+    for (llvm::StringRef Name : Names) {
+      llvm::SmallString<256> Candidate(Cur);
+      llvm::sys::path::append(Candidate, Name);
+      if (llvm::sys::fs::is_regular_file(Candidate))
+        return std::string(Candidate);
+    }
     llvm::StringRef Parent = llvm::sys::path::parent_path(Cur);
     if (Parent == Cur)
       break;
     Cur.truncate(Parent.size()); // Parent points into Cur: no self-assignment.
   }
   return "";
+}
+
+std::string findCompilationDatabaseAbove(llvm::StringRef Dir) {
+  return findFileAbove(Dir, {"compile_commands.json"});
 }
 
 } // namespace frontend

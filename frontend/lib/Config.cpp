@@ -1,5 +1,6 @@
 //===- Config.cpp ---------------------------------------------------------===//
 #include "tilefit/frontend/Config.h"
+#include "tilefit/frontend/CompileCommand.h"
 
 #include "tilefit/model/Arch.h"
 
@@ -300,21 +301,7 @@ llvm::Expected<Config> parseConfig(llvm::StringRef Text, const std::string &Orig
 }
 
 std::string findConfigFile(llvm::StringRef Dir) {
-  llvm::SmallString<256> Cur(Dir);
-  llvm::sys::fs::make_absolute(Cur);
-  while (!Cur.empty()) {
-    for (const char *Name : {".tilefit.yaml", ".tilefit.json"}) {
-      llvm::SmallString<256> Candidate(Cur);
-      llvm::sys::path::append(Candidate, Name);
-      if (llvm::sys::fs::is_regular_file(Candidate))
-        return std::string(Candidate);
-    }
-    llvm::StringRef Parent = llvm::sys::path::parent_path(Cur);
-    if (Parent == Cur)
-      break;
-    Cur.truncate(Parent.size()); // Parent points into Cur: no self-assignment.
-  }
-  return "";
+  return findFileAbove(Dir, {".tilefit.yaml", ".tilefit.json"});
 }
 
 llvm::Expected<Config> loadConfigFile(const std::string &Path) {

@@ -2,6 +2,7 @@
 #ifndef TILEFIT_FRONTEND_COMPILECOMMAND_H
 #define TILEFIT_FRONTEND_COMPILECOMMAND_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -42,6 +43,10 @@ llvm::Error expandResponseFiles(CompileCommand &Cmd,
 
 /// Finds compile_commands.json in \p Dir or a parent of it (as clang-tidy does). Empty if none.
 std::string findCompilationDatabaseAbove(llvm::StringRef Dir);
+
+/// The first regular file named one of \p Names (tried in order) in \p Dir or the nearest
+/// folder above it, absolute; "" if none.
+std::string findFileAbove(llvm::StringRef Dir, llvm::ArrayRef<llvm::StringRef> Names);
 
 } // namespace frontend
 } // namespace tilefit
