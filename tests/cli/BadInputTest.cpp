@@ -27,16 +27,6 @@ namespace tilefit {
 namespace test {
 namespace {
 
-/// A plain kernel with 256 bytes of shared memory: the good unit beside each bad one.
-const char GoodKernel[] = R"(
-__global__ void good(float *o) {
-  __shared__ float s[64];
-  s[threadIdx.x % 64] = o[threadIdx.x];
-  __syncthreads();
-  o[threadIdx.x] = s[(threadIdx.x + 1) % 64];
-}
-)";
-
 /// Every run gets this long; a hang fails the test instead of stalling the suite.
 constexpr unsigned TimeLimitSeconds = 60;
 

@@ -10,6 +10,16 @@
 namespace tilefit {
 namespace test {
 
+/// A plain kernel with 256 bytes of shared memory (the good unit beside a bad one).
+inline const char GoodKernel[] = R"(
+__global__ void good(float *o) {
+  __shared__ float s[64];
+  s[threadIdx.x % 64] = o[threadIdx.x];
+  __syncthreads();
+  o[threadIdx.x] = s[(threadIdx.x + 1) % 64];
+}
+)";
+
 class CliTest : public TempDirTest {
 protected:
   CommandResult tilefit(std::vector<std::string> Args) {

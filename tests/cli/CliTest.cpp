@@ -16,15 +16,6 @@ namespace tilefit {
 namespace test {
 namespace {
 
-const char GoodKernel[] = R"(
-__global__ void good(float *o) {
-  __shared__ float s[64];
-  s[threadIdx.x % 64] = o[threadIdx.x];
-  __syncthreads();
-  o[threadIdx.x] = s[(threadIdx.x + 1) % 64];
-}
-)";
-
 TEST_F(CliTest, VersionAndHelp) {
   CommandResult V = tilefit({"--version"});
   EXPECT_EQ(V.Status, 0);
