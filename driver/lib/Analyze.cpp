@@ -283,6 +283,7 @@ AnalyzeResult analyze(const AnalyzeRequest &Req) {
   Env.ClangResourceDir = TILEFIT_CLANG_RESOURCE_DIR;
   Env.Unsaved = Req.Unsaved;
   Env.Cancelled = Req.Cancelled;
+  Env.Preambles = Req.Preambles;
 
   std::vector<frontend::CompileCommand> Commands = selectCommands(Req, R, Result.Failed);
   if (Req.Shard) {

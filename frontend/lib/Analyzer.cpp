@@ -1,6 +1,8 @@
 //===- Analyzer.cpp -------------------------------------------------------===//
 #include "tilefit/frontend/Analyzer.h"
 #include "tilefit/frontend/HeaderPch.h"
+#include "tilefit/frontend/PreambleStore.h"
+#include "FilesRead.h"
 #include "tilefit/frontend/ResultCache.h"
 
 #include "tilefit/matchers/InstantiationRecorder.h"
@@ -74,42 +76,12 @@ private:
   bool InError = false;
 };
 
-/// The files a parse read, absolute, sorted. Files a precompiled header names but this parse
-/// did not open are left out: the header itself is among the files read, and Clang checks
-/// its inputs (HeaderPchStore::use).
-std::vector<std::string> filesRead(const clang::SourceManager &SM) {
-  std::vector<std::string> Out;
-  for (auto It = SM.fileinfo_begin(); It != SM.fileinfo_end(); ++It) {
-    if (!It->second->getBufferIfLoaded())
-      continue;
-    // The path on disk, resolved physically: '..' may cross a symbolic link (a precompiled
-    // header names the C++ headers '/../lib/gcc/.../../../../include/...', which only the
-    // file system resolves, /lib being a link), so names are not simplified by hand, and
-    // Clang's own real path (simplified lexically) is only the fallback, as for unsaved
-    // buffers, which exist in no folder.
-    llvm::SmallString<256> Name(It->first.getName());
-    if (llvm::sys::path::is_relative(Name)) {
-      llvm::SmallString<256> Abs(SM.getFileManager().getFileSystemOpts().WorkingDir);
-      llvm::sys::path::append(Abs, Name);
-      Name = Abs;
-    }
-    llvm::SmallString<256> P;
-    if (llvm::sys::fs::real_path(Name, P)) {
-      llvm::StringRef Real = It->first.getFileEntry().tryGetRealPathName();
-      P = Real.empty() ? It->first.getName() : Real;
-      llvm::sys::fs::make_absolute(P);
-    }
-    Out.push_back(std::string(P));
-  }
-  std::sort(Out.begin(), Out.end());
-  Out.erase(std::unique(Out.begin(), Out.end()), Out.end());
-  return Out;
-}
-
 /// Collects the declarations a parse reads itself, for a traversal limited to them
 /// (ASTContext::setTraversalScope) when a precompiled header holds the rest.
 class TopLevelDecls {
 public:
+  /// \p FromPreamble: the parse loads a preamble of the file's own headers (PreambleStore).
+  explicit TopLevelDecls(bool FromPreamble) : FromPreamble(FromPreamble) {}
   void add(clang::DeclGroupRef Group) {
     // Sema hands over the functions it instantiates at the end of the unit as well; the
     // traversals reach them through their templates, where the unit's traversal finds them.
@@ -123,19 +95,60 @@ public:
   /// whole unit would deserialize every declaration of the precompiled header. The headers
   /// declare no kernel, no launch and no __shared__ or __constant__ variable; their functions
   /// are still reached through the calls of the kernels.
+  ///
+  /// A preamble holds the file's own headers as well, whose declarations (kernels, __shared__
+  /// variables, functions in the emission order) a parse without it visits: the traversal
+  /// then covers the unit's top-level declarations but those of the CUDA runtime headers.
   void limitTraversal(clang::ASTContext &Ctx) const {
-    if (Ctx.getExternalSource())
+    if (!Ctx.getExternalSource())
+      return;
+    if (!FromPreamble) {
       Ctx.setTraversalScope(Decls);
+      return;
+    }
+    std::vector<clang::Decl *> Scope;
+    const clang::SourceManager &SM = Ctx.getSourceManager();
+    llvm::DenseMap<clang::FileID, bool> Runtime;
+    for (clang::Decl *D : Ctx.getTranslationUnitDecl()->decls())
+      if (!fromRuntimeHeaders(SM, D->getLocation(), Runtime))
+        Scope.push_back(D);
+    Ctx.setTraversalScope(Scope);
   }
 
 private:
+  /// Whether \p Loc is in a file the CUDA runtime wrapper includes (or in the wrapper).
+  static bool fromRuntimeHeaders(const clang::SourceManager &SM, clang::SourceLocation Loc,
+                                 llvm::DenseMap<clang::FileID, bool> &Known) {
+    if (Loc.isInvalid())
+      return false;
+    clang::FileID First = SM.getFileID(SM.getExpansionLoc(Loc));
+    if (auto It = Known.find(First); It != Known.end())
+      return It->second;
+    bool Result = false;
+    for (clang::FileID F = First; F.isValid();) {
+      if (auto Entry = SM.getFileEntryRefForID(F);
+          Entry && llvm::sys::path::filename(Entry->getName()) == CudaRuntimeWrapper) {
+        Result = true;
+        break;
+      }
+      clang::SourceLocation Included = SM.getIncludeLoc(F);
+      if (Included.isInvalid())
+        break;
+      F = SM.getFileID(SM.getExpansionLoc(Included));
+    }
+    Known[First] = Result;
+    return Result;
+  }
+
+  bool FromPreamble;
   std::vector<clang::Decl *> Decls;
 };
 
 class CollectConsumer : public clang::ASTConsumer {
 public:
-  CollectConsumer(TranslationUnitFacts &Out, const matchers::InstantiationRecorder &Recorder)
-      : Out(Out), Recorder(Recorder) {}
+  CollectConsumer(TranslationUnitFacts &Out, const matchers::InstantiationRecorder &Recorder,
+                  bool FromPreamble)
+      : Out(Out), Recorder(Recorder), TopLevel(FromPreamble) {}
   bool HandleTopLevelDecl(clang::DeclGroupRef Group) override {
     TopLevel.add(Group);
     return true;
@@ -161,11 +174,12 @@ private:
 
 class CollectAction : public clang::ASTFrontendAction {
 public:
-  explicit CollectAction(TranslationUnitFacts &Out) : Out(Out) {}
+  CollectAction(TranslationUnitFacts &Out, bool FromPreamble)
+      : Out(Out), FromPreamble(FromPreamble) {}
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &,
                                                         llvm::StringRef) override {
     Recorder = std::make_unique<matchers::InstantiationRecorder>();
-    return std::make_unique<CollectConsumer>(Out, *Recorder);
+    return std::make_unique<CollectConsumer>(Out, *Recorder, FromPreamble);
   }
 
   /// Sema is created here rather than by the base class so that the instantiation recorder
@@ -181,6 +195,7 @@ public:
 
 private:
   TranslationUnitFacts &Out;
+  bool FromPreamble;
   std::unique_ptr<matchers::InstantiationRecorder> Recorder;
 };
 
@@ -204,35 +219,98 @@ void makeReadOnly(clang::CompilerInvocation &Inv) {
   Inv.getDiagnosticOpts().DiagnosticSerializationFile.clear();
 }
 
-/// Runs the actions \p Create makes, loading the precompiled CUDA runtime headers when a
-/// store is given.
+/// What else decides a preamble than the parse's options: the other unsaved buffers (the
+/// preamble's headers may be among them, and Clang checks its files by size and time only).
+std::string preambleSalt(const ParseEnvironment &Env, const std::string &MainFile) {
+  std::string Salt;
+  for (const auto &[Path, Text] : Env.Unsaved)
+    if (Path != MainFile)
+      Salt += Path + "\n" + std::to_string(Text.size()) + "\n" + Text + "\n";
+  return Salt;
+}
+
+/// Runs the actions \p Create makes (told whether a preamble is loaded), loading the file's
+/// preamble when \p Env has a store for them, else the precompiled CUDA runtime headers when
+/// it has a store for those.
 class PchActionFactory : public clang::tooling::FrontendActionFactory {
 public:
-  PchActionFactory(std::function<std::unique_ptr<clang::FrontendAction>()> Create,
-                   HeaderPchStore *Store)
-      : Create(std::move(Create)), Store(Store) {}
-  std::unique_ptr<clang::FrontendAction> create() override { return Create(); }
+  PchActionFactory(std::function<std::unique_ptr<clang::FrontendAction>(bool)> Create,
+                   const ParseEnvironment &Env, const std::string &MainFile)
+      : Create(std::move(Create)), Store(Env.Pch), Preambles(Env.Preambles),
+        Salt(Env.Preambles ? preambleSalt(Env, MainFile) : "") {}
+  std::unique_ptr<clang::FrontendAction> create() override {
+    return Create(UsedPreamble != nullptr);
+  }
   bool runInvocation(std::shared_ptr<clang::CompilerInvocation> Invocation,
                      clang::FileManager *Files,
                      std::shared_ptr<clang::PCHContainerOperations> Ops,
                      clang::DiagnosticConsumer *Diags) override {
     makeReadOnly(*Invocation);
+    if (Preambles) {
+      llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS = Files->getVirtualFileSystemPtr();
+      UsedPreamble = Preambles->use(*Invocation, FS, Salt);
+      if (UsedPreamble) {
+        // The preamble lives in memory, in a file system of its own over the parse's.
+        auto WithPreamble =
+            llvm::makeIntrusiveRefCnt<clang::FileManager>(Files->getFileSystemOpts(), FS);
+        return FrontendActionFactory::runInvocation(std::move(Invocation), WithPreamble.get(),
+                                                    std::move(Ops), Diags);
+      }
+    }
     if (Store)
       UsedPch = Store->use(*Invocation);
     return FrontendActionFactory::runInvocation(std::move(Invocation), Files, std::move(Ops), Diags);
   }
-  std::string UsedPch; ///< The precompiled header the parse loaded ("" if none).
+  /// Whether a failed parse is to be run again without what it loaded. Always for the
+  /// precompiled runtime headers (one of the system headers behind them may have changed).
+  /// A preamble was checked against its files before the parse and built without an error:
+  /// errors in the file itself are the file's (the editor's buffer while it is being typed,
+  /// most often), and only the others make the parse run again.
+  bool retryWithout(const std::vector<Diagnostic> &Errors, const std::string &MainFile) const {
+    if (!UsedPch.empty())
+      return true;
+    if (!UsedPreamble)
+      return false;
+    const llvm::StringRef Name = llvm::sys::path::filename(MainFile);
+    for (const Diagnostic &D : Errors)
+      if (!D.Loc.File.empty() && llvm::sys::path::filename(D.Loc.File) == Name)
+        return false;
+    return true;
+  }
+  /// Forgets what the parse loaded: a parse without it did better.
+  void discard() {
+    if (!UsedPch.empty())
+      Store->discard(UsedPch);
+    if (UsedPreamble)
+      Preambles->discard(UsedPreamble);
+  }
+  /// Adds what the parse loaded, and the files behind it, to \p Inputs.
+  void addInputs(std::vector<std::string> &Inputs) const {
+    if (!UsedPch.empty())
+      Inputs.push_back(UsedPch);
+    if (UsedPreamble) {
+      const std::vector<std::string> &More = PreambleStore::inputs(*UsedPreamble);
+      Inputs.insert(Inputs.end(), More.begin(), More.end());
+      std::sort(Inputs.begin(), Inputs.end());
+      Inputs.erase(std::unique(Inputs.begin(), Inputs.end()), Inputs.end());
+    }
+  }
 
 private:
-  std::function<std::unique_ptr<clang::FrontendAction>()> Create;
+  std::function<std::unique_ptr<clang::FrontendAction>(bool)> Create;
   HeaderPchStore *Store;
+  PreambleStore *Preambles;
+  std::string Salt;
+  std::string UsedPch; ///< The precompiled header the parse loaded ("" if none).
+  std::shared_ptr<const Preamble> UsedPreamble; ///< The preamble it loaded (null if none).
 };
 
 /// The host-side parse: launches and attribute calls only.
 class HostConsumer : public clang::ASTConsumer {
 public:
-  HostConsumer(std::vector<HostKernelCalls> &Out, std::vector<std::string> &Inputs)
-      : Out(Out), Inputs(Inputs) {}
+  HostConsumer(std::vector<HostKernelCalls> &Out, std::vector<std::string> &Inputs,
+               bool FromPreamble)
+      : Out(Out), Inputs(Inputs), TopLevel(FromPreamble) {}
   bool HandleTopLevelDecl(clang::DeclGroupRef Group) override {
     TopLevel.add(Group);
     return true;
@@ -257,16 +335,18 @@ private:
 
 class HostAction : public clang::ASTFrontendAction {
 public:
-  HostAction(std::vector<HostKernelCalls> &Out, std::vector<std::string> &Inputs)
-      : Out(Out), Inputs(Inputs) {}
+  HostAction(std::vector<HostKernelCalls> &Out, std::vector<std::string> &Inputs,
+             bool FromPreamble)
+      : Out(Out), Inputs(Inputs), FromPreamble(FromPreamble) {}
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &,
                                                         llvm::StringRef) override {
-    return std::make_unique<HostConsumer>(Out, Inputs);
+    return std::make_unique<HostConsumer>(Out, Inputs, FromPreamble);
   }
 
 private:
   std::vector<HostKernelCalls> &Out;
   std::vector<std::string> &Inputs;
+  bool FromPreamble;
 };
 
 Diagnostic inputError(const std::string &File, std::string Message) {
@@ -508,24 +588,26 @@ TranslationUnitFacts analyzeUnit(const UnitJob &Job, const ParseEnvironment &Env
 
   std::vector<Diagnostic> Problems;
   ErrorCollector Errors(Problems);
-  PchActionFactory Factory([&Facts] { return std::make_unique<CollectAction>(Facts); }, Env.Pch);
+  PchActionFactory Factory(
+      [&Facts](bool FromPreamble) { return std::make_unique<CollectAction>(Facts, FromPreamble); },
+      Env, Job.Command.File);
   clang::tooling::ToolInvocation Invocation(parseCommandLine(Job, Env), &Factory, Files.get(),
                                             std::make_shared<clang::PCHContainerOperations>());
   Invocation.setDiagnosticConsumer(&Errors);
   bool Ok = Invocation.run();
-  if ((!Ok || Errors.getNumErrors() > 0) && !Factory.UsedPch.empty()) {
-    // Whatever went wrong, the parse without the precompiled header decides; the header is
-    // rebuilt next time if it was at fault (the parse then succeeds without it).
+  if ((!Ok || Errors.getNumErrors() > 0) && Factory.retryWithout(Problems, Job.Command.File)) {
+    // Whatever went wrong, the parse without the precompiled header or preamble decides;
+    // either is built anew next time if it was at fault (the parse then succeeds without it).
     ParseEnvironment Plain = Env;
     Plain.Pch = nullptr;
+    Plain.Preambles = nullptr;
     TranslationUnitFacts Again = analyzeUnit(Job, Plain);
     if (!Again.Failed)
-      Env.Pch->discard(Factory.UsedPch);
+      Factory.discard();
     return Again;
   }
   Facts.Diagnostics.insert(Facts.Diagnostics.end(), Problems.begin(), Problems.end());
-  if (!Factory.UsedPch.empty())
-    Facts.Inputs.push_back(Factory.UsedPch);
+  Factory.addInputs(Facts.Inputs);
   if (!Ok || Errors.getNumErrors() > 0) {
     Facts.Failed = true;
     Facts.Vars.clear();
@@ -571,7 +653,9 @@ std::vector<HostKernelCalls> analyzeHostSide(const UnitJob &Job, const ParseEnvi
   auto Files = llvm::makeIntrusiveRefCnt<clang::FileManager>(FSOpts, FS);
   std::vector<Diagnostic> Errors;
   ErrorCollector Collector(Errors);
-  PchActionFactory Factory([&] { return std::make_unique<HostAction>(Calls, Read); }, Env.Pch);
+  PchActionFactory Factory(
+      [&](bool FromPreamble) { return std::make_unique<HostAction>(Calls, Read, FromPreamble); },
+      Env, Job.Command.File);
   clang::tooling::ToolInvocation Invocation(parseCommandLine(Job, Env, /*HostSide=*/true),
                                             &Factory, Files.get(),
                                             std::make_shared<clang::PCHContainerOperations>());
@@ -579,18 +663,19 @@ std::vector<HostKernelCalls> analyzeHostSide(const UnitJob &Job, const ParseEnvi
   llvm::CrashRecoveryContext CRC;
   bool Ok = false;
   const bool Ran = CRC.RunSafely([&] { Ok = Invocation.run(); });
-  if ((!Ran || !Ok || Collector.getNumErrors() > 0) && !Factory.UsedPch.empty()) {
-    // Whatever went wrong, the parse without the precompiled header decides.
+  if ((!Ran || !Ok || Collector.getNumErrors() > 0) &&
+      Factory.retryWithout(Errors, Job.Command.File)) {
+    // Whatever went wrong, the parse without the precompiled header or preamble decides.
     ParseEnvironment Plain = Env;
     Plain.Pch = nullptr;
+    Plain.Preambles = nullptr;
     size_t Before = Problems.size();
     auto Again = analyzeHostSide(Job, Plain, Problems, Inputs);
     if (Problems.size() == Before)
-      Env.Pch->discard(Factory.UsedPch);
+      Factory.discard();
     return Again;
   }
-  if (!Factory.UsedPch.empty())
-    Read.push_back(Factory.UsedPch);
+  Factory.addInputs(Read);
   if (!Ran || !Ok || Collector.getNumErrors() > 0) {
     Diagnostic D = inputError(Job.Command.File,
                               "the host-side parse of '" + Job.Command.File +

@@ -86,6 +86,9 @@ struct Server::State {
   std::deque<Pending> Waiting;
   frontend::Config Settings; ///< From initializationOptions and didChangeConfiguration.
   std::map<std::string, std::string> CommandOrigins; ///< Last logged command origin per file.
+  /// The preambles of the files analysed (their #include blocks, precompiled): the next
+  /// analysis of a file parses only what follows them. Used by the worker thread only.
+  frontend::PreambleStore Preambles;
   std::thread Worker;
 
   // Messages out.
@@ -559,6 +562,7 @@ void Server::State::analyse(const std::string &Path, std::unique_lock<std::mutex
   Req.Overrides.HeaderFilterRegex = ".*";
   Req.Quiet = true;
   Req.Progress = false;
+  Req.Preambles = &Preambles;
   auto Cancel = std::make_shared<std::atomic<bool>>(false);
   Req.Cancelled = Cancel.get();
   RunningPath = Path;

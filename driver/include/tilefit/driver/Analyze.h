@@ -4,6 +4,7 @@
 
 #include "tilefit/frontend/CompileCommand.h"
 #include "tilefit/frontend/Config.h"
+#include "tilefit/frontend/PreambleStore.h"
 #include "tilefit/model/Report.h"
 
 #include <atomic>
@@ -50,6 +51,8 @@ struct AnalyzeRequest {
   std::map<std::string, std::string> Unsaved;
   /// Set by another thread to stop the run early; its result is then to be dropped.
   const std::atomic<bool> *Cancelled = nullptr;
+  /// Per-file preambles kept between analyses (the language server's; null: none).
+  frontend::PreambleStore *Preambles = nullptr;
   /// Where tilefit's own messages go (level, text); default: stderr, in clang's voice.
   std::function<void(const char *Level, const std::string &Text)> Message;
 };

@@ -18,6 +18,7 @@ namespace tilefit {
 namespace frontend {
 
 class HeaderPchStore;
+class PreambleStore;
 class ResultCache;
 
 /// What every parse shares.
@@ -34,6 +35,9 @@ struct ParseEnvironment {
   ResultCache *Cache = nullptr;
   /// The precompiled CUDA runtime headers (null: parse them every time).
   HeaderPchStore *Pch = nullptr;
+  /// Per-file preambles kept between analyses (the language server; null: none). A parse
+  /// that loads one does not load the precompiled runtime headers: the preamble holds them.
+  PreambleStore *Preambles = nullptr;
 };
 
 /// The contents of \p File as parses see it: \p Env's unsaved buffer, else the file on disk.
