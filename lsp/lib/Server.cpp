@@ -577,7 +577,13 @@ void Server::State::analyse(const std::string &Path, std::unique_lock<std::mutex
   };
   for (const std::string &W : Found.Warnings)
     log(2, "tilefit: " + W);
+  const unsigned BuiltBefore = Preambles.builds(), ReusedBefore = Preambles.reuses();
   driver::AnalyzeResult Result = Opts.Analyze ? Opts.Analyze(Req) : driver::analyze(Req);
+  if (unsigned Built = Preambles.builds() - BuiltBefore,
+      Reused = Preambles.reuses() - ReusedBefore;
+      Built || Reused)
+    log(4, "tilefit: preambles of " + Path + ": " + std::to_string(Reused) + " reused, " +
+               std::to_string(Built) + " built");
 
   Guard.lock();
   RunningPath.clear();

@@ -267,6 +267,51 @@ TEST_F(LspSession, FlagsComeFromTheBuildFoldersDatabaseAndHeadersBorrowThem) {
   shutdown(*C);
 }
 
+// As clangd does, the server keeps each file's preamble (its #include block, precompiled):
+// an edit below the block reuses it; an edit of a header it includes builds it anew.
+TEST_F(LspSession, RepeatedAnalysesReuseThePreamble) {
+  const std::string HeaderText = "#pragma once\nconstexpr int kTile = 256;\n";
+  const std::string SrcText = "#include \"tile.cuh\"\n__global__ void k(float *o) {\n"
+                              "  __shared__ float t[kTile];\n  t[threadIdx.x] = o[0];\n"
+                              "  __syncthreads();\n  o[1] = t[threadIdx.x + 1];\n}\n";
+  std::string Header = write("tile.cuh", HeaderText);
+  std::string Src = write("k.cu", SrcText);
+  auto C = start({"--arch=sm_90"});
+  auto Said = [&](const std::string &Text) {
+    return C->waitFor([&](const json &M) {
+      return M.value("method", "") == "window/logMessage" &&
+             M["params"]["message"] == "tilefit: preambles of " + Src + ": " + Text;
+    });
+  };
+  open(*C, Src, SrcText);
+  EXPECT_TRUE(nextDiagnostics(*C, Src)["diagnostics"].empty());
+  EXPECT_TRUE(Said("0 reused, 1 built")) << C->transcript();
+  // Below the #include block: t grows to 64 KiB + 4, over the static limit.
+  C->notify("textDocument/didChange",
+            {{"textDocument", {{"uri", lsp::pathToUri(Src)}, {"version", 2}}},
+             {"contentChanges",
+              json::array({{{"range", {{"start", {{"line", 2}, {"character", 21}}},
+                                       {"end", {{"line", 2}, {"character", 26}}}}},
+                            {"text", "kTile * 64 + 1"}}})}});
+  json P = nextDiagnostics(*C, Src);
+  ASSERT_EQ(P["diagnostics"].size(), 1u) << P.dump();
+  EXPECT_NE(P["diagnostics"][0]["message"].get<std::string>().find("65540 bytes"), std::string::npos)
+      << P.dump();
+  EXPECT_TRUE(Said("1 reused, 0 built")) << C->transcript();
+  // The header, edited in the editor (unsaved): the preamble is built again and the new
+  // constant counts.
+  open(*C, Header, HeaderText);
+  nextDiagnostics(*C, Header);
+  C->notify("textDocument/didChange",
+            {{"textDocument", {{"uri", lsp::pathToUri(Header)}, {"version", 2}}},
+             {"contentChanges", json::array({{{"text", "#pragma once\nconstexpr int kTile = 16;\n"}}})}});
+  C->notify("textDocument/didSave", {{"textDocument", docId(Header)}});
+  P = nextDiagnostics(*C, Src);
+  EXPECT_TRUE(P["diagnostics"].empty()) << P.dump();
+  EXPECT_TRUE(Said("0 reused, 1 built")) << C->transcript();
+  shutdown(*C);
+}
+
 TEST_F(LspSession, SavingAHeaderAnalysesTheFilesThatIncludeIt) {
   const std::string HeaderText = "#pragma once\nconstexpr int kTile = 256;\n";
   const std::string SrcText = "#include \"tile.cuh\"\n__global__ void k(float *o) {\n"
