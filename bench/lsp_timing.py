@@ -124,3 +124,78 @@ def time_session(tilefit, extra_args, file, root, edits):
             "min_edit_s": min(times) if times else None,
             "max_edit_s": max(times) if times else None,
             "diagnostics": len(first["params"]["diagnostics"])}
+
+
+def clang_parse_s(tilefit, file, db, runs):
+    """Median seconds of Clang's own parse of `file` (`-fsyntax-only`, the device-side command
+    tilefit prints with --show-parse-commands), `runs` times."""
+    import shlex
+    out = subprocess.run([tilefit, "--show-parse-commands", "--arch=sm_90", "-p", db, file],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True).stderr
+    argv = shlex.split(out.strip().splitlines()[0])
+    argv[0] = "clang++-19" if argv[0] == "clang++" else argv[0]
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+MODES = (("cold", "cold", ["--no-cache", "--lsp-preambles=false"]),
+         ("pch", "precompiled runtime headers", ["--cache-dir={fresh}", "--lsp-preambles=false"]),
+         ("preamble", "preamble (default)", ["--no-cache"]))
+
+
+def main():
+    """The language server's table on its own (bench.py runs the same sessions in a full run):
+    python3 bench/lsp_timing.py [--tilefit PATH] [--edits N]"""
+    import argparse
+    import json as _json
+    import shutil
+    import tempfile
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    ap = argparse.ArgumentParser(description=main.__doc__)
+    ap.add_argument("--tilefit", default=os.path.join(root, "build", "bin", "tilefit"))
+    ap.add_argument("--edits", type=int, default=10)
+    ap.add_argument("--clang-runs", type=int, default=5)
+    args = ap.parse_args()
+    work = tempfile.mkdtemp(prefix="tilefit-lsp-bench-")
+    try:
+        example_db = os.path.join(root, "compile_commands_example", "build")
+        if not os.path.exists(os.path.join(example_db, "compile_commands.json")):
+            raise SystemExit("configure compile_commands_example first (scripts/quickstart.sh)")
+        heavy = os.path.join(root, "bench", "inputs", "heavy_cub.cu")
+        heavy_db = os.path.join(work, "heavy")
+        os.makedirs(heavy_db)
+        with open(os.path.join(heavy_db, "compile_commands.json"), "w") as f:
+            _json.dump([{"directory": root, "file": heavy,
+                         "arguments": ["clang++", "-x", "cuda", "--cuda-gpu-arch=sm_90",
+                                       "-std=c++17", "-c", heavy]}], f)
+        fresh = os.path.join(work, "cache")
+        print("| file | server | open | edit, median (min–max) | edit / cold edit | "
+              "edit / clang parse |")
+        print("|---|---|---:|---:|---:|---:|")
+        for file, db in ((os.path.join(root, "compile_commands_example", "src", "gemm.cu"),
+                          example_db), (heavy, heavy_db)):
+            clang = clang_parse_s(args.tilefit, file, db, args.clang_runs)
+            cold = None
+            for mode, name, extra in MODES:
+                if os.path.isdir(fresh):
+                    shutil.rmtree(fresh)
+                argv = ["--arch=sm_90", "--compile-commands-dir=" + db] + [
+                    e.format(fresh=fresh) for e in extra]
+                m = time_session(args.tilefit, argv, file, root, args.edits)
+                cold = cold or m["median_edit_s"]
+                print("| `%s` | %s | %.3f s | %.3f s (%.3f–%.3f) | %.2f | %.2f |" % (
+                    os.path.relpath(file, root), name, m["open_s"], m["median_edit_s"],
+                    m["min_edit_s"], m["max_edit_s"], m["median_edit_s"] / cold,
+                    m["median_edit_s"] / clang), flush=True)
+            print("| `%s` | (Clang's parse, `-fsyntax-only`) | | %.3f s | | |" % (
+                os.path.relpath(file, root), clang), flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -170,8 +170,9 @@ int runLauncher(const char *Argv0, const std::vector<std::string> &Compiler,
 }
 
 int runLanguageServer(driver::AnalyzeRequest Base, const std::string &CompileCommandsDir,
-                      unsigned DebounceMs) {
+                      unsigned DebounceMs, bool Preambles) {
   lsp::ServerOptions Opts;
+  Opts.Preambles = Preambles;
   Opts.Base = std::move(Base);
   Opts.CompileCommandsDir = CompileCommandsDir;
   Opts.DebounceMs = DebounceMs;

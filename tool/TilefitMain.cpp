@@ -227,6 +227,11 @@ cl::opt<unsigned> LspDebounceMs("lsp-debounce-ms",
                                          "analysing (default 200)"),
                                 cl::init(200), cl::cat(Category));
 
+cl::opt<bool> LspPreambles("lsp-preambles",
+                           cl::desc("Language server: keep each file's #include block precompiled\n"
+                                    "between analyses (default on)"),
+                           cl::init(true), cl::cat(Category));
+
 void printVersion(raw_ostream &OS) { OS << "tilefit version " << TILEFIT_VERSION << "\n"; }
 
 void toolMessage(const char *Level, const Twine &Msg) {
@@ -511,7 +516,7 @@ int tilefitMain(int argc, const char **argv) {
     auto Req = analyzeRequest(argv[0], {}, false);
     if (!Req)
       return ExitFailure;
-    return runLanguageServer(std::move(*Req), CompileCommandsDir, LspDebounceMs);
+    return runLanguageServer(std::move(*Req), CompileCommandsDir, LspDebounceMs, LspPreambles);
   }
   return runAnalysis(argv[0], std::move(Extra), HaveDashDash);
 }

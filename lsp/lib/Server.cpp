@@ -562,7 +562,8 @@ void Server::State::analyse(const std::string &Path, std::unique_lock<std::mutex
   Req.Overrides.HeaderFilterRegex = ".*";
   Req.Quiet = true;
   Req.Progress = false;
-  Req.Preambles = &Preambles;
+  if (Opts.Preambles)
+    Req.Preambles = &Preambles;
   auto Cancel = std::make_shared<std::atomic<bool>>(false);
   Req.Cancelled = Cancel.get();
   RunningPath = Path;

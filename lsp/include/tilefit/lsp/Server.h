@@ -29,6 +29,8 @@ struct ServerOptions {
   std::string CompileCommandsDir;
   /// Wait this long after an edit before analysing (more edits restart the wait).
   unsigned DebounceMs = 200;
+  /// Keep each file's preamble (its #include block, precompiled) between analyses.
+  bool Preambles = true;
   /// The checks' documentation (codeDescription links).
   std::string DocsUri;
   std::string Version;
