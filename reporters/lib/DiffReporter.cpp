@@ -70,7 +70,7 @@ void renderDiff(const std::vector<KernelDelta> &Deltas, DiffFormat Format, std::
                        {"over_threshold", D.OverThreshold}});
     Doc["kernels"] = std::move(Items);
     Doc["over_threshold"] = Over;
-    OS << Doc.dump(2) << "\n";
+    OS << Doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return;
   }
   std::vector<const KernelDelta *> Changed;

@@ -231,7 +231,7 @@ void renderJson(const Report &R, const ToolInfo &Tool, std::ostream &OS) {
   for (const Diagnostic &D : R.ToolMessages)
     ToolMessages.push_back(diagnostic(D));
   Doc["tool_messages"] = std::move(ToolMessages);
-  OS << Doc.dump(2) << "\n";
+  OS << Doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
 } // namespace tilefit

@@ -166,7 +166,7 @@ void renderSarif(const Report &R, const ToolInfo &Tool, const SarifOptions &Opts
   json Log = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
               {"version", "2.1.0"},
               {"runs", json::array({std::move(Run)})}};
-  OS << Log.dump(2) << "\n";
+  OS << Log.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
 } // namespace tilefit

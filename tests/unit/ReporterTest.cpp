@@ -358,5 +358,28 @@ TEST(SarifReporterTest, RulesListTheScopeChecks) {
     EXPECT_TRUE(Rules.count(Id)) << Id;
 }
 
+// A file name that is not UTF-8 (bytes from a build system on a Latin-1 file system) cannot
+// stop a report: JSON and SARIF replace the bad bytes with U+FFFD.
+TEST(JsonReporterTest, FileNamesThatAreNotUtf8AreReplacedNotFatal) {
+  Report R = sampleReport();
+  auto Rename = [](std::string &F) { F = "caf\xe9/k.cu"; };
+  for (KernelReport &K : R.Kernels) {
+    Rename(K.Loc.File);
+    for (AllocationReport &A : K.Allocations)
+      Rename(A.Var.Loc.File);
+  }
+  for (Diagnostic &D : R.Diagnostics)
+    Rename(D.Loc.File);
+  std::ostringstream Json, Sarif;
+  ASSERT_NO_THROW(renderJson(R, {"tilefit", "9.9.9"}, Json));
+  FakeLines Lines;
+  ASSERT_NO_THROW(renderSarif(R, {"tilefit", "9.9.9"}, SarifOptions(), Lines, Sarif));
+  ASSERT_NO_THROW((void)nlohmann::json::parse(Json.str()));
+  EXPECT_NE(Json.str().find("\"caf\xef\xbf\xbd/k.cu\""), std::string::npos);
+  // SARIF names files by URI: the byte is percent-encoded.
+  ASSERT_NO_THROW((void)nlohmann::json::parse(Sarif.str()));
+  EXPECT_NE(Sarif.str().find("caf%E9/k.cu"), std::string::npos);
+}
+
 } // namespace
 } // namespace tilefit
