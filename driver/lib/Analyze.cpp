@@ -236,7 +236,12 @@ Expected<std::unique_ptr<Settings>> makeSettings(const frontend::Config &Cfg,
 std::string configFileFor(const AnalyzeRequest &Req, const std::string &File) {
   if (!Req.ConfigFile.empty())
     return Req.ConfigFile;
-  return frontend::findConfigFile(sys::path::parent_path(File));
+  std::string Found = frontend::findConfigFile(sys::path::parent_path(File));
+  if (!Found.empty() && Req.MayReadConfig && !Req.MayReadConfig(Found)) {
+    toolMessage(Req, "warning", "ignored " + Found + ": outside the workspace");
+    return "";
+  }
+  return Found;
 }
 
 } // namespace

@@ -564,6 +564,8 @@ void Server::State::analyse(const std::string &Path, std::unique_lock<std::mutex
   Req.Progress = false;
   if (Opts.Preambles)
     Req.Preambles = &Preambles;
+  // Like the compilation database: nothing above the workspace.
+  Req.MayReadConfig = [this](const std::string &P) { return Lookup.inRoots(P); };
   auto Cancel = std::make_shared<std::atomic<bool>>(false);
   Req.Cancelled = Cancel.get();
   RunningPath = Path;

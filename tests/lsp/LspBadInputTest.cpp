@@ -2,8 +2,8 @@
 //
 // The server reads the files the editor opens (wherever they are: the editor named them) and,
 // to find their flags, compilation databases inside the workspace and the response files those
-// name inside it. A database above the workspace, or a response file outside it, is not read;
-// a request about a file that is not open reads nothing.
+// name inside it. A database or a configuration file above the workspace, or a response file
+// outside it, is not read; a request about a file that is not open reads nothing.
 //
 //===----------------------------------------------------------------------===//
 #include "LspClient.h"
@@ -119,6 +119,29 @@ TEST_F(BadInputLsp, ADatabaseAboveTheWorkspaceIsNotRead) {
       << "the database above the workspace was used\n"
       << C->transcript();
   EXPECT_TRUE(logged(*C, "outside the workspace")) << C->transcript();
+  finish(*C);
+}
+
+TEST_F(BadInputLsp, AConfigurationAboveTheWorkspaceIsNotRead) {
+  std::string K = write("ws/k.cu", Kernel);
+  // A budget of 0.01 % of the shared memory per block would flag the 64-byte kernel.
+  write(".tilefit.yaml", "Budget: 0.0001\n");
+  auto C = start();
+  open(*C, K, Kernel);
+  EXPECT_EQ(checksPublished(*C, K).count("tilefit-budget"), 0u)
+      << "the configuration above the workspace was used\n"
+      << C->transcript();
+  EXPECT_TRUE(logged(*C, ".tilefit.yaml: outside the workspace")) << C->transcript();
+  finish(*C);
+}
+
+TEST_F(BadInputLsp, AConfigurationInsideTheWorkspaceIsRead) {
+  // The control: the same configuration in the workspace applies.
+  std::string K = write("ws/k.cu", Kernel);
+  write("ws/.tilefit.yaml", "Budget: 0.0001\n");
+  auto C = start();
+  open(*C, K, Kernel);
+  EXPECT_EQ(checksPublished(*C, K).count("tilefit-budget"), 1u) << C->transcript();
   finish(*C);
 }
 

@@ -30,6 +30,9 @@ struct AnalyzeRequest {
   frontend::Config Overrides;         ///< --arch, --budget, --checks, --header-filter, ...
   std::vector<std::string> CapacityDbs; ///< --capacity-db, over the configuration's.
   std::string ConfigFile;             ///< --config-file
+  /// The language server's limit on the configuration files found above a source: one for
+  /// which this says false (outside the workspace) is not read. Null: any.
+  std::function<bool(const std::string &)> MayReadConfig;
   std::string ConfigText;             ///< --config
   std::string CudaPath;
   bool NoCudaToolkit = false;
