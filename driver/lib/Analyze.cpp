@@ -244,11 +244,9 @@ std::string configFileFor(const AnalyzeRequest &Req, const std::string &File) {
   return Found;
 }
 
-} // namespace
-
-Expected<frontend::Config> effectiveConfig(const AnalyzeRequest &Req, const std::string &File) {
+/// The configuration of the file at \p Path ("": none) under the command line's.
+Expected<frontend::Config> configFrom(const AnalyzeRequest &Req, const std::string &Path) {
   frontend::Config Cfg;
-  std::string Path = configFileFor(Req, File);
   if (!Path.empty()) {
     auto FromFile = frontend::loadConfigFile(Path);
     if (!FromFile)
@@ -263,6 +261,26 @@ Expected<frontend::Config> effectiveConfig(const AnalyzeRequest &Req, const std:
   }
   Cfg.overlay(Req.Overrides);
   return Cfg;
+}
+
+/// The settings of the configuration at \p Path ("": none).
+Expected<std::unique_ptr<Settings>> settingsFrom(const AnalyzeRequest &Req,
+                                                 const std::string &Path) {
+  auto Cfg = configFrom(Req, Path);
+  if (!Cfg)
+    return Cfg.takeError();
+  auto S = makeSettings(*Cfg, Req);
+  if (!S)
+    return createStringError(std::errc::invalid_argument, "%s%s",
+                             Cfg->Origin.empty() ? "" : (Cfg->Origin + ": ").c_str(),
+                             toString(S.takeError()).c_str());
+  return S;
+}
+
+} // namespace
+
+Expected<frontend::Config> effectiveConfig(const AnalyzeRequest &Req, const std::string &File) {
+  return configFrom(Req, configFileFor(Req, File));
 }
 
 AnalyzeResult analyze(const AnalyzeRequest &Req) {
@@ -304,26 +322,37 @@ AnalyzeResult analyze(const AnalyzeRequest &Req) {
     Commands = std::move(Mine);
   }
 
-  // Settings per configuration, and the jobs of each command under its settings.
+  // Settings per configuration, and the jobs of each command under its settings. What applies
+  // to every unit (the command line, --config, --config-file) stops the run when it is wrong;
+  // a configuration file found above some sources only stops their units.
   std::map<std::string, std::unique_ptr<Settings>> SettingsOf; // by configuration file
+  std::map<std::string, std::string> BrokenConfig;             // its error, by file
   std::map<std::string, const Settings *> UnitSettings;        // by unit file
   std::vector<frontend::UnitJob> UnitJobs;
+  {
+    auto Global = settingsFrom(Req, Req.ConfigFile);
+    if (!Global) {
+      Result.UsageError = toString(Global.takeError());
+      return Result;
+    }
+    SettingsOf.emplace(Req.ConfigFile, std::move(*Global));
+  }
   for (const frontend::CompileCommand &C : Commands) {
     std::string Key = configFileFor(Req, C.File);
     auto It = SettingsOf.find(Key);
+    if (It == SettingsOf.end() && !BrokenConfig.count(Key)) {
+      if (auto S = settingsFrom(Req, Key)) {
+        It = SettingsOf.emplace(Key, std::move(*S)).first;
+      } else {
+        BrokenConfig[Key] = toString(S.takeError());
+        toolMessage(Req, "error", BrokenConfig[Key]); // once per file, with its line
+      }
+    }
     if (It == SettingsOf.end()) {
-      auto Cfg = effectiveConfig(Req, C.File);
-      if (!Cfg) {
-        Result.UsageError = toString(Cfg.takeError());
-        return Result;
-      }
-      auto S = makeSettings(*Cfg, Req);
-      if (!S) {
-        Result.UsageError = (Cfg->Origin.empty() ? std::string() : Cfg->Origin + ": ") +
-                            toString(S.takeError());
-        return Result;
-      }
-      It = SettingsOf.emplace(Key, std::move(*S)).first;
+      R.ToolMessages.push_back(inputProblem(
+          C.File, "'" + C.File + "' not analysed: its configuration " + Key + " is invalid"));
+      Result.Failed = true;
+      continue;
     }
     UnitSettings[C.File] = It->second.get();
     for (frontend::UnitJob &J : frontend::planJobs({C}, It->second->Archs))

@@ -224,9 +224,12 @@ TEST_F(BadInputTest, FoundConfigFileMalformed) {
       std::string Sub = std::string("found-") + M.Name + Name;
       std::string Cfg = writeBytes(Sub + "/" + Name, M.Text);
       std::string K = write(Sub + "/k.cu", GoodKernel);
-      CommandResult R = run({"--format=json", K, "--"});
+      // Only the units under the broken file stop: the good unit beside them is analysed.
+      CommandResult R = run({"--format=json", K, Good, "--"});
       EXPECT_EQ(R.Status, 2) << R.Out << R.Err;
       EXPECT_HAS(R.Out + R.Err, Cfg);
+      EXPECT_HAS(R.Out + R.Err, "'" + K + "' not analysed");
+      expectGoodIntact(R);
     }
 }
 
