@@ -267,15 +267,25 @@ TEST_F(LspSession, FlagsComeFromTheBuildFoldersDatabaseAndHeadersBorrowThem) {
   shutdown(*C);
 }
 
+/// A header k.cu includes, and k.cu: 256 floats of shared memory.
+const char TileHeader[] = "#pragma once\nconstexpr int kTile = 256;\n";
+const char TileSource[] = "#include \"tile.cuh\"\n__global__ void k(float *o) {\n"
+                          "  __shared__ float t[kTile];\n  t[threadIdx.x] = o[0];\n"
+                          "  __syncthreads();\n  o[1] = t[threadIdx.x + 1];\n}\n";
+
+/// The editor replaces \p Path's text (version 2) and saves it.
+void editAndSave(LspClient &C, const std::string &Path, const std::string &Text) {
+  C.notify("textDocument/didChange",
+           {{"textDocument", {{"uri", lsp::pathToUri(Path)}, {"version", 2}}},
+            {"contentChanges", json::array({{{"text", Text}}})}});
+  C.notify("textDocument/didSave", {{"textDocument", {{"uri", lsp::pathToUri(Path)}}}});
+}
+
 // As clangd does, the server keeps each file's preamble (its #include block, precompiled):
 // an edit below the block reuses it; an edit of a header it includes builds it anew.
 TEST_F(LspSession, RepeatedAnalysesReuseThePreamble) {
-  const std::string HeaderText = "#pragma once\nconstexpr int kTile = 256;\n";
-  const std::string SrcText = "#include \"tile.cuh\"\n__global__ void k(float *o) {\n"
-                              "  __shared__ float t[kTile];\n  t[threadIdx.x] = o[0];\n"
-                              "  __syncthreads();\n  o[1] = t[threadIdx.x + 1];\n}\n";
-  std::string Header = write("tile.cuh", HeaderText);
-  std::string Src = write("k.cu", SrcText);
+  std::string Header = write("tile.cuh", TileHeader);
+  std::string Src = write("k.cu", TileSource);
   auto C = start({"--arch=sm_90"});
   auto Said = [&](const std::string &Text) {
     return C->waitFor([&](const json &M) {
@@ -283,7 +293,7 @@ TEST_F(LspSession, RepeatedAnalysesReuseThePreamble) {
              M["params"]["message"] == "tilefit: preambles of " + Src + ": " + Text;
     });
   };
-  open(*C, Src, SrcText);
+  open(*C, Src, TileSource);
   EXPECT_TRUE(nextDiagnostics(*C, Src)["diagnostics"].empty());
   EXPECT_TRUE(Said("0 reused, 1 built")) << C->transcript();
   // Below the #include block: t grows to 64 KiB + 4, over the static limit.
@@ -300,12 +310,9 @@ TEST_F(LspSession, RepeatedAnalysesReuseThePreamble) {
   EXPECT_TRUE(Said("1 reused, 0 built")) << C->transcript();
   // The header, edited in the editor (unsaved): the preamble is built again and the new
   // constant counts.
-  open(*C, Header, HeaderText);
+  open(*C, Header, TileHeader);
   nextDiagnostics(*C, Header);
-  C->notify("textDocument/didChange",
-            {{"textDocument", {{"uri", lsp::pathToUri(Header)}, {"version", 2}}},
-             {"contentChanges", json::array({{{"text", "#pragma once\nconstexpr int kTile = 16;\n"}}})}});
-  C->notify("textDocument/didSave", {{"textDocument", docId(Header)}});
+  editAndSave(*C, Header, "#pragma once\nconstexpr int kTile = 16;\n");
   P = nextDiagnostics(*C, Src);
   EXPECT_TRUE(P["diagnostics"].empty()) << P.dump();
   EXPECT_TRUE(Said("0 reused, 1 built")) << C->transcript();
@@ -313,22 +320,15 @@ TEST_F(LspSession, RepeatedAnalysesReuseThePreamble) {
 }
 
 TEST_F(LspSession, SavingAHeaderAnalysesTheFilesThatIncludeIt) {
-  const std::string HeaderText = "#pragma once\nconstexpr int kTile = 256;\n";
-  const std::string SrcText = "#include \"tile.cuh\"\n__global__ void k(float *o) {\n"
-                              "  __shared__ float t[kTile];\n  t[threadIdx.x] = o[0];\n"
-                              "  __syncthreads();\n  o[1] = t[threadIdx.x + 1];\n}\n";
-  std::string Header = write("tile.cuh", HeaderText);
-  std::string Src = write("k.cu", SrcText);
+  std::string Header = write("tile.cuh", TileHeader);
+  std::string Src = write("k.cu", TileSource);
   auto C = start({"--arch=sm_90"});
-  open(*C, Src, SrcText);
+  open(*C, Src, TileSource);
   EXPECT_TRUE(nextDiagnostics(*C, Src)["diagnostics"].empty());
-  open(*C, Header, HeaderText);
+  open(*C, Header, TileHeader);
   nextDiagnostics(*C, Header);
   // The header's new constant, unsaved on disk, reaches k.cu when the editor saves it.
-  C->notify("textDocument/didChange",
-            {{"textDocument", {{"uri", lsp::pathToUri(Header)}, {"version", 2}}},
-             {"contentChanges", json::array({{{"text", "#pragma once\nconstexpr int kTile = 16384;\n"}}})}});
-  C->notify("textDocument/didSave", {{"textDocument", docId(Header)}});
+  editAndSave(*C, Header, "#pragma once\nconstexpr int kTile = 16384;\n");
   json P = nextDiagnostics(*C, Src);
   ASSERT_EQ(P["diagnostics"].size(), 1u) << P.dump();
   EXPECT_NE(P["diagnostics"][0]["message"].get<std::string>().find("65536 bytes"), std::string::npos);
