@@ -219,25 +219,15 @@ void makeReadOnly(clang::CompilerInvocation &Inv) {
   Inv.getDiagnosticOpts().DiagnosticSerializationFile.clear();
 }
 
-/// What else decides a preamble than the parse's options: the other unsaved buffers (the
-/// preamble's headers may be among them, and Clang checks its files by size and time only).
-std::string preambleSalt(const ParseEnvironment &Env, const std::string &MainFile) {
-  std::string Salt;
-  for (const auto &[Path, Text] : Env.Unsaved)
-    if (Path != MainFile)
-      Salt += Path + "\n" + std::to_string(Text.size()) + "\n" + Text + "\n";
-  return Salt;
-}
-
 /// Runs the actions \p Create makes (told whether a preamble is loaded), loading the file's
 /// preamble when \p Env has a store for them, else the precompiled CUDA runtime headers when
 /// it has a store for those.
 class PchActionFactory : public clang::tooling::FrontendActionFactory {
 public:
   PchActionFactory(std::function<std::unique_ptr<clang::FrontendAction>(bool)> Create,
-                   const ParseEnvironment &Env, const std::string &MainFile)
+                   const ParseEnvironment &Env)
       : Create(std::move(Create)), Store(Env.Pch), Preambles(Env.Preambles),
-        Salt(Env.Preambles ? preambleSalt(Env, MainFile) : "") {}
+        Unsaved(Env.Unsaved) {}
   std::unique_ptr<clang::FrontendAction> create() override {
     return Create(UsedPreamble != nullptr);
   }
@@ -248,7 +238,7 @@ public:
     makeReadOnly(*Invocation);
     if (Preambles) {
       llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS = Files->getVirtualFileSystemPtr();
-      UsedPreamble = Preambles->use(*Invocation, FS, Salt);
+      UsedPreamble = Preambles->use(*Invocation, FS, Unsaved);
       if (UsedPreamble) {
         // The preamble lives in memory, in a file system of its own over the parse's.
         auto WithPreamble =
@@ -300,7 +290,7 @@ private:
   std::function<std::unique_ptr<clang::FrontendAction>(bool)> Create;
   HeaderPchStore *Store;
   PreambleStore *Preambles;
-  std::string Salt;
+  const std::map<std::string, std::string> &Unsaved;
   std::string UsedPch; ///< The precompiled header the parse loaded ("" if none).
   std::shared_ptr<const Preamble> UsedPreamble; ///< The preamble it loaded (null if none).
 };
@@ -590,7 +580,7 @@ TranslationUnitFacts analyzeUnit(const UnitJob &Job, const ParseEnvironment &Env
   ErrorCollector Errors(Problems);
   PchActionFactory Factory(
       [&Facts](bool FromPreamble) { return std::make_unique<CollectAction>(Facts, FromPreamble); },
-      Env, Job.Command.File);
+      Env);
   clang::tooling::ToolInvocation Invocation(parseCommandLine(Job, Env), &Factory, Files.get(),
                                             std::make_shared<clang::PCHContainerOperations>());
   Invocation.setDiagnosticConsumer(&Errors);
@@ -655,7 +645,7 @@ std::vector<HostKernelCalls> analyzeHostSide(const UnitJob &Job, const ParseEnvi
   ErrorCollector Collector(Errors);
   PchActionFactory Factory(
       [&](bool FromPreamble) { return std::make_unique<HostAction>(Calls, Read, FromPreamble); },
-      Env, Job.Command.File);
+      Env);
   clang::tooling::ToolInvocation Invocation(parseCommandLine(Job, Env, /*HostSide=*/true),
                                             &Factory, Files.get(),
                                             std::make_shared<clang::PCHContainerOperations>());

@@ -11,9 +11,11 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/BLAKE3.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/VirtualFileSystem.h"
 
+#include <algorithm>
 #include <optional>
 
 using namespace llvm;
@@ -28,6 +30,7 @@ public:
   /// the preamble is kept only to know when to build anew (CanReuse), never loaded.
   bool HadErrors = false;
   std::vector<std::string> Inputs;
+  std::string UnsavedDigest; ///< Of the unsaved buffers among the inputs, when built.
   std::string FailedText; ///< Build failed for this preamble text (no PCH).
 };
 
@@ -51,14 +54,35 @@ private:
   std::vector<std::string> &Inputs;
 };
 
-std::string keyOf(const clang::CompilerInvocation &CI, const std::string &Salt) {
+std::string keyOf(const clang::CompilerInvocation &CI) {
   BLAKE3 H;
   H.update("tilefit-preamble/1\n");
   for (const std::string &A : CI.getCC1CommandLine()) {
     H.update(A);
     H.update("\n");
   }
-  H.update(Salt);
+  auto R = H.final<16>();
+  return toHex(R, /*LowerCase=*/true);
+}
+
+/// The text of the unsaved buffers that are among \p Inputs (sorted real paths), but the main
+/// file (whose preamble bytes Clang compares itself).
+std::string unsavedDigest(const std::map<std::string, std::string> &Unsaved,
+                          const std::vector<std::string> &Inputs, StringRef Main) {
+  BLAKE3 H;
+  for (const auto &[Path, Text] : Unsaved) {
+    if (Path == Main)
+      continue;
+    SmallString<256> Real;
+    if (sys::fs::real_path(Path, Real))
+      Real = Path;
+    if (!std::binary_search(Inputs.begin(), Inputs.end(), std::string(Real)) &&
+        !std::binary_search(Inputs.begin(), Inputs.end(), Path))
+      continue;
+    H.update(Path);
+    H.update("\n" + std::to_string(Text.size()) + "\n");
+    H.update(Text);
+  }
   auto R = H.final<16>();
   return toHex(R, /*LowerCase=*/true);
 }
@@ -111,35 +135,38 @@ std::shared_ptr<PreambleStore::Slot> PreambleStore::slotFor(const std::string &K
 
 std::shared_ptr<const Preamble> PreambleStore::use(clang::CompilerInvocation &Invocation,
                                                    IntrusiveRefCntPtr<vfs::FileSystem> &FS,
-                                                   const std::string &Salt) {
+                                                   const std::map<std::string, std::string> &Unsaved) {
   const auto &Inputs = Invocation.getFrontendOpts().Inputs;
   if (Inputs.size() != 1 || !Inputs[0].isFile() ||
       !Invocation.getPreprocessorOpts().ImplicitPCHInclude.empty())
     return nullptr;
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Main = FS->getBufferForFile(Inputs[0].getFile());
-  if (!Main)
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Text = FS->getBufferForFile(Inputs[0].getFile());
+  if (!Text)
     return nullptr;
   clang::PreambleBounds Bounds =
-      clang::ComputePreambleBounds(Invocation.getLangOpts(), (*Main)->getMemBufferRef(), 0);
-  std::shared_ptr<Slot> S = slotFor(keyOf(Invocation, Salt));
+      clang::ComputePreambleBounds(Invocation.getLangOpts(), (*Text)->getMemBufferRef(), 0);
+  const std::string Main = Inputs[0].getFile().str();
+  std::shared_ptr<Slot> S = slotFor(keyOf(Invocation));
   std::shared_ptr<Preamble> P;
   {
     std::lock_guard<std::mutex> Guard(S->Building);
     P = S->Current;
     const bool Reusable =
-        P && (P->PCH ? P->PCH->CanReuse(Invocation, (*Main)->getMemBufferRef(), Bounds, *FS)
-                     : P->FailedText == (*Main)->getBuffer().take_front(Bounds.Size));
+        P && (P->PCH ? P->PCH->CanReuse(Invocation, (*Text)->getMemBufferRef(), Bounds, *FS) &&
+                           P->UnsavedDigest == unsavedDigest(Unsaved, P->Inputs, Main)
+                     : P->FailedText == (*Text)->getBuffer().take_front(Bounds.Size));
     if (Reusable) {
       ++Reuses;
     } else {
-      S->Current = P = build(Invocation, **Main, Bounds, FS);
+      S->Current = P = build(Invocation, **Text, Bounds, FS);
+      P->UnsavedDigest = unsavedDigest(Unsaved, P->Inputs, Main);
       ++Builds;
     }
   }
   if (!P->PCH || P->HadErrors)
     return nullptr;
   // The source manager takes the buffer over (the invocation's remapped files).
-  P->PCH->AddImplicitPreamble(Invocation, FS, Main->release());
+  P->PCH->AddImplicitPreamble(Invocation, FS, Text->release());
   ++Loads;
   return P;
 }

@@ -168,6 +168,17 @@ TEST_F(PreambleTest, RebuiltWhenAnUnsavedHeaderChangesToTheSameSize) {
   EXPECT_EQ(Store.builds(), 2u);
 }
 
+TEST_F(PreambleTest, OtherOpenFilesDoNotMatter) {
+  // Another file open in the editor, edited between two analyses of this one: the preamble
+  // did not read it and stays.
+  Env.Unsaved[Dir + "/other.cu"] = "__global__ void other() {}\n";
+  checked();
+  Env.Unsaved[Dir + "/other.cu"] = "__global__ void other(int) {}\n";
+  checked();
+  EXPECT_EQ(Store.builds(), 1u);
+  EXPECT_EQ(Store.reuses(), 1u);
+}
+
 TEST_F(PreambleTest, NotLoadedWhenBuildingItReportedAnError) {
   // The parse that loaded it would not report the header's error again.
   rewrite(HeaderPath, std::string(Header) + "__device__ int broken() { return undeclared; }\n");

@@ -8,8 +8,10 @@
 // and parses only the rest of the file.
 //
 // A preamble is not reused when building it reported an error (the warm parse would not
-// report it again), and it is keyed by the parse's options and the other unsaved buffers
-// (Clang checks the preamble's files by size and time, which an unsaved buffer lacks).
+// report it again). It is kept per parse options (Clang does not compare them), and it notes
+// the text of the unsaved buffers among the files it read: Clang checks those files by size
+// and time, which an unsaved buffer lacks. Other unsaved buffers (the other files open in the
+// editor) do not matter to it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEFIT_FRONTEND_PREAMBLESTORE_H
@@ -19,6 +21,7 @@
 
 #include <atomic>
 #include <list>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -47,12 +50,12 @@ public:
   ~PreambleStore();
 
   /// Makes \p Invocation (and \p FS) load the preamble of the invocation's main file as \p FS
-  /// shows it, building it first if there is none that can be reused. \p Salt is what else
-  /// decides the parse (the other unsaved buffers). Returns the preamble, which must outlive
-  /// the parse, or null (\p Invocation left as it was) when none can be used.
+  /// shows it, building it first if there is none that can be reused. \p Unsaved are the
+  /// editor's buffers \p FS shows (by absolute path). Returns the preamble, which must
+  /// outlive the parse, or null (\p Invocation left as it was) when none can be used.
   std::shared_ptr<const Preamble> use(clang::CompilerInvocation &Invocation,
                                       llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> &FS,
-                                      const std::string &Salt);
+                                      const std::map<std::string, std::string> &Unsaved);
 
   /// The files \p P read while it was built (absolute, sorted).
   static const std::vector<std::string> &inputs(const Preamble &P);
