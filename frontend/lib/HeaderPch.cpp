@@ -116,9 +116,9 @@ std::string HeaderPchStore::build(const clang::CompilerInvocation &Invocation,
 void HeaderPchStore::discard(const std::string &Path) {
   {
     std::lock_guard<std::mutex> Guard(Lock);
-    for (auto &[Key, Slot] : Keys)
-      if (Slot && Slot->second == Path)
-        Slot->second = "-"; // Not again in this run.
+    for (auto &[Key, Built] : Keys)
+      if (Built == Path)
+        Built = "-"; // Not again in this run.
   }
   sys::fs::remove(Path);
 }
@@ -135,26 +135,22 @@ std::string HeaderPchStore::use(clang::CompilerInvocation &Invocation) {
   SmallString<256> Path(Dir);
   sys::path::append(Path, Key + ".pch");
 
-  std::shared_ptr<std::pair<std::mutex, std::string>> Slot;
-  {
-    std::lock_guard<std::mutex> Guard(Lock);
-    auto &S = Keys[Key];
-    if (!S)
-      S = std::make_shared<std::pair<std::mutex, std::string>>();
-    Slot = S;
-  }
   std::string Result;
   {
-    std::lock_guard<std::mutex> Guard(Slot->first);
-    if (Slot->second.empty()) {
-      // Built by an earlier run, or now.
-      Slot->second = sys::fs::exists(Path) ? std::string(Path) : build(Invocation, std::string(Path));
-      if (Slot->second.empty())
-        Slot->second = "-"; // Could not: do not try again in this run.
-    }
-    Result = Slot->second == "-" ? "" : Slot->second;
+    std::lock_guard<std::mutex> Guard(Lock);
+    Result = Keys[Key];
   }
-  if (Result.empty())
+  if (Result.empty()) {
+    // Built by an earlier run, or now. Not under the lock: a crash in Clang (contained by the
+    // caller's CrashRecoveryContext, which runs no destructor) must not leave it held. Two
+    // parses with the same key at once may both build; the renames are atomic.
+    Result = sys::fs::exists(Path) ? std::string(Path) : build(Invocation, std::string(Path));
+    if (Result.empty())
+      Result = "-"; // Could not: do not try again in this run.
+    std::lock_guard<std::mutex> Guard(Lock);
+    Keys[Key] = Result;
+  }
+  if (Result == "-")
     return "";
   PP.Includes.erase(PP.Includes.begin());
   PP.ImplicitPCHInclude = Result;

@@ -36,7 +36,9 @@ public:
 
 struct PreambleStore::Slot {
   std::string Key;
-  std::mutex Building; ///< Held while the slot's preamble is checked or built.
+  /// Guards Current. Never held while Clang runs: a crash there (contained by the caller's
+  /// CrashRecoveryContext, which runs no destructor) must not leave it locked.
+  std::mutex Guard;
   std::shared_ptr<Preamble> Current;
 };
 
@@ -149,19 +151,22 @@ std::shared_ptr<const Preamble> PreambleStore::use(clang::CompilerInvocation &In
   std::shared_ptr<Slot> S = slotFor(keyOf(Invocation));
   std::shared_ptr<Preamble> P;
   {
-    std::lock_guard<std::mutex> Guard(S->Building);
+    std::lock_guard<std::mutex> Guard(S->Guard);
     P = S->Current;
-    const bool Reusable =
-        P && (P->PCH ? P->PCH->CanReuse(Invocation, (*Text)->getMemBufferRef(), Bounds, *FS) &&
-                           P->UnsavedDigest == unsavedDigest(Unsaved, P->Inputs, Main)
-                     : P->FailedText == (*Text)->getBuffer().take_front(Bounds.Size));
-    if (Reusable) {
-      ++Reuses;
-    } else {
-      S->Current = P = build(Invocation, **Text, Bounds, FS);
-      P->UnsavedDigest = unsavedDigest(Unsaved, P->Inputs, Main);
-      ++Builds;
-    }
+  }
+  const bool Reusable =
+      P && (P->PCH ? P->PCH->CanReuse(Invocation, (*Text)->getMemBufferRef(), Bounds, *FS) &&
+                         P->UnsavedDigest == unsavedDigest(Unsaved, P->Inputs, Main)
+                   : P->FailedText == (*Text)->getBuffer().take_front(Bounds.Size));
+  if (Reusable) {
+    ++Reuses;
+  } else {
+    // Two parses of the same file and options at once may both build; the last one stays.
+    P = build(Invocation, **Text, Bounds, FS);
+    P->UnsavedDigest = unsavedDigest(Unsaved, P->Inputs, Main);
+    ++Builds;
+    std::lock_guard<std::mutex> Guard(S->Guard);
+    S->Current = P;
   }
   if (!P->PCH || P->HadErrors)
     return nullptr;
@@ -176,7 +181,7 @@ const std::vector<std::string> &PreambleStore::inputs(const Preamble &P) { retur
 void PreambleStore::discard(const std::shared_ptr<const Preamble> &P) {
   std::lock_guard<std::mutex> Guard(Lock);
   for (const std::shared_ptr<Slot> &S : Slots) {
-    std::lock_guard<std::mutex> Building(S->Building);
+    std::lock_guard<std::mutex> Guard(S->Guard);
     if (S->Current == P)
       S->Current = nullptr;
   }

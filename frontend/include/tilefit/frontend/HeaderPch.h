@@ -5,7 +5,8 @@
 // architecture and options. They are precompiled once per such set (keyed by tilefit's version
 // and the parse's options without the unit's own file) into a folder, and each parse loads the
 // precompiled header in their place. Building is atomic (a temporary file, then a rename) and
-// done once per key per process; concurrent processes may both build, and one wins.
+// done once per key per process (two parses starting at once may both build); concurrent
+// processes may both build, and one wins.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEFIT_FRONTEND_HEADERPCH_H
@@ -45,8 +46,8 @@ private:
 
   std::string Dir;
   std::mutex Lock;
-  /// Per key: a mutex held while it is built, and the result ("" = could not build).
-  std::map<std::string, std::shared_ptr<std::pair<std::mutex, std::string>>> Keys;
+  /// Per key: the precompiled header's path, "-" when it could not be built ("" not yet).
+  std::map<std::string, std::string> Keys;
 };
 
 /// The implicit include HeaderPchStore precompiles.
