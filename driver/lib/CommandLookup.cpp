@@ -8,6 +8,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include <optional>
+
 using namespace llvm;
 
 namespace tilefit {
@@ -163,6 +165,52 @@ bool CommandLookup::inRoots(StringRef Path) const {
   return false;
 }
 
+void CommandLookup::dropForcedIncludesOutside(FoundCommand &Found) const {
+  if (Roots.empty())
+    return;
+  // Longest first: -include-pch is not -include with "-pch".
+  static const char *const Flags[] = {"--pre-include", "-include-pch", "-include", "-imacros"};
+  std::vector<std::string> &Args = Found.Command.Arguments;
+  std::vector<std::string> Kept;
+  for (size_t I = 0; I < Args.size(); ++I) {
+    StringRef A = Args[I];
+    std::optional<std::string> Named; // the file the flag includes
+    size_t Span = 1;
+    for (StringRef Flag : Flags) {
+      if (A == Flag && I + 1 < Args.size()) {
+        Named = Args[I + 1];
+        Span = 2;
+      } else if (A.starts_with(Flag) && A.size() > Flag.size()) {
+        // --pre-include=F, -include=F (nvcc); -includeF, -imacrosF (clang).
+        StringRef Rest = A.drop_front(Flag.size());
+        if (Rest.consume_front("="))
+          Named = Rest.str();
+        else if ((Flag == "-include" || Flag == "-imacros") && !A.starts_with("-include-pch"))
+          Named = Rest.str();
+      }
+      if (Named)
+        break;
+    }
+    if (Named) {
+      SmallString<256> P(*Named);
+      if (!sys::path::is_absolute(P)) {
+        P = Found.Command.Directory;
+        sys::path::append(P, *Named);
+      }
+      sys::path::remove_dots(P, /*remove_dot_dot=*/true);
+      if (!inRoots(P)) {
+        Found.Warnings.push_back(std::string(A) + (Span == 2 ? " " + *Named : "") + " in " +
+                                 Found.Command.Origin + ": '" + std::string(P) +
+                                 "' is outside the workspace; not read");
+        I += Span - 1;
+        continue;
+      }
+    }
+    Kept.push_back(Args[I]);
+  }
+  Args = std::move(Kept);
+}
+
 FoundCommand CommandLookup::lookup(const std::string &File) {
   FoundCommand Found;
   Found.Database = findDatabaseFor(File, FixedDir);
@@ -179,11 +227,13 @@ FoundCommand CommandLookup::lookup(const std::string &File) {
       if (C.File == File) {
         Found.Command = C;
         Found.Source = CommandSource::Entry;
+        dropForcedIncludesOutside(Found);
         return Found;
       }
     if (const frontend::CompileCommand *N = closestNeighbour(L.Cuda, File)) {
       Found.Command = borrowCommand(*N, File);
       Found.Source = CommandSource::Neighbour;
+      dropForcedIncludesOutside(Found);
       return Found;
     }
   }

@@ -3,7 +3,8 @@
 // The server reads the files the editor opens (wherever they are: the editor named them) and,
 // to find their flags, compilation databases inside the workspace and the response files those
 // name inside it. A database or a configuration file above the workspace, or a response file
-// outside it, is not read; a request about a file that is not open reads nothing.
+// or a file included by force (-include) outside it, is not read; a request about a file that
+// is not open reads nothing.
 //
 //===----------------------------------------------------------------------===//
 #include "LspClient.h"
@@ -119,6 +120,41 @@ TEST_F(BadInputLsp, ADatabaseAboveTheWorkspaceIsNotRead) {
       << "the database above the workspace was used\n"
       << C->transcript();
   EXPECT_TRUE(logged(*C, "outside the workspace")) << C->transcript();
+  finish(*C);
+}
+
+TEST_F(BadInputLsp, AFileIncludedByForceFromOutsideTheWorkspaceIsNotRead) {
+  std::string K = write("ws/k.cu", Kernel);
+  std::string Outside = write("tile.h", "#define TILE 16384\n");
+  for (const std::string &Flags :
+       {"-include " + Outside, "--pre-include=" + Outside, "-include" + Outside,
+        std::string("-imacros ../../tile.h")}) {
+    SCOPED_TRACE(Flags);
+    write("ws/build/compile_commands.json",
+          json::array({{{"directory", Workspace + "/build"},
+                        {"command", "nvcc -arch=sm_80 " + Flags + " -c " + K},
+                        {"file", K}}})
+              .dump());
+    auto C = start();
+    open(*C, K, Kernel);
+    EXPECT_EQ(checksPublished(*C, K).count("tilefit-static-limit"), 0u) << C->transcript();
+    EXPECT_TRUE(logged(*C, "tile.h' is outside the workspace; not read")) << C->transcript();
+    finish(*C);
+  }
+}
+
+TEST_F(BadInputLsp, AFileIncludedByForceInsideTheWorkspaceIsRead) {
+  // The control: the same forced include from inside the workspace applies.
+  std::string K = write("ws/k.cu", Kernel);
+  std::string Inside = write("ws/tile.h", "#define TILE 16384\n");
+  write("ws/build/compile_commands.json",
+        json::array({{{"directory", Workspace + "/build"},
+                      {"command", "nvcc -arch=sm_80 -include " + Inside + " -c " + K},
+                      {"file", K}}})
+            .dump());
+  auto C = start();
+  open(*C, K, Kernel);
+  EXPECT_EQ(checksPublished(*C, K).count("tilefit-static-limit"), 1u) << C->transcript();
   finish(*C);
 }
 

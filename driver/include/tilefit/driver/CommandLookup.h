@@ -54,8 +54,11 @@ public:
 
   /// The workspace's folders (absolute). When there are any, a compile_commands.json found
   /// outside them is not read (the fallback is used, with a warning), and neither is a response
-  /// file a database names outside them (the entry is skipped): the editor chose the
-  /// workspace, not what lies above it. The fixed folder is the user's choice and is read.
+  /// file a database names outside them (the entry is skipped) nor a file its command includes
+  /// by force (-include, -imacros, --pre-include, -include-pch: dropped, with a warning): the
+  /// editor chose the workspace, not what lies above it. Header search folders (-I, -isystem)
+  /// stay: the toolkit's and the system's headers are outside every workspace, and a source
+  /// names what it includes from them. The fixed folder is the user's choice and is read.
   /// Call before the first lookup.
   void setRoots(std::vector<std::string> Roots);
   /// Whether \p Path is in one of the roots (true when there are none).
@@ -68,6 +71,8 @@ private:
     std::vector<std::string> Warnings;
   };
   const Loaded &load(const std::string &Path);
+  /// Drops from \p Found's command the files it includes by force outside the roots.
+  void dropForcedIncludesOutside(FoundCommand &Found) const;
 
   std::string FixedDir;
   std::vector<std::string> Roots;
