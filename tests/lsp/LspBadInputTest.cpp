@@ -83,6 +83,13 @@ protected:
     return Codes;
   }
 
+  /// ws/build/compile_commands.json with one entry for \p File, run in ws/build.
+  void writeBuildDatabase(const std::string &Command, const std::string &File) {
+    write("ws/build/compile_commands.json",
+          json::array({{{"directory", Workspace + "/build"}, {"command", Command}, {"file", File}}})
+              .dump());
+  }
+
   bool logged(LspClient &C, const std::string &Text) {
     return C
         .waitFor(
@@ -130,11 +137,7 @@ TEST_F(BadInputLsp, AFileIncludedByForceFromOutsideTheWorkspaceIsNotRead) {
        {"-include " + Outside, "--pre-include=" + Outside, "-include" + Outside,
         std::string("-imacros ../../tile.h")}) {
     SCOPED_TRACE(Flags);
-    write("ws/build/compile_commands.json",
-          json::array({{{"directory", Workspace + "/build"},
-                        {"command", "nvcc -arch=sm_80 " + Flags + " -c " + K},
-                        {"file", K}}})
-              .dump());
+    writeBuildDatabase("nvcc -arch=sm_80 " + Flags + " -c " + K, K);
     auto C = start();
     open(*C, K, Kernel);
     EXPECT_EQ(checksPublished(*C, K).count("tilefit-static-limit"), 0u) << C->transcript();
@@ -147,11 +150,7 @@ TEST_F(BadInputLsp, AFileIncludedByForceInsideTheWorkspaceIsRead) {
   // The control: the same forced include from inside the workspace applies.
   std::string K = write("ws/k.cu", Kernel);
   std::string Inside = write("ws/tile.h", "#define TILE 16384\n");
-  write("ws/build/compile_commands.json",
-        json::array({{{"directory", Workspace + "/build"},
-                      {"command", "nvcc -arch=sm_80 -include " + Inside + " -c " + K},
-                      {"file", K}}})
-            .dump());
+  writeBuildDatabase("nvcc -arch=sm_80 -include " + Inside + " -c " + K, K);
   auto C = start();
   open(*C, K, Kernel);
   EXPECT_EQ(checksPublished(*C, K).count("tilefit-static-limit"), 1u) << C->transcript();
@@ -183,11 +182,7 @@ TEST_F(BadInputLsp, AConfigurationInsideTheWorkspaceIsRead) {
 
 TEST_F(BadInputLsp, AResponseFileOutsideTheWorkspaceIsNotRead) {
   std::string K = write("ws/k.cu", Kernel);
-  write("ws/build/compile_commands.json",
-        json::array({{{"directory", Workspace + "/build"},
-                      {"command", "nvcc -arch=sm_80 @" + Dir + "/secret.rsp -c " + K},
-                      {"file", K}}})
-            .dump());
+  writeBuildDatabase("nvcc -arch=sm_80 @" + Dir + "/secret.rsp -c " + K, K);
   auto C = start();
   open(*C, K, Kernel);
   EXPECT_EQ(checksPublished(*C, K).count("tilefit-static-limit"), 0u) << C->transcript();
@@ -199,11 +194,7 @@ TEST_F(BadInputLsp, AResponseFileInsideTheWorkspaceIsRead) {
   // The control: the same flags from inside the workspace apply.
   std::string K = write("ws/k.cu", Kernel);
   write("ws/build/tile.rsp", "-DTILE=16384\n");
-  write("ws/build/compile_commands.json",
-        json::array({{{"directory", Workspace + "/build"},
-                      {"command", "nvcc -arch=sm_80 @tile.rsp -c " + K},
-                      {"file", K}}})
-            .dump());
+  writeBuildDatabase("nvcc -arch=sm_80 @tile.rsp -c " + K, K);
   auto C = start();
   open(*C, K, Kernel);
   EXPECT_EQ(checksPublished(*C, K).count("tilefit-static-limit"), 1u) << C->transcript();
