@@ -214,6 +214,19 @@ TEST_F(BadInputTest, EmptyConfigFileConfiguresNothing) {
   expectGoodIntact(R);
 }
 
+TEST_F(BadInputTest, ConfigFileWithARunOfEmptyEntries) {
+  // YAML's flow collections of empty entries: the parser recursed once per comma and
+  // overflowed the stack (found by fuzz_config).
+  for (const char *Open : {"[", "{"}) {
+    SCOPED_TRACE(Open);
+    std::string Cfg = write("commas.yaml", std::string("Checks: ") + Open +
+                                               std::string(300000, ',') + "\n");
+    CommandResult R = run({"--config-file=" + Cfg, "--format=json", Good, "--"});
+    EXPECT_EQ(R.Status, 2) << R.Out << R.Err;
+    EXPECT_HAS(R.Err, Cfg + ":1:10: more than 1000 commas in a row");
+  }
+}
+
 TEST_F(BadInputTest, FoundConfigFileMalformed) {
   // .tilefit.yaml and .tilefit.json found above the source, as the loader looks for them.
   for (const char *Name : {".tilefit.yaml", ".tilefit.json"})
