@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 namespace tilefit {
@@ -36,10 +37,22 @@ public:
     return str(J, Key, Path);
   }
   uint64_t num(const json &J, const char *Key, const std::string &Path) {
-    const json &V = at(J, Key, Path);
+    return unsignedValue(at(J, Key, Path), Path + "." + Key);
+  }
+  /// An integer that fits in 64 bits without sign. A number with a fraction or an exponent is
+  /// refused: converting one out of range would be undefined (found by fuzz_json_report).
+  static uint64_t unsignedValue(const json &V, const std::string &Where) {
     if (!V.is_number_unsigned() && !(V.is_number_integer() && V.get<int64_t>() >= 0))
-      throw BadField{Path + "." + Key, "expected a non-negative integer"};
+      throw BadField{Where, "expected a non-negative integer"};
     return V.get<uint64_t>();
+  }
+  /// An integer that fits in 64 bits with a sign.
+  static int64_t signedValue(const json &V, const std::string &Where) {
+    if (!V.is_number_integer() ||
+        (V.is_number_unsigned() &&
+         V.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())))
+      throw BadField{Where, "expected an integer"};
+    return V.get<int64_t>();
   }
   std::optional<uint64_t> opt(const json &J, const char *Key, const std::string &Path) {
     if (!J.contains(Key) || J.at(Key).is_null())
@@ -110,7 +123,7 @@ public:
     V.ElementType = strOr(J, "element_type", Path);
     V.CanonicalElementType = strOr(J, "canonical_element_type", Path);
     for (const json &E : arr(J, "shape", Path))
-      V.Shape.push_back(E.get<uint64_t>());
+      V.Shape.push_back(unsignedValue(E, Path + ".shape"));
     if (J.contains("extent_names"))
       for (const json &E : arr(J, "extent_names", Path))
         V.ExtentNames.push_back(E.get<std::string>());
@@ -165,7 +178,7 @@ public:
                           : AttributeCall::Kind::PreferredSharedMemoryCarveout;
         C.Loc = pos(A, DP);
         if (A.contains("value") && !A.at("value").is_null())
-          C.Value = A.at("value").get<int64_t>();
+          C.Value = signedValue(A.at("value"), DP + ".value");
         C.UnknownReason = strOr(A, "unknown_reason", DP);
         K.Attributes.push_back(std::move(C));
       }

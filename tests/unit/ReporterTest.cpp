@@ -318,6 +318,26 @@ TEST(JsonReporterTest, ScopesSurviveAReadBack) {
   EXPECT_EQ(nlohmann::json::parse(First.str()), nlohmann::json::parse(Second.str()));
 }
 
+// A number with a fraction or an exponent where an integer belongs is an error naming the
+// field, not a conversion (out of range, undefined; found by fuzz_json_report).
+TEST(JsonReporterTest, ReadingRefusesNumbersThatAreNotIntegers) {
+  std::ostringstream OS;
+  renderJson(sampleReport(), {"tilefit", "9.9.9"}, OS);
+  nlohmann::json Doc = nlohmann::json::parse(OS.str());
+  ASSERT_FALSE(Doc["kernels"][0]["allocations"].empty());
+  for (const nlohmann::json &Bad : {nlohmann::json(6.46667e+27), nlohmann::json(1.5),
+                                    nlohmann::json(-3)}) {
+    SCOPED_TRACE(Bad.dump());
+    nlohmann::json D = Doc;
+    D["kernels"][0]["allocations"][0]["shape"][0] = Bad;
+    auto Back = readJsonReport(D.dump(), "bad.json");
+    ASSERT_FALSE(static_cast<bool>(Back));
+    EXPECT_NE(Back.error().find("shape"), std::string::npos) << Back.error();
+    EXPECT_NE(Back.error().find("expected a non-negative integer"), std::string::npos)
+        << Back.error();
+  }
+}
+
 TEST(TextReporterTest, SummaryShowsTheOtherScopesOnlyWhenPresent) {
   std::ostringstream OS;
   renderSummary(scopesReport(), OS);
