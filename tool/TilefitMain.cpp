@@ -142,6 +142,12 @@ cl::opt<std::string> HeaderFilter(
              "(findings in the translation unit's own file are always shown), as clang-tidy"),
     cl::value_desc("regex"), cl::cat(Category));
 
+cl::opt<bool> AllowParseErrors(
+    "allow-parse-errors",
+    cl::desc("A unit with parse errors does not fail the run (exit status 2): the kernels its\n"
+             "errors do not touch are analysed either way (config key AllowParseErrors)"),
+    cl::cat(Category));
+
 cl::opt<bool> ForceProgress("progress", cl::desc("Show progress on stderr even when it is not a terminal"),
                             cl::cat(Category));
 cl::opt<bool> Quiet("quiet", cl::desc("No progress and no summary of suppressed findings"),
@@ -304,6 +310,8 @@ std::optional<AnalyzeRequest> analyzeRequest(const char *Argv0, std::vector<std:
     }
     Req.Overrides.HeaderFilterRegex = HeaderFilter;
   }
+  if (AllowParseErrors.getNumOccurrences())
+    Req.Overrides.AllowParseErrors = bool(AllowParseErrors);
   Req.CapacityDbs = CapacityDb;
   Req.ConfigFile = ConfigFile;
   Req.ConfigText = ConfigText;
@@ -507,7 +515,7 @@ int tilefitMain(int argc, const char **argv) {
     if (!emit(*Merged, Out))
       return ExitFailure;
     bool Failed = std::any_of(Merged->Units.begin(), Merged->Units.end(),
-                              [](const UnitReport &U) { return !U.Ok; });
+                              [](const UnitReport &U) { return !U.Ok && !U.ErrorsAllowed; });
     return exitStatus(*Merged, Failed, *Fail);
   }
   if (Launcher)

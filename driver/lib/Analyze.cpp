@@ -421,7 +421,12 @@ AnalyzeResult analyze(const AnalyzeRequest &Req) {
   for (const TranslationUnitFacts &TU : Facts) {
     const Settings &S = *UnitSettings[TU.File];
     analyzeUnit(TU, S.Db, S.Opts, R);
-    Result.Failed |= TU.Failed;
+    // A unit with errors is analysed all the same; it fails the run unless the configuration
+    // (--allow-parse-errors, AllowParseErrors) accepts it.
+    const bool Allowed = TU.Partial && S.Cfg.AllowParseErrors.value_or(false);
+    if (Allowed)
+      R.Units.back().ErrorsAllowed = true;
+    Result.Failed |= TU.Failed || (TU.Partial && !Allowed);
   }
   // The program-wide checks follow the checks of the first unit's configuration.
   if (!Facts.empty())

@@ -3,6 +3,7 @@
 #include "tilefit/frontend/HeaderPch.h"
 #include "tilefit/frontend/PreambleStore.h"
 #include "FilesRead.h"
+#include "SourceFixups.h"
 #include "tilefit/frontend/ResultCache.h"
 
 #include "tilefit/matchers/InstantiationRecorder.h"
@@ -16,6 +17,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/Basic/Cuda.h"
 #include "clang/Basic/Diagnostic.h"
+#include "clang/Basic/DiagnosticSema.h"
 #include "clang/Basic/DiagnosticOptions.h"
 #include "clang/Basic/FileManager.h"
 #include "clang/Frontend/CompilerInstance.h"
@@ -41,11 +43,17 @@ namespace tilefit {
 namespace frontend {
 namespace {
 
-/// Collects Clang's errors (and the notes that follow them) as tilefit diagnostics. Warnings
-/// are not tilefit's business.
+/// Collects Clang's errors (and the notes that follow them) as tilefit diagnostics, and for
+/// each error what the analysis of a unit with errors needs: where it is, which template
+/// specializations Sema was instantiating (ParseErrors.h), and what a source fix-up needs
+/// (SourceFixups.h). Warnings are not tilefit's business.
 class ErrorCollector : public clang::DiagnosticConsumer {
 public:
   explicit ErrorCollector(std::vector<Diagnostic> &Out) : Out(Out) {}
+
+  /// The parse's Sema, once it exists: errors reported during template instantiation are then
+  /// attributed to the specializations being instantiated.
+  void setSema(const clang::Sema *S) { Sema = S; }
 
   void HandleDiagnostic(clang::DiagnosticsEngine::Level Level,
                         const clang::Diagnostic &Info) override {
@@ -63,17 +71,84 @@ public:
     InError = Level >= clang::DiagnosticsEngine::Error;
     if (!InError)
       return;
+    Stopped |= Level == clang::DiagnosticsEngine::Fatal;
     Diagnostic D;
     D.Level = Severity::Error;
     D.Check = std::string(checkInfo(CheckId::ClangError).Name);
     D.Message = std::string(Msg);
     D.Loc = Pos;
     Out.push_back(std::move(D));
+
+    matchers::ParseError E;
+    E.Loc = Info.getLocation();
+    E.Diagnostic = Out.size() - 1;
+    if (Sema)
+      for (const clang::Sema::CodeSynthesisContext &C : Sema->CodeSynthesisContexts)
+        if (C.Kind == clang::Sema::CodeSynthesisContext::TemplateInstantiation && C.Entity &&
+            (llvm::isa<clang::FunctionDecl>(C.Entity) || llvm::isa<clang::RecordDecl>(C.Entity)))
+          E.Instantiating.push_back(C.Entity->getCanonicalDecl());
+    Errors.push_back(std::move(E));
+
+    ReportedError R;
+    R.ID = Info.getID();
+    R.Loc = Info.getLocation();
+    for (const clang::CharSourceRange &Range : Info.getRanges())
+      R.Ranges.push_back(Range);
+    for (unsigned I = 0; I < Info.getNumArgs(); ++I) {
+      switch (Info.getArgKind(I)) {
+      case clang::DiagnosticsEngine::ak_sint:
+        R.IntArgs.push_back(Info.getArgSInt(I));
+        break;
+      case clang::DiagnosticsEngine::ak_uint:
+        R.IntArgs.push_back(static_cast<int64_t>(Info.getArgUInt(I)));
+        break;
+      case clang::DiagnosticsEngine::ak_tokenkind:
+        R.IntArgs.push_back(static_cast<int64_t>(Info.getRawArg(I)));
+        break;
+      case clang::DiagnosticsEngine::ak_nameddecl:
+        R.IntArgs.push_back(0);
+        if (!R.DeclArg)
+          R.DeclArg = reinterpret_cast<const clang::NamedDecl *>(Info.getRawArg(I));
+        break;
+      default:
+        R.IntArgs.push_back(0);
+        break;
+      }
+    }
+    // The variable a `__shared__` initialization error is about: in a template instantiation
+    // whose body is then dropped, no traversal finds it later.
+    if (R.ID == clang::diag::err_shared_var_init && Sema)
+      for (const clang::DeclContext *DC = Sema->CurContext; DC && !R.DeclArg;
+           DC = DC->getParent())
+        for (const clang::Decl *D : DC->decls())
+          if (const auto *VD = llvm::dyn_cast<clang::VarDecl>(D);
+              VD && VD->getLocation() == Info.getLocation())
+            R.DeclArg = VD;
+    Reported.push_back(std::move(R));
   }
+
+  /// Every error, for the analysis of the kernels they touch.
+  const std::vector<matchers::ParseError> &errors() const { return Errors; }
+  /// Every error, for the source fix-ups.
+  const std::vector<ReportedError> &reported() const { return Reported; }
+  /// Whether an error stopped the parse (a fatal error: a missing #include, too many errors).
+  bool stopped() const { return Stopped; }
 
 private:
   std::vector<Diagnostic> &Out;
+  const clang::Sema *Sema = nullptr;
+  std::vector<matchers::ParseError> Errors;
+  std::vector<ReportedError> Reported;
   bool InError = false;
+  bool Stopped = false;
+};
+
+/// What the device-side parse hands back besides the facts.
+struct ParseOutcome {
+  ErrorCollector *Errors = nullptr;
+  bool AllowFixups = false; ///< Look for source fix-ups (not in a parse of rewritten files).
+  bool Relocatable = false;
+  std::vector<TextEdit> Fixups; ///< Found: the unit is to be parsed again with them.
 };
 
 /// Collects the declarations a parse reads itself, for a traversal limited to them
@@ -147,8 +222,8 @@ private:
 class CollectConsumer : public clang::ASTConsumer {
 public:
   CollectConsumer(TranslationUnitFacts &Out, const matchers::InstantiationRecorder &Recorder,
-                  bool FromPreamble)
-      : Out(Out), Recorder(Recorder), TopLevel(FromPreamble) {}
+                  bool FromPreamble, ParseOutcome &Outcome)
+      : Out(Out), Recorder(Recorder), TopLevel(FromPreamble), Outcome(Outcome) {}
   bool HandleTopLevelDecl(clang::DeclGroupRef Group) override {
     TopLevel.add(Group);
     return true;
@@ -156,30 +231,39 @@ public:
 
   void HandleTranslationUnit(clang::ASTContext &Ctx) override {
     Out.Inputs = filesRead(Ctx.getSourceManager());
-    if (Ctx.getDiagnostics().hasErrorOccurred())
-      return;
+    // A unit with errors is analysed as Clang built it (ParseErrors.h), unless its errors
+    // are constructs nvcc accepts that a rewrite makes Clang accept too: it is then parsed
+    // again, rewritten, and this parse's facts are not needed.
     TopLevel.limitTraversal(Ctx);
     clang::ast_matchers::MatchFinder Finder;
     matchers::SharedMemoryCollector Collector;
     Collector.registerMatchers(Finder);
     Finder.matchAST(Ctx);
-    Collector.finish(Ctx, Recorder, Out);
+    const std::vector<matchers::ParseError> &Errors = Outcome.Errors->errors();
+    if (!Errors.empty() && Outcome.AllowFixups) {
+      Outcome.Fixups = sourceFixups(Ctx, Outcome.Errors->reported(), Collector.sharedVars(),
+                                    Outcome.Relocatable);
+      if (!Outcome.Fixups.empty())
+        return;
+    }
+    Collector.finish(Ctx, Recorder, Errors, Out);
   }
 
 private:
   TranslationUnitFacts &Out;
   const matchers::InstantiationRecorder &Recorder;
   TopLevelDecls TopLevel;
+  ParseOutcome &Outcome;
 };
 
 class CollectAction : public clang::ASTFrontendAction {
 public:
-  CollectAction(TranslationUnitFacts &Out, bool FromPreamble)
-      : Out(Out), FromPreamble(FromPreamble) {}
+  CollectAction(TranslationUnitFacts &Out, bool FromPreamble, ParseOutcome &Outcome)
+      : Out(Out), FromPreamble(FromPreamble), Outcome(Outcome) {}
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &,
                                                         llvm::StringRef) override {
     Recorder = std::make_unique<matchers::InstantiationRecorder>();
-    return std::make_unique<CollectConsumer>(Out, *Recorder, FromPreamble);
+    return std::make_unique<CollectConsumer>(Out, *Recorder, FromPreamble, Outcome);
   }
 
   /// Sema is created here rather than by the base class so that the instantiation recorder
@@ -188,14 +272,17 @@ public:
     clang::CompilerInstance &CI = getCompilerInstance();
     if (!CI.hasSema())
       CI.createSema(getTranslationUnitKind(), nullptr);
+    Outcome.Errors->setSema(&CI.getSema());
     // Sema owns the recorder from here on; it outlives the consumer's use of it.
     CI.getSema().TemplateInstCallbacks.push_back(std::move(Recorder));
     clang::ASTFrontendAction::ExecuteAction();
+    Outcome.Errors->setSema(nullptr);
   }
 
 private:
   TranslationUnitFacts &Out;
   bool FromPreamble;
+  ParseOutcome &Outcome;
   std::unique_ptr<matchers::InstantiationRecorder> Recorder;
 };
 
@@ -256,9 +343,25 @@ public:
   /// A preamble was checked against its files before the parse and built without an error:
   /// errors in the file itself are the file's (the editor's buffer while it is being typed,
   /// most often), and only the others make the parse run again.
-  bool retryWithout(const std::vector<Diagnostic> &Errors, const std::string &MainFile) const {
-    if (!UsedPch.empty())
-      return true;
+  ///
+  /// The precompiled runtime headers are at fault only when the parse stopped (a header
+  /// changed since they were built is a fatal error), or an error is in a runtime header or
+  /// has no place: errors in the unit's own code are the unit's, and a second parse would
+  /// only repeat them.
+  bool retryWithout(const std::vector<Diagnostic> &Errors, const std::string &MainFile,
+                    bool Stopped, const ParseEnvironment &Env) const {
+    if (!UsedPch.empty()) {
+      if (Stopped)
+        return true;
+      for (const Diagnostic &D : Errors) {
+        llvm::StringRef File = D.Loc.File;
+        if (File.empty() || (!Env.Toolkit.Path.empty() && File.starts_with(Env.Toolkit.Path)) ||
+            (!Env.ClangResourceDir.empty() && File.starts_with(Env.ClangResourceDir)) ||
+            llvm::StringRef(D.Message).contains("precompiled"))
+          return true;
+      }
+      return false;
+    }
     if (!UsedPreamble)
       return false;
     const llvm::StringRef Name = llvm::sys::path::filename(MainFile);
@@ -296,24 +399,47 @@ private:
 };
 
 /// The host-side parse: launches and attribute calls only.
+/// The unit's `__shared__` variables, for the source fix-ups of the host-side parse.
+class SharedVarList : public clang::ast_matchers::MatchFinder::MatchCallback {
+public:
+  void registerMatchers(clang::ast_matchers::MatchFinder &Finder) {
+    using namespace clang::ast_matchers;
+    Finder.addMatcher(varDecl(hasAttr(clang::attr::CUDAShared)).bind("var"), this);
+  }
+  void run(const clang::ast_matchers::MatchFinder::MatchResult &Result) override {
+    if (const auto *VD = Result.Nodes.getNodeAs<clang::VarDecl>("var"))
+      Vars.push_back(VD);
+  }
+  std::vector<const clang::VarDecl *> Vars;
+};
+
 class HostConsumer : public clang::ASTConsumer {
 public:
   HostConsumer(std::vector<HostKernelCalls> &Out, std::vector<std::string> &Inputs,
-               bool FromPreamble)
-      : Out(Out), Inputs(Inputs), TopLevel(FromPreamble) {}
+               bool FromPreamble, ParseOutcome &Outcome)
+      : Out(Out), Inputs(Inputs), TopLevel(FromPreamble), Outcome(Outcome) {}
   bool HandleTopLevelDecl(clang::DeclGroupRef Group) override {
     TopLevel.add(Group);
     return true;
   }
   void HandleTranslationUnit(clang::ASTContext &Ctx) override {
     Inputs = filesRead(Ctx.getSourceManager());
-    if (Ctx.getDiagnostics().hasErrorOccurred())
-      return;
+    // Launches in code without errors are real whatever else is broken.
     TopLevel.limitTraversal(Ctx);
     clang::ast_matchers::MatchFinder Finder;
     matchers::LaunchCollector Launches;
     Launches.registerMatchers(Finder);
+    const bool Fix = Outcome.AllowFixups && !Outcome.Errors->errors().empty();
+    SharedVarList Shared;
+    if (Fix)
+      Shared.registerMatchers(Finder);
     Finder.matchAST(Ctx);
+    if (Fix) {
+      Outcome.Fixups =
+          sourceFixups(Ctx, Outcome.Errors->reported(), Shared.Vars, Outcome.Relocatable);
+      if (!Outcome.Fixups.empty())
+        return;
+    }
     Out = matchers::hostKernelCalls(Ctx, Launches);
   }
 
@@ -321,22 +447,24 @@ private:
   std::vector<HostKernelCalls> &Out;
   std::vector<std::string> &Inputs;
   TopLevelDecls TopLevel;
+  ParseOutcome &Outcome;
 };
 
 class HostAction : public clang::ASTFrontendAction {
 public:
   HostAction(std::vector<HostKernelCalls> &Out, std::vector<std::string> &Inputs,
-             bool FromPreamble)
-      : Out(Out), Inputs(Inputs), FromPreamble(FromPreamble) {}
+             bool FromPreamble, ParseOutcome &Outcome)
+      : Out(Out), Inputs(Inputs), FromPreamble(FromPreamble), Outcome(Outcome) {}
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &,
                                                         llvm::StringRef) override {
-    return std::make_unique<HostConsumer>(Out, Inputs, FromPreamble);
+    return std::make_unique<HostConsumer>(Out, Inputs, FromPreamble, Outcome);
   }
 
 private:
   std::vector<HostKernelCalls> &Out;
   std::vector<std::string> &Inputs;
   bool FromPreamble;
+  ParseOutcome &Outcome;
 };
 
 Diagnostic inputError(const std::string &File, std::string Message) {
@@ -346,12 +474,6 @@ Diagnostic inputError(const std::string &File, std::string Message) {
   D.Message = std::move(Message);
   D.Loc.File = File;
   return D;
-}
-
-bool hasHeader(const std::string &Dir, const char *Name) {
-  llvm::SmallString<256> P(Dir);
-  llvm::sys::path::append(P, Name);
-  return llvm::sys::fs::exists(P);
 }
 
 /// The error of opening something that is not a regular file.
@@ -481,17 +603,16 @@ std::vector<std::string> parseCommandLine(const UnitJob &Job, const ParseEnviron
   if (TK.found()) {
     Args.push_back("--cuda-path=" + TK.Path);
     const std::string Inc = TK.Path + "/include";
-    // CUDA 13 dropped four headers Clang 19's CUDA wrapper still includes; tilefit ships empty
-    // stand-ins, used only when the toolkit lacks them.
-    if (!hasHeader(Inc, "texture_fetch_functions.h")) {
-      Args.push_back("-isystem");
-      Args.push_back(Env.ResourceInclude + "/cuda-compat");
-    }
     // CUDA 13 moved CCCL (cub, thrust, cuda/) under include/cccl.
     if (TK.HasCccl) {
       Args.push_back("-isystem");
       Args.push_back(Inc + "/cccl");
     }
+    // CUDA 13 dropped headers Clang 19's CUDA wrapper still includes (texture_fetch_functions.h,
+    // surface_functions.h); tilefit ships empty stand-ins, searched after every other folder so
+    // that the toolkit's own headers of the same names (texture_indirect_functions.h) win.
+    Args.push_back("-idirafter");
+    Args.push_back(Env.ResourceInclude + "/cuda-compat");
     Args.push_back("-Wno-unknown-cuda-version");
     // A toolkit newer than Clang knows (CUDA 13 for Clang 19) leaves Clang without an SDK
     // version, and it then expects the pre-9.2 launch API (cudaConfigureCall) for `<<<>>>`.
@@ -506,6 +627,15 @@ std::vector<std::string> parseCommandLine(const UnitJob &Job, const ParseEnviron
     Args.push_back("-include");
     Args.push_back(Env.ResourceInclude + "/tilefit/cuda_prelude.h");
   }
+  // What nvcc's headers declare and Clang's lack (cache-hinted loads, host min/max, surface
+  // functions): resources/include/tilefit/cuda_compat.h.
+  Args.push_back("-include");
+  Args.push_back(Env.ResourceInclude + "/tilefit/cuda_compat.h");
+  // C++17 forbids `register`; nvcc only warns, and the source fix-ups rely on it
+  // (cuda_compat.h, __tf_rsh__).
+  Args.push_back("-Wno-register");
+  if (Job.Flags.Rdc && Job.Flags.IsNvcc)
+    Args.push_back("-D__CUDACC_RDC__");
   // nvcc's macros that Clang does not define, and the target's own __CUDA_ARCH__ when Clang
   // parses it as another architecture.
   Args.push_back("-D__CUDA_ARCH_LIST__=" + join(Job.ArchList));
@@ -527,14 +657,19 @@ std::vector<std::string> parseCommandLine(const UnitJob &Job, const ParseEnviron
   }
   Args.push_back("-fsyntax-only");
   Args.push_back("-w");
-  Args.push_back("-ferror-limit=20");
+  // A unit with errors is analysed as far as Clang got: let it get far (a unit that reaches
+  // the limit stops there, and what follows is not seen).
+  Args.push_back("-ferror-limit=200");
   // No "N errors generated" on stderr: tilefit reports the errors itself.
   Args.push_back("-fno-caret-diagnostics");
   Args.push_back(Job.Command.File);
   return Args;
 }
 
-TranslationUnitFacts analyzeUnit(const UnitJob &Job, const ParseEnvironment &Env) {
+/// analyzeUnit; \p AllowFixups: a unit whose errors are constructs nvcc accepts is parsed
+/// again with them rewritten (SourceFixups.h), once.
+static TranslationUnitFacts analyzeUnitWith(const UnitJob &Job, const ParseEnvironment &Env,
+                                            bool AllowFixups) {
   TranslationUnitFacts Facts;
   Facts.File = Job.Command.File;
   Facts.Arch = Job.Target.Real;
@@ -578,33 +713,63 @@ TranslationUnitFacts analyzeUnit(const UnitJob &Job, const ParseEnvironment &Env
 
   std::vector<Diagnostic> Problems;
   ErrorCollector Errors(Problems);
+  ParseOutcome Outcome;
+  Outcome.Errors = &Errors;
+  Outcome.AllowFixups = AllowFixups;
+  Outcome.Relocatable = Job.Flags.Rdc;
   PchActionFactory Factory(
-      [&Facts](bool FromPreamble) { return std::make_unique<CollectAction>(Facts, FromPreamble); },
+      [&Facts, &Outcome](bool FromPreamble) {
+        return std::make_unique<CollectAction>(Facts, FromPreamble, Outcome);
+      },
       Env);
   clang::tooling::ToolInvocation Invocation(parseCommandLine(Job, Env), &Factory, Files.get(),
                                             std::make_shared<clang::PCHContainerOperations>());
   Invocation.setDiagnosticConsumer(&Errors);
   bool Ok = Invocation.run();
-  if ((!Ok || Errors.getNumErrors() > 0) && Factory.retryWithout(Problems, Job.Command.File)) {
-    // Whatever went wrong, the parse without the precompiled header or preamble decides;
-    // either is built anew next time if it was at fault (the parse then succeeds without it).
+  if ((!Ok || Errors.getNumErrors() > 0) &&
+      Factory.retryWithout(Problems, Job.Command.File, Errors.stopped(), Env)) {
+    // The parse without the precompiled header or preamble decides; either is built anew next
+    // time if it was at fault (the parse then has no error without it).
     ParseEnvironment Plain = Env;
     Plain.Pch = nullptr;
     Plain.Preambles = nullptr;
-    TranslationUnitFacts Again = analyzeUnit(Job, Plain);
-    if (!Again.Failed)
+    TranslationUnitFacts Again = analyzeUnitWith(Job, Plain, AllowFixups);
+    if (!Again.Failed && !Again.Partial)
       Factory.discard();
     return Again;
   }
-  Facts.Diagnostics.insert(Facts.Diagnostics.end(), Problems.begin(), Problems.end());
+  if (!Outcome.Fixups.empty()) {
+    // Parse again, the rewritten files in memory over the disk (as an editor's buffers are).
+    ParseEnvironment Fixed = Env;
+    for (const auto &[File, Edits] : editsByFile(Outcome.Fixups)) {
+      std::optional<std::string> Text = readSource(Env, File);
+      if (Text)
+        Fixed.Unsaved[File] = applyEdits(std::move(*Text), Edits);
+    }
+    TranslationUnitFacts Again = analyzeUnitWith(Job, Fixed, /*AllowFixups=*/false);
+    for (const TextEdit &E : Outcome.Fixups)
+      if (std::none_of(Again.Fixups.begin(), Again.Fixups.end(), [&](const SourceFixup &F) {
+            return F.Rule == E.What.Rule && F.Loc.File == E.What.Loc.File &&
+                   F.Loc.Line == E.What.Loc.Line && F.Loc.Column == E.What.Loc.Column;
+          }))
+        Again.Fixups.push_back(E.What);
+    return Again;
+  }
+  Facts.Diagnostics.insert(Facts.Diagnostics.begin(), Problems.begin(), Problems.end());
   Factory.addInputs(Facts.Inputs);
   if (!Ok || Errors.getNumErrors() > 0) {
-    Facts.Failed = true;
-    Facts.Vars.clear();
-    Facts.Kernels.clear();
-    if (Facts.Diagnostics.empty())
+    // What Clang built is analysed all the same (KernelFacts::Error marks the kernels the
+    // errors may have changed); a parse that produced nothing at all failed.
+    Facts.Partial = true;
+    Facts.ParseStopped = Errors.stopped();
+    if (Facts.Diagnostics.empty()) {
+      Facts.Failed = true;
+      Facts.Partial = false;
+      Facts.Vars.clear();
+      Facts.Kernels.clear();
       Facts.Diagnostics.push_back(
           inputError(Job.Command.File, "Clang could not parse '" + Job.Command.File + "'"));
+    }
     for (Diagnostic &D : Facts.Diagnostics) {
       D.Arch = Facts.Arch;
       if (D.Loc.File.empty())
@@ -612,6 +777,10 @@ TranslationUnitFacts analyzeUnit(const UnitJob &Job, const ParseEnvironment &Env
     }
   }
   return Facts;
+}
+
+TranslationUnitFacts analyzeUnit(const UnitJob &Job, const ParseEnvironment &Env) {
+  return analyzeUnitWith(Job, Env, /*AllowFixups=*/true);
 }
 
 bool needsHostParse(const UnitJob &Job, const ParseEnvironment &Env) {
@@ -632,9 +801,12 @@ std::optional<std::string> readSource(const ParseEnvironment &Env, const std::st
   return (*Buf)->getBuffer().str();
 }
 
-std::vector<HostKernelCalls> analyzeHostSide(const UnitJob &Job, const ParseEnvironment &Env,
-                                             std::vector<Diagnostic> &Problems,
-                                             std::vector<std::string> *Inputs) {
+/// analyzeHostSide; \p AllowFixups as for analyzeUnitWith.
+static std::vector<HostKernelCalls> analyzeHostSideWith(const UnitJob &Job,
+                                                        const ParseEnvironment &Env,
+                                                        std::vector<Diagnostic> &Problems,
+                                                        std::vector<std::string> *Inputs,
+                                                        bool AllowFixups) {
   std::vector<HostKernelCalls> Calls;
   std::vector<std::string> Read;
   llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS = fileSystemFor(Env, Job.Command.Directory);
@@ -643,8 +815,14 @@ std::vector<HostKernelCalls> analyzeHostSide(const UnitJob &Job, const ParseEnvi
   auto Files = llvm::makeIntrusiveRefCnt<clang::FileManager>(FSOpts, FS);
   std::vector<Diagnostic> Errors;
   ErrorCollector Collector(Errors);
+  ParseOutcome Outcome;
+  Outcome.Errors = &Collector;
+  Outcome.AllowFixups = AllowFixups;
+  Outcome.Relocatable = Job.Flags.Rdc;
   PchActionFactory Factory(
-      [&](bool FromPreamble) { return std::make_unique<HostAction>(Calls, Read, FromPreamble); },
+      [&](bool FromPreamble) {
+        return std::make_unique<HostAction>(Calls, Read, FromPreamble, Outcome);
+      },
       Env);
   clang::tooling::ToolInvocation Invocation(parseCommandLine(Job, Env, /*HostSide=*/true),
                                             &Factory, Files.get(),
@@ -654,32 +832,51 @@ std::vector<HostKernelCalls> analyzeHostSide(const UnitJob &Job, const ParseEnvi
   bool Ok = false;
   const bool Ran = CRC.RunSafely([&] { Ok = Invocation.run(); });
   if ((!Ran || !Ok || Collector.getNumErrors() > 0) &&
-      Factory.retryWithout(Errors, Job.Command.File)) {
-    // Whatever went wrong, the parse without the precompiled header or preamble decides.
+      Factory.retryWithout(Errors, Job.Command.File, !Ran || Collector.stopped(), Env)) {
+    // The parse without the precompiled header or preamble decides.
     ParseEnvironment Plain = Env;
     Plain.Pch = nullptr;
     Plain.Preambles = nullptr;
     size_t Before = Problems.size();
-    auto Again = analyzeHostSide(Job, Plain, Problems, Inputs);
+    auto Again = analyzeHostSideWith(Job, Plain, Problems, Inputs, AllowFixups);
     if (Problems.size() == Before)
       Factory.discard();
     return Again;
   }
+  if (Ran && !Outcome.Fixups.empty()) {
+    ParseEnvironment Fixed = Env;
+    for (const auto &[File, Edits] : editsByFile(Outcome.Fixups))
+      if (std::optional<std::string> Text = readSource(Env, File))
+        Fixed.Unsaved[File] = applyEdits(std::move(*Text), Edits);
+    return analyzeHostSideWith(Job, Fixed, Problems, Inputs, /*AllowFixups=*/false);
+  }
   Factory.addInputs(Read);
   if (!Ran || !Ok || Collector.getNumErrors() > 0) {
-    Diagnostic D = inputError(Job.Command.File,
-                              "the host-side parse of '" + Job.Command.File +
-                                  "' failed; launches in host code the device-side parse cannot "
-                                  "see (under #ifndef __CUDA_ARCH__) are not counted");
+    Diagnostic D = inputError(
+        Job.Command.File,
+        Ran ? "the host-side parse of '" + Job.Command.File +
+                  "' had errors; launches in host code the device-side parse cannot see (under "
+                  "#ifndef __CUDA_ARCH__) are not counted where the errors are"
+            : "the host-side parse of '" + Job.Command.File +
+                  "' failed; launches in host code the device-side parse cannot see (under "
+                  "#ifndef __CUDA_ARCH__) are not counted");
     D.Level = Severity::Warning;
     if (!Errors.empty())
       D.Notes.push_back({Errors.front().Message, Errors.front().Loc});
     Problems.push_back(std::move(D));
-    return {};
+    if (!Ran)
+      return {};
+    return Calls;
   }
   if (Inputs)
     *Inputs = std::move(Read);
   return Calls;
+}
+
+std::vector<HostKernelCalls> analyzeHostSide(const UnitJob &Job, const ParseEnvironment &Env,
+                                             std::vector<Diagnostic> &Problems,
+                                             std::vector<std::string> *Inputs) {
+  return analyzeHostSideWith(Job, Env, Problems, Inputs, /*AllowFixups=*/true);
 }
 
 void mergeHostCalls(TranslationUnitFacts &Facts, const std::vector<HostKernelCalls> &Host) {

@@ -202,7 +202,8 @@ enum class NvccAction {
   Std,           ///< -std / --std
   HostCompiler,  ///< -Xcompiler / --compiler-options: keep -D/-I/-std among them
   ForwardUnknown, ///< -forward-unknown-to-host-compiler
-  MaxRegisters    ///< -maxrregcount: a register count for occupancy
+  MaxRegisters,   ///< -maxrregcount: a register count for occupancy
+  Define          ///< A flag for which nvcc predefines a macro: passed on as `-D<Clang>`
 };
 
 struct NvccOption {
@@ -227,6 +228,17 @@ const NvccOption NvccOptions[] = {
     {{"-rdc", "--relocatable-device-code"}, true, NvccAction::Rdc},
     {{"-dc", "--device-c", "-dw", "--device-w"}, false, NvccAction::RdcOn},
     {{"-Xcompiler", "--compiler-options"}, true, NvccAction::HostCompiler},
+    // Clang accepts relaxed constexpr and extended lambdas as they are; nvcc says it was asked
+    // for them with these macros, which code tests ("This example requires extended lambda
+    // support").
+    {{"-expt-relaxed-constexpr", "--expt-relaxed-constexpr"},
+     false,
+     NvccAction::Define,
+     "__CUDACC_RELAXED_CONSTEXPR__"},
+    {{"-expt-extended-lambda", "--expt-extended-lambda", "-extended-lambda", "--extended-lambda"},
+     false,
+     NvccAction::Define,
+     "__CUDACC_EXTENDED_LAMBDA__"},
     {{"-forward-unknown-to-host-compiler", "--forward-unknown-to-host-compiler",
       "-forward-unknown-opts", "--forward-unknown-opts"},
      false, NvccAction::ForwardUnknown},
@@ -246,9 +258,7 @@ const NvccOption NvccOptions[] = {
      true, NvccAction::Drop},
     {{"-c", "--compile", "-lineinfo", "--generate-line-info", "-G", "--device-debug", "-g",
       "--debug", "-keep", "--keep", "-w", "--disable-warnings", "-Wno-deprecated-gpu-targets",
-      "-Wno-deprecated-declarations", "-use_fast_math", "--use_fast_math", "-expt-relaxed-constexpr",
-      "--expt-relaxed-constexpr", "-expt-extended-lambda", "--expt-extended-lambda",
-      "-extended-lambda", "--extended-lambda", "-m64", "--machine", "-MD", "-MMD", "-M",
+      "-Wno-deprecated-declarations", "-use_fast_math", "--use_fast_math", "-m64", "--machine", "-MD", "-MMD", "-M",
       "--generate-dependencies", "--generate-nonsystem-dependencies", "-res-usage",
       "--resource-usage", "-v", "--verbose", "-dryrun", "--dryrun", "-shared", "--shared",
       "-lib", "--lib", "-link", "--link", "-cubin", "--cubin", "-ptx", "--ptx", "-fatbin",
@@ -394,6 +404,9 @@ DeviceFlags translateNvcc(const CompileCommand &Cmd) {
       break;
     case NvccAction::Gencode:
       addGencode(F, Value);
+      break;
+    case NvccAction::Define:
+      F.ClangArgs.push_back(std::string("-D") + O->Clang);
       break;
     case NvccAction::Rdc:
       F.Rdc = Value == "true" || Value == "1";

@@ -72,6 +72,8 @@ public:
         C.HeaderFilterRegex = scalar(V, "a regular expression");
       else if (Key == "Budget")
         C.Budget = fraction(V);
+      else if (Key == "AllowParseErrors")
+        C.AllowParseErrors = boolean(V);
       else if (Key == "CapacityDatabase") {
         std::string P = scalar(V, "a file name");
         llvm::SmallString<256> Abs(P);
@@ -98,7 +100,8 @@ public:
       } else if (Error.empty()) {
         problem(KV.getKey(), "unknown key '" + Key +
                                  "' (expected Checks, WarningsAsErrors, Budget, Architectures, "
-                                 "CapacityDatabase, HeaderFilterRegex or KernelBudgets)");
+                                 "CapacityDatabase, HeaderFilterRegex, AllowParseErrors or "
+                                 "KernelBudgets)");
       }
     }
     if (!Error.empty())
@@ -164,6 +167,17 @@ private:
     }
     llvm::SmallString<64> Storage;
     return S->getValue(Storage).str();
+  }
+
+  bool boolean(yaml::Node *N) {
+    std::string Text = scalar(N, "true or false");
+    if (!Error.empty())
+      return false;
+    if (Text == "true" || Text == "True" || Text == "TRUE")
+      return true;
+    if (Text != "false" && Text != "False" && Text != "FALSE")
+      problem(N, "expected true or false, got '" + Text + "'");
+    return false;
   }
 
   double fraction(yaml::Node *N) {
@@ -287,6 +301,8 @@ void Config::overlay(const Config &Over) {
     CapacityDatabase = Over.CapacityDatabase;
   if (Over.HeaderFilterRegex)
     HeaderFilterRegex = Over.HeaderFilterRegex;
+  if (Over.AllowParseErrors)
+    AllowParseErrors = Over.AllowParseErrors;
   if (Over.KernelBudgets)
     KernelBudgets = Over.KernelBudgets;
   if (!Over.Origin.empty())
@@ -309,6 +325,7 @@ std::string Config::toYaml() const {
   if (CapacityDatabase)
     OS << "CapacityDatabase: " << quote(*CapacityDatabase) << "\n";
   OS << "HeaderFilterRegex: " << quote(HeaderFilterRegex.value_or("")) << "\n";
+  OS << "AllowParseErrors: " << (AllowParseErrors.value_or(false) ? "true" : "false") << "\n";
   OS << "KernelBudgets:";
   if (!KernelBudgets || KernelBudgets->empty())
     OS << " []";

@@ -4,6 +4,7 @@
 #include "tilefit/matchers/EmissionWalk.h"
 #include "tilefit/matchers/EvaluatedCodeVisitor.h"
 #include "tilefit/matchers/InstantiationRecorder.h"
+#include "ParseErrorReach.h"
 #include "tilefit/matchers/KernelNames.h"
 #include "tilefit/matchers/LaunchSites.h"
 #include "tilefit/matchers/ScopeFacts.h"
@@ -63,6 +64,24 @@ DeclarationMatcher kernelMatcher() {
       .bind("kernel");
 }
 
+/// A kernel template specialization that code uses but that has no body although its template
+/// has one: Clang did not instantiate it (its instantiation failed, or an error stopped the
+/// parse first). nvcc would emit it; in a unit without errors there is none.
+AST_MATCHER(FunctionDecl, isUsedUninstantiatedSpecialization) {
+  if (Node.hasBody())
+    return false;
+  const TemplateSpecializationKind K = Node.getTemplateSpecializationKind();
+  if (!(K == TSK_ExplicitInstantiationDefinition ||
+        (K == TSK_ImplicitInstantiation && Node.isUsed(/*CheckUsedAttr=*/false))))
+    return false;
+  return Node.getTemplateInstantiationPattern() != nullptr;
+}
+DeclarationMatcher unbuiltKernelMatcher() {
+  return functionDecl(hasAttr(attr::CUDAGlobal), unless(isTemplated()),
+                      isUsedUninstantiatedSpecialization())
+      .bind("unbuilt-kernel");
+}
+
 /// What one function's definition refers to in code that runs: the `__shared__` variables it
 /// names and the functions it calls or takes the address of; and what it keeps per thread and
 /// allocates in Tensor Memory. Branches whose condition folds to a constant are pruned as the
@@ -78,12 +97,20 @@ public:
   /// Local arrays and array-holding objects, in source order.
   llvm::SetVector<const VarDecl *> Locals;
   std::vector<TmemAllocation> Tmem;
+  /// The body holds code Clang could not build after an error (a recovery expression, an
+  /// invalid declaration, a reference to one): what it refers to may be incomplete.
+  bool Unbuilt = false;
 
   bool pruneConstantBranches() const { return true; }
 
   bool VisitVarDecl(VarDecl *VD) {
+    Unbuilt |= VD->isInvalidDecl();
     if (isPerThreadArray(Ctx, VD))
       Locals.insert(VD);
+    return true;
+  }
+  bool VisitRecoveryExpr(RecoveryExpr *) {
+    Unbuilt = true;
     return true;
   }
   bool VisitGCCAsmStmt(GCCAsmStmt *S) {
@@ -99,6 +126,7 @@ public:
   }
 
   bool VisitDeclRefExpr(DeclRefExpr *E) {
+    Unbuilt |= E->getDecl()->isInvalidDecl();
     if (const auto *VD = dyn_cast<VarDecl>(E->getDecl())) {
       if (VD->hasAttr<CUDASharedAttr>())
         Vars.insert(VD->getCanonicalDecl());
@@ -140,6 +168,50 @@ private:
   const bool InAllocator;
 };
 
+/// Which error of the unit, if any, may have changed what \p Kernel reaches (ParseErrors.h):
+/// one inside its code, its `__shared__` variables and their types; else code Clang could not
+/// build; else, for a specialization Clang did not instantiate, the unit's first error.
+template <typename ScanFn>
+std::optional<ErrorTouch> errorTouching(const FunctionDecl *Kernel,
+                                        const llvm::SetVector<const FunctionDecl *> &Reached,
+                                        const llvm::SetVector<const VarDecl *> &Used,
+                                        ErrorReach &Reach, bool NoBody, ScanFn &&ScanOf) {
+  llvm::SmallVector<const Decl *, 16> Uses;
+  llvm::SmallPtrSet<const Decl *, 16> Ids;
+  Uses.push_back(Kernel);
+  Ids.insert(Kernel->getCanonicalDecl());
+  for (const FunctionDecl *FD : Reached) {
+    Uses.push_back(FD);
+    Ids.insert(FD->getCanonicalDecl());
+  }
+  llvm::SmallPtrSet<const Decl *, 16> Records;
+  for (const VarDecl *VD : Used) {
+    Uses.push_back(VD);
+    Ids.insert(VD->getCanonicalDecl());
+    llvm::SmallVector<const Decl *, 4> Types;
+    ErrorReach::addRecordTypes(VD->getType(), Types, Records);
+    for (const Decl *T : Types) {
+      Uses.push_back(T);
+      Ids.insert(T->getCanonicalDecl());
+    }
+  }
+  if (std::optional<size_t> E = Reach.touching(Uses, Ids))
+    return ErrorTouch{ErrorTouch::Kind::InItsCode, *E};
+  bool Unbuilt = Kernel->isInvalidDecl();
+  for (const FunctionDecl *FD : Reached)
+    Unbuilt |= FD->isInvalidDecl() || ScanOf(FD).Unbuilt;
+  for (const VarDecl *VD : Used)
+    Unbuilt |= VD->isInvalidDecl();
+  std::optional<size_t> First = Reach.firstError();
+  if (!First)
+    return std::nullopt;
+  if (Unbuilt)
+    return ErrorTouch{ErrorTouch::Kind::UnbuiltCode, *First};
+  if (NoBody)
+    return ErrorTouch{ErrorTouch::Kind::NoBody, *First};
+  return std::nullopt;
+}
+
 } // namespace
 
 class SharedMemoryCollector::SharedVarCallback : public MatchFinder::MatchCallback {
@@ -159,9 +231,15 @@ public:
     if (const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>("kernel"))
       if (Seen.insert(FD).second)
         Kernels.push_back(FD);
+    if (const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>("unbuilt-kernel"))
+      if (Seen.insert(FD).second) {
+        Kernels.push_back(FD);
+        Unbuilt.insert(FD);
+      }
   }
   llvm::DenseSet<const FunctionDecl *> Seen;
   std::vector<const FunctionDecl *> Kernels;
+  llvm::DenseSet<const FunctionDecl *> Unbuilt; ///< Specializations Clang did not instantiate.
 };
 
 SharedMemoryCollector::SharedMemoryCollector()
@@ -173,19 +251,26 @@ SharedMemoryCollector::~SharedMemoryCollector() = default;
 void SharedMemoryCollector::registerMatchers(MatchFinder &Finder) {
   Finder.addMatcher(sharedVarMatcher(), Vars.get());
   Finder.addMatcher(kernelMatcher(), Kernels.get());
+  Finder.addMatcher(unbuiltKernelMatcher(), Kernels.get());
   Launches->registerMatchers(Finder);
   Constants->registerMatchers(Finder);
 }
 
+llvm::ArrayRef<const VarDecl *> SharedMemoryCollector::sharedVars() const { return Vars->Vars; }
+
 void SharedMemoryCollector::finish(ASTContext &Ctx, const InstantiationRecorder &Instantiations,
-                                   TranslationUnitFacts &Out) {
+                                   llvm::ArrayRef<ParseError> Errors, TranslationUnitFacts &Out) {
   const SourceManager &SM = Ctx.getSourceManager();
 
   // The variables, translated.
   Out.Vars = describeVariables(Ctx, Vars->Vars);
   llvm::DenseMap<const VarDecl *, size_t> VarIndex;
-  for (size_t I = 0; I < Vars->Vars.size(); ++I)
+  for (size_t I = 0; I < Vars->Vars.size(); ++I) {
     VarIndex[Vars->Vars[I]] = I;
+    if (const auto *Fn = dyn_cast_or_null<FunctionDecl>(Vars->Vars[I]->getParentFunctionOrMethod()))
+      Out.Vars[I].KernelLocal = Fn->hasAttr<CUDAGlobalAttr>();
+  }
+  ErrorReach Reach(SM, Errors);
 
   Out.Emission = buildEmissionProgram(Ctx, VarIndex, Instantiations);
 
@@ -300,6 +385,9 @@ void SharedMemoryCollector::finish(ASTContext &Ctx, const InstantiationRecorder 
       if (Callee == KernelDef)
         K.Attributes.push_back(Call);
     K.Bounds = launchBoundsOf(Kernel);
+    if (!Errors.empty())
+      K.Error = errorTouching(Kernel, Reached, Used, Reach, Kernels->Unbuilt.count(Kernel) != 0,
+                              ScanOf);
     std::stable_sort(K.Launches.begin(), K.Launches.end(),
                      [](const LaunchSite &A, const LaunchSite &B) {
                        return std::tie(A.Loc.File, A.Loc.Line, A.Loc.Column) <

@@ -679,6 +679,55 @@ Limits limitsOf(const ArchCapacity *C) {
 
 auto posKey(const SourcePos &P) { return std::tie(P.File, P.Line, P.Column); }
 
+/// `k.cu:12:5: use of undeclared identifier 'x'`
+std::string errorPhrase(const TranslationUnitFacts &TU, size_t Index) {
+  if (Index >= TU.Diagnostics.size())
+    return "an error of the unit";
+  const Diagnostic &D = TU.Diagnostics[Index];
+  std::string Where = fileName(D.Loc.File.empty() ? TU.File : D.Loc.File);
+  if (D.Loc.valid())
+    Where += ":" + std::to_string(D.Loc.Line) + ":" + std::to_string(D.Loc.Column);
+  return "'" + Where + ": " + D.Message + "'";
+}
+
+/// For a kernel of a unit with errors: why its figures are unknown, or "" when no error can
+/// have changed them. The front end says which error touches the kernel's own code
+/// (KernelFacts::Error); what remains is the layout's dependence on kernels the errors may
+/// hide: whether they share the kernel's sharable variables, or reach an extern array.
+std::string unitErrorReason(const TranslationUnitFacts &TU, const UnitLayout &Layout,
+                            size_t Kernel) {
+  const KernelFacts &K = TU.Kernels[Kernel];
+  if (K.Error) {
+    const std::string E = errorPhrase(TU, K.Error->Diagnostic);
+    switch (K.Error->How) {
+    case ErrorTouch::Kind::InItsCode:
+      return "the translation unit has an error in code this kernel uses: " + E;
+    case ErrorTouch::Kind::UnbuiltCode:
+      return "Clang could not build all of the code this kernel uses after the translation "
+             "unit's errors (the first: " + E + ")";
+    case ErrorTouch::Kind::NoBody:
+      return "Clang did not instantiate this kernel after the translation unit's errors (the "
+             "first: " + E + ")";
+    }
+  }
+  std::optional<size_t> Culprit;
+  std::optional<std::vector<uint64_t>> Totals = Layout.possibleTotals(Kernel, Culprit);
+  const std::string First = TU.Diagnostics.empty() ? "" : " (the first: " + errorPhrase(TU, 0) + ")";
+  if (!Totals)
+    return "the translation unit's errors may hide other kernels" + First +
+           ", and this kernel has too many variables they could share to lay it out without them";
+  if (Totals->size() <= 1)
+    return "";
+  std::string Range = std::to_string(Totals->front()) + " to " + std::to_string(Totals->back()) +
+                      " bytes";
+  if (Culprit)
+    return "the translation unit's errors may hide other kernels" + First + ", and whether one "
+           "also uses '" + TU.Vars[*Culprit].QualifiedName + "' changes this kernel's layout (" +
+           Range + ")";
+  return "the translation unit's errors may hide other kernels" + First + ", and whether one "
+         "reaches an extern __shared__ array changes this kernel's total (" + Range + ")";
+}
+
 } // namespace
 
 void analyzeUnit(const TranslationUnitFacts &TU, const CapacityDatabase &DB,
@@ -688,7 +737,10 @@ void analyzeUnit(const TranslationUnitFacts &TU, const CapacityDatabase &DB,
   U.Arch = TU.Arch;
   U.ParsedAs = TU.ParsedAs;
   U.Jit = TU.Jit;
-  U.Ok = !TU.Failed;
+  U.Ok = !TU.Failed && !TU.Partial;
+  U.Partial = TU.Partial && !TU.Failed;
+  U.ParseStopped = TU.ParseStopped;
+  U.Fixups = TU.Fixups;
   U.Messages = TU.Diagnostics;
   for (Diagnostic &D : U.Messages)
     D.TranslationUnit = TU.File;
@@ -717,6 +769,16 @@ void analyzeUnit(const TranslationUnitFacts &TU, const CapacityDatabase &DB,
     K.Jit = TU.Jit;
     K.StaticBytes = L.Total;
     K.UnknownReason = L.UnknownReason;
+    if (TU.Partial) {
+      if (std::string Why = unitErrorReason(TU, Layout, I); !Why.empty()) {
+        K.StaticBytes.reset();
+        K.UnknownReason = std::move(Why);
+        for (Placement &P : L.Placed)
+          P.Offset.reset();
+      } else {
+        K.UnitHasErrors = true;
+      }
+    }
     K.Overflows = L.Overflows;
     K.RoundedTo = L.RoundedTo;
     K.DynamicDeclared = L.DynamicDeclared;
@@ -837,7 +899,8 @@ std::optional<Severity> worstSeverity(const Report &R) {
     Take(D.Level);
   for (const UnitReport &U : R.Units)
     for (const Diagnostic &D : U.Messages)
-      Take(D.Level);
+      if (!(U.ErrorsAllowed && D.Check == checkInfo(CheckId::ClangError).Name))
+        Take(D.Level);
   for (const Diagnostic &D : R.ToolMessages)
     Take(D.Level);
   return Worst;

@@ -41,26 +41,34 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EmissionFunction, Name, IsTemplateInstance, R
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EmissionProgram, Functions, TopLevel)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SharedVar, Name, Function, QualifiedName, Loc, Type, ElementType,
                                    CanonicalElementType, Shape, ExtentNames, ElementBytes, Align,
-                                   Bytes, UnknownReason, IsDynamic, ReferencedOutOfLine, Emission)
+                                   Bytes, UnknownReason, IsDynamic, ReferencedOutOfLine,
+                                   KernelLocal, Emission)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LaunchSite, Loc, Form, DynamicBytes, UnknownReason, BlockThreads)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(AttributeCall, Attribute, Loc, Value, UnknownReason)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LaunchBounds, MaxThreads, MinBlocks, Loc)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TmemAllocation, Loc, Form, Function, CtaGroup, Columns,
                                    UnknownReason)
+NLOHMANN_JSON_SERIALIZE_ENUM(ErrorTouch::Kind, {{ErrorTouch::Kind::InItsCode, "in_its_code"},
+                                               {ErrorTouch::Kind::UnbuiltCode, "unbuilt_code"},
+                                               {ErrorTouch::Kind::NoBody, "no_body"}})
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ErrorTouch, How, Diagnostic)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelFacts, Name, Mangled, Loc, InstantiatedAt, Reached,
                                    Unreferenced, Launches, Attributes, Bounds, LocalArrays,
-                                   TmemAllocations)
+                                   TmemAllocations, Error)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SourceFixup, Loc, Rule)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Note, Message, Loc)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Diagnostic, Level, Check, Message, Loc, Arch, TranslationUnit,
                                    Kernel, PromotedToError, Figures, Notes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TranslationUnitFacts, File, Arch, ParsedAs, Jit, MaxRegisters,
-                                   RelocatableDeviceCode, Failed, Vars, Kernels, Emission,
-                                   ConstantVars, ConstantEmission, LocalArrays, Diagnostics)
+                                   RelocatableDeviceCode, Failed, Partial, ParseStopped, Vars,
+                                   Kernels, Emission, ConstantVars, ConstantEmission, LocalArrays,
+                                   Diagnostics, Fixups)
 
 namespace {
-// 2: constant memory, per-thread arrays and Tensor Memory requests. An entry of schema 1 is a
-// miss (it lacks them), never a report without them.
-constexpr const char *Schema = "tilefit-facts/2";
+// 2: constant memory, per-thread arrays and Tensor Memory requests. 3: units with errors
+// (Partial, ParseStopped, KernelFacts::Error, SharedVar::KernelLocal) and source fix-ups. An
+// entry of an earlier schema is a miss (it lacks them), never a report without them.
+constexpr const char *Schema = "tilefit-facts/3";
 
 /// Every index of \p P refers to one of \p VarCount variables or to one of its functions.
 bool consistentProgram(const EmissionProgram &P, size_t VarCount) {
@@ -96,6 +104,8 @@ bool consistent(const TranslationUnitFacts &F) {
     for (size_t I : K.LocalArrays)
       if (I >= F.LocalArrays.size())
         return false;
+    if (K.Error && K.Error->Diagnostic >= F.Diagnostics.size())
+      return false;
   }
   return consistentProgram(F.Emission, F.Vars.size()) &&
          consistentProgram(F.ConstantEmission, F.ConstantVars.size());

@@ -187,6 +187,53 @@ KernelLayout UnitLayout::layout(size_t KernelIndex) const {
 }
 
 KernelLayout UnitLayout::layoutWith(size_t KernelIndex, size_t Changed, uint64_t NewBytes) const {
+  return layoutImpl(KernelIndex, Changed, NewBytes, {}, ExternRounding);
+}
+
+std::optional<std::vector<uint64_t>>
+UnitLayout::possibleTotals(size_t KernelIndex, std::optional<size_t> &Culprit) const {
+  const KernelFacts &K = TU.Kernels[KernelIndex];
+  std::vector<size_t> Candidates;
+  for (size_t V : K.Reached) {
+    const SharedVar &Var = TU.Vars[V];
+    if (!Var.IsDynamic && !Var.KernelLocal && ReachCount[V] == 1 && !Var.ReferencedOutOfLine)
+      Candidates.push_back(V);
+  }
+  std::vector<std::optional<uint64_t>> Roundings = {ExternRounding};
+  for (size_t V = 0; V < TU.Vars.size(); ++V)
+    if (TU.Vars[V].IsDynamic && ReachCount[V] == 0)
+      Roundings.push_back(std::max<uint64_t>(ExternRounding.value_or(16),
+                                             std::max<uint64_t>(16, TU.Vars[V].Align)));
+  if (Candidates.size() > 10)
+    return std::nullopt;
+  const uint64_t Base = layoutWith(KernelIndex, TU.Vars.size(), 0).Total.value_or(0);
+  std::vector<uint64_t> Totals;
+  for (uint64_t Mask = 0; Mask < (uint64_t(1) << Candidates.size()); ++Mask) {
+    std::vector<size_t> Shared;
+    for (size_t I = 0; I < Candidates.size(); ++I)
+      if (Mask & (uint64_t(1) << I))
+        Shared.push_back(Candidates[I]);
+    for (const std::optional<uint64_t> &R : Roundings) {
+      KernelLayout L = layoutImpl(KernelIndex, TU.Vars.size(), 0, Shared, R);
+      if (!L.Total)
+        continue;
+      if (*L.Total != Base && !Culprit && Shared.size() == 1 && R == ExternRounding)
+        Culprit = Shared.front();
+      Totals.push_back(*L.Total);
+    }
+  }
+  if (!Culprit && !Candidates.empty())
+    for (const uint64_t T : Totals)
+      if (T != Base)
+        Culprit = Candidates.front();
+  std::sort(Totals.begin(), Totals.end());
+  Totals.erase(std::unique(Totals.begin(), Totals.end()), Totals.end());
+  return Totals;
+}
+
+KernelLayout UnitLayout::layoutImpl(size_t KernelIndex, size_t Changed, uint64_t NewBytes,
+                                    const std::vector<size_t> &AlsoShared,
+                                    std::optional<uint64_t> Rounding) const {
   const KernelFacts &K = TU.Kernels[KernelIndex];
   KernelLayout L;
 
@@ -200,9 +247,11 @@ KernelLayout UnitLayout::layoutWith(size_t KernelIndex, size_t Changed, uint64_t
     }
   }
   // Own variables first, then module-scope ones; each group in emission order.
-  auto AtModuleScope = [&](size_t V) {
-    return ReachCount[V] > 1 || TU.Vars[V].ReferencedOutOfLine;
+  auto SharedNow = [&](size_t V) {
+    return ReachCount[V] > 1 ||
+           std::find(AlsoShared.begin(), AlsoShared.end(), V) != AlsoShared.end();
   };
+  auto AtModuleScope = [&](size_t V) { return SharedNow(V) || TU.Vars[V].ReferencedOutOfLine; };
   std::sort(Static.begin(), Static.end(), [&](size_t A, size_t B) {
     bool SA = AtModuleScope(A), SB = AtModuleScope(B);
     if (SA != SB)
@@ -215,7 +264,7 @@ KernelLayout UnitLayout::layoutWith(size_t KernelIndex, size_t Changed, uint64_t
     const SharedVar &Var = TU.Vars[V];
     Placement P;
     P.Var = V;
-    P.SharedWithOtherKernels = ReachCount[V] > 1;
+    P.SharedWithOtherKernels = SharedNow(V);
     P.AtModuleScope = AtModuleScope(V);
     std::optional<uint64_t> Bytes = V == Changed ? std::optional<uint64_t>(NewBytes) : Var.Bytes;
     if (End) {
@@ -239,9 +288,9 @@ KernelLayout UnitLayout::layoutWith(size_t KernelIndex, size_t Changed, uint64_t
   }
   L.End = End;
   L.Total = End;
-  if (End && *End > 0 && ExternRounding && *End % *ExternRounding != 0) {
-    L.Total = alignUp(*End, *ExternRounding);
-    L.RoundedTo = ExternRounding;
+  if (End && *End > 0 && Rounding && *End % *Rounding != 0) {
+    L.Total = alignUp(*End, *Rounding);
+    L.RoundedTo = Rounding;
     if (!L.Total) {
       L.UnknownReason = "the total overflows 64 bits";
       L.Overflows = true;

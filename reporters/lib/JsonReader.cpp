@@ -146,6 +146,8 @@ public:
     K.StaticBytes = opt(J, "static_smem_bytes", Path);
     K.UnknownReason = strOr(J, "unknown_reason", Path);
     K.RoundedTo = opt(J, "rounded_to", Path);
+    if (J.contains("unit_has_errors"))
+      K.UnitHasErrors = flag(J, "unit_has_errors", Path);
     if (J.contains("instantiated_at"))
       K.InstantiatedAt = pos(J.at("instantiated_at"), Path + ".instantiated_at");
     const json &Dyn = at(J, "dynamic_smem", Path);
@@ -277,7 +279,25 @@ public:
       U.Arch = str(Units[I], "arch", P);
       U.ParsedAs = strOr(Units[I], "parsed_as", P);
       U.Jit = flag(Units[I], "jit", P);
-      U.Ok = str(Units[I], "status", P) == "ok";
+      const std::string Status = str(Units[I], "status", P);
+      if (Status != "ok" && Status != "partial" && Status != "error")
+        throw BadField{P + ".status", "expected \"ok\", \"partial\" or \"error\""};
+      U.Ok = Status == "ok";
+      U.Partial = Status == "partial";
+      if (Units[I].contains("parse_stopped"))
+        U.ParseStopped = flag(Units[I], "parse_stopped", P);
+      if (Units[I].contains("errors_allowed"))
+        U.ErrorsAllowed = flag(Units[I], "errors_allowed", P);
+      if (Units[I].contains("source_fixups")) {
+        const json &Fs = arr(Units[I], "source_fixups", P);
+        for (size_t F = 0; F < Fs.size(); ++F) {
+          const std::string FP = P + ".source_fixups[" + std::to_string(F) + "]";
+          SourceFixup X;
+          X.Loc = pos(Fs[F], FP);
+          X.Rule = str(Fs[F], "rule", FP);
+          U.Fixups.push_back(std::move(X));
+        }
+      }
       const json &Msgs = arr(Units[I], "messages", P);
       for (size_t M = 0; M < Msgs.size(); ++M)
         U.Messages.push_back(diagnostic(Msgs[M], P + ".messages[" + std::to_string(M) + "]"));

@@ -127,12 +127,21 @@ void renderJson(const Report &R, const ToolInfo &Tool, std::ostream &OS) {
     json Messages = json::array();
     for (const Diagnostic &D : U.Messages)
       Messages.push_back(diagnostic(D));
+    json Fixups = json::array();
+    for (const SourceFixup &F : U.Fixups)
+      Fixups.push_back({{"file", F.Loc.File},
+                        {"line", F.Loc.Line},
+                        {"column", F.Loc.Column},
+                        {"rule", F.Rule}});
     Units.push_back({{"file", U.File},
                      {"arch", U.Arch},
                      {"parsed_as", U.ParsedAs},
                      {"jit", U.Jit},
-                     {"status", U.Ok ? "ok" : "error"},
+                     {"status", U.Ok ? "ok" : U.Partial ? "partial" : "error"},
+                     {"parse_stopped", U.ParseStopped},
+                     {"errors_allowed", U.ErrorsAllowed},
                      {"messages", std::move(Messages)},
+                     {"source_fixups", std::move(Fixups)},
                      {"constant_memory", constantMemory(U.ConstantMemory)}});
   }
   Doc["translation_units"] = std::move(Units);
@@ -219,6 +228,8 @@ void renderJson(const Report &R, const ToolInfo &Tool, std::ostream &OS) {
                                {"column", K.InstantiatedAt->Column}};
     if (K.RoundedTo)
       Kj["rounded_to"] = *K.RoundedTo;
+    if (K.UnitHasErrors)
+      Kj["unit_has_errors"] = true;
     Kernels.push_back(std::move(Kj));
   }
   Doc["kernels"] = std::move(Kernels);

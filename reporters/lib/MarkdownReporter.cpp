@@ -32,7 +32,8 @@ std::string relativeTo(const std::string &File, const std::string &Root) {
 void renderMarkdown(const Report &R, const std::string &SourceRoot, std::ostream &OS) {
   OS << "### tilefit: shared memory per kernel\n\n";
   if (R.Kernels.empty()) {
-    OS << "No kernels found.\n";
+    if (parseFailures(R).empty())
+      OS << "No kernels found.\n";
   } else {
     SummaryTable T = buildSummary(R);
     OS << "|";
@@ -60,7 +61,14 @@ void renderMarkdown(const Report &R, const std::string &SourceRoot, std::ostream
     if (!T.ConstantMemory.empty())
       OS << "\n";
     for (const std::string &L : T.Legend)
-      OS << "<sub>" << L << "</sub><br>\n";
+      OS << "<sub>" << cell(L) << "</sub><br>\n";
+  }
+  // Which units failed to parse, each with its first error.
+  std::vector<std::string> Failures = parseFailures(R);
+  for (size_t I = 0; I < Failures.size(); ++I) {
+    std::string Line = Failures[I];
+    Line.erase(0, Line.find_first_not_of(' '));
+    OS << (I == 0 ? "\n**" + cell(Line) + "**\n\n" : "- " + cell(Line) + "\n");
   }
 
   std::vector<const Diagnostic *> All;

@@ -1,5 +1,6 @@
 //===- SarifReporter.cpp --------------------------------------------------===//
 #include "tilefit/reporters/SarifReporter.h"
+#include "tilefit/reporters/Summary.h"
 
 #include "tilefit/model/Checks.h"
 
@@ -161,7 +162,19 @@ void renderSarif(const Report &R, const ToolInfo &Tool, const SarifOptions &Opts
   bool Failed = false;
   for (const UnitReport &U : R.Units)
     Failed |= !U.Ok;
-  Run["invocations"] = json::array({{{"executionSuccessful", !Failed}}});
+  json Invocation = {{"executionSuccessful", !Failed}};
+  // The units that failed to parse, each with its first error, as the text report ends.
+  std::vector<std::string> Failures = parseFailures(R);
+  if (!Failures.empty()) {
+    json Notes = json::array();
+    for (const std::string &Line : Failures) {
+      std::string Text = Line;
+      Text.erase(0, Text.find_first_not_of(' '));
+      Notes.push_back({{"level", "error"}, {"message", {{"text", Text}}}});
+    }
+    Invocation["toolExecutionNotifications"] = std::move(Notes);
+  }
+  Run["invocations"] = json::array({std::move(Invocation)});
   Run["results"] = std::move(Results);
   json Log = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
               {"version", "2.1.0"},

@@ -18,7 +18,7 @@ bool archBefore(const std::string &A, const std::string &B) {
 }
 
 std::string summaryCell(const KernelReport &K) {
-  std::string Cell = K.StaticBytes ? humanBytes(*K.StaticBytes) : "unknown";
+  std::string Cell = K.StaticBytes ? humanBytes(*K.StaticBytes) : "?";
   if (K.WorstLaunch) {
     uint64_t Dyn = *K.Launches[*K.WorstLaunch].DynamicBytes;
     if (Dyn > 0)
@@ -98,6 +98,7 @@ SummaryTable buildSummary(const Report &R) {
 
   std::vector<std::string> RowNames;
   std::map<std::string, std::map<std::string, std::string>> Cells, RegCells, TmemCells;
+  std::vector<std::string> Reasons; ///< Why a static figure is unknown, in footnote order.
   for (const KernelReport &K : R.Kernels) {
     std::string Row = K.Name;
     if (UnitsOfName[K.Name].size() > 1) {
@@ -106,7 +107,15 @@ SummaryTable buildSummary(const Report &R) {
     }
     if (!Cells.count(Row))
       RowNames.push_back(Row);
-    Cells[Row][K.Arch] = summaryCell(K);
+    std::string Cell = summaryCell(K);
+    if (!K.StaticBytes) {
+      // `? [1]`, with the reason in a footnote (one per distinct reason).
+      auto It = std::find(Reasons.begin(), Reasons.end(), K.UnknownReason);
+      if (It == Reasons.end())
+        It = Reasons.insert(Reasons.end(), K.UnknownReason);
+      Cell.insert(1, " [" + std::to_string(It - Reasons.begin() + 1) + "]");
+    }
+    Cells[Row][K.Arch] = std::move(Cell);
     if (!K.Registers.Arrays.empty())
       RegCells[Row][K.Arch] = registersCell(K);
     if (K.TensorMemory && !K.TensorMemory->Allocations.empty())
@@ -141,6 +150,14 @@ SummaryTable buildSummary(const Report &R) {
 
   T.Legend.push_back("static shared memory per kernel (+ dynamic at its largest launch), (N/SM) "
                      "resident blocks per SM at that launch; ! error, ~ warning");
+  if (!Reasons.empty() || std::any_of(R.Kernels.begin(), R.Kernels.end(), [](const KernelReport &K) {
+        return std::any_of(K.Launches.begin(), K.Launches.end(),
+                           [](const LaunchReport &L) { return !L.DynamicBytes; });
+      }))
+    T.Legend.push_back("? unknown: a static figure with the footnote that says why; + ? a launch "
+                       "whose dynamic size is not a compile-time constant");
+  for (size_t I = 0; I < Reasons.size(); ++I)
+    T.Legend.push_back("[" + std::to_string(I + 1) + "] " + Reasons[I]);
   if (!RegCells.empty())
     T.Legend.push_back("registers: per-thread local arrays, bytes = 32-bit registers of the "
                        "per-thread limit, and bytes per block at its block size");
@@ -182,7 +199,54 @@ SummaryTable buildSummary(const Report &R) {
       T.ConstantMemory.push_back(Line);
     }
   }
+  T.Failures = parseFailures(R);
   return T;
+}
+
+std::vector<std::string> parseFailures(const Report &R) {
+  // Per source file (a unit fails the same way on most architectures): its first error.
+  std::vector<std::string> Files, Failed;
+  std::map<std::string, std::string> FirstError;
+  std::map<std::string, bool> Analysed;
+  for (const UnitReport &U : R.Units) {
+    if (std::find(Files.begin(), Files.end(), U.File) == Files.end())
+      Files.push_back(U.File);
+    if (U.Ok)
+      continue;
+    if (std::find(Failed.begin(), Failed.end(), U.File) == Failed.end())
+      Failed.push_back(U.File);
+    Analysed[U.File] = Analysed[U.File] || U.Partial;
+    if (FirstError.count(U.File))
+      continue;
+    for (const Diagnostic &D : U.Messages)
+      if (D.Level == Severity::Error) {
+        std::string Where = baseName(D.Loc.File.empty() ? U.File : D.Loc.File);
+        if (D.Loc.valid())
+          Where += ":" + std::to_string(D.Loc.Line) + ":" + std::to_string(D.Loc.Column);
+        FirstError[U.File] = Where + ": " + D.Message;
+        break;
+      }
+  }
+  if (Failed.empty())
+    return {};
+  std::vector<std::string> Lines;
+  Lines.push_back(std::to_string(Failed.size()) + " of " + std::to_string(Files.size()) +
+                  (Files.size() == 1 ? " unit" : " units") + " failed to parse:");
+  bool AnyPartial = false;
+  for (const std::string &F : Failed) {
+    std::string Line = "  " + baseName(F);
+    if (FirstError.count(F))
+      Line += " (" + FirstError[F] + ")";
+    if (Analysed[F]) {
+      Line += ", kernels its errors do not touch analysed";
+      AnyPartial = true;
+    }
+    Lines.push_back(std::move(Line));
+  }
+  if (AnyPartial)
+    Lines.push_back("  the kernels its errors touch have no figure (? in the table); "
+                    "--allow-parse-errors makes such units not fail the run");
+  return Lines;
 }
 
 } // namespace tilefit

@@ -64,7 +64,11 @@ void renderDiagnostic(const Diagnostic &D, SourceLines &Lines, std::ostream &OS)
 
 void renderSummary(const Report &R, std::ostream &OS) {
   if (R.Kernels.empty()) {
-    OS << "tilefit: no kernels found\n";
+    std::vector<std::string> Failures = parseFailures(R);
+    if (Failures.empty())
+      OS << "tilefit: no kernels found\n";
+    for (const std::string &L : Failures)
+      OS << "tilefit: " << L << "\n";
     return;
   }
   SummaryTable T = buildSummary(R);
@@ -101,17 +105,33 @@ void renderSummary(const Report &R, std::ostream &OS) {
   OS << "\n";
   for (const std::string &L : T.Legend)
     OS << L << "\n";
+  if (!T.Failures.empty())
+    OS << "\n";
+  for (const std::string &L : T.Failures)
+    OS << "tilefit: " << L << "\n";
 }
 
 void renderText(const Report &R, SourceLines &Lines, std::ostream &OS) {
   for (const Diagnostic &D : R.ToolMessages)
     renderDiagnostic(D, Lines, OS);
-  // A unit that fails fails the same way for every architecture: say it once.
+  // A unit that fails fails the same way for every architecture: say it once. A unit with
+  // many errors shows its first ones (the JSON report has them all).
+  constexpr size_t ShownPerUnit = 10;
   std::set<std::string> Said;
+  std::map<std::string, size_t> Shown, Hidden;
   for (const UnitReport &U : R.Units)
-    for (const Diagnostic &D : U.Messages)
-      if (Said.insert(position(D.Loc) + D.Message).second)
-        renderDiagnostic(D, Lines, OS);
+    for (const Diagnostic &D : U.Messages) {
+      if (!Said.insert(position(D.Loc) + D.Message).second)
+        continue;
+      if (D.Level == Severity::Error && Shown[U.File]++ >= ShownPerUnit) {
+        ++Hidden[U.File];
+        continue;
+      }
+      renderDiagnostic(D, Lines, OS);
+    }
+  for (const auto &[File, Count] : Hidden)
+    OS << File << ": note: " << Count << " more error" << (Count == 1 ? "" : "s")
+       << " not shown (--format=json lists them all)\n";
   for (const Diagnostic &D : R.Diagnostics)
     renderDiagnostic(D, Lines, OS);
   renderSummary(R, OS);

@@ -9,6 +9,7 @@
 //   Architectures: [sm_80, sm_90]
 //   CapacityDatabase: limits.json          # relative to this file
 //   HeaderFilterRegex: 'include/.*'
+//   AllowParseErrors: true                 # units with errors do not fail the run
 //   KernelBudgets:
 //     - Kernel: 'gemm_*'                   # a glob over kernel names
 //       Bytes: 65536                       # or Fraction: 0.5
@@ -38,6 +39,9 @@ struct Config {
   std::optional<std::vector<std::string>> Architectures;
   std::optional<std::string> CapacityDatabase; ///< Absolute path.
   std::optional<std::string> HeaderFilterRegex;
+  /// A unit with parse errors is analysed either way; this says whether it fails the run
+  /// (exit status 2; default) or not.
+  std::optional<bool> AllowParseErrors;
   std::optional<std::vector<KernelBudget>> KernelBudgets;
 
   /// Fields \p Over sets replace this one's.

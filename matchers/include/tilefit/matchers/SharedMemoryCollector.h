@@ -11,6 +11,7 @@
 #ifndef TILEFIT_MATCHERS_SHAREDMEMORYCOLLECTOR_H
 #define TILEFIT_MATCHERS_SHAREDMEMORYCOLLECTOR_H
 
+#include "tilefit/matchers/ParseErrors.h"
 #include "tilefit/model/Facts.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -40,9 +41,14 @@ public:
   void registerMatchers(clang::ast_matchers::MatchFinder &Finder);
 
   /// After the finder has run over \p Ctx: walks each kernel's call graph and fills
-  /// \p Out.Vars, \p Out.Kernels, \p Out.LocalArrays and \p Out.ConstantVars.
+  /// \p Out.Vars, \p Out.Kernels, \p Out.LocalArrays and \p Out.ConstantVars. \p Errors are
+  /// the parse's errors (empty for a unit without): each kernel they may have changed gets
+  /// KernelFacts::Error.
   void finish(clang::ASTContext &Ctx, const InstantiationRecorder &Instantiations,
-              TranslationUnitFacts &Out);
+              llvm::ArrayRef<ParseError> Errors, TranslationUnitFacts &Out);
+
+  /// The unit's `__shared__` variables (instantiations included), once the finder has run.
+  llvm::ArrayRef<const clang::VarDecl *> sharedVars() const;
 
 private:
   class SharedVarCallback;

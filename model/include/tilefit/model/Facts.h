@@ -89,6 +89,9 @@ struct SharedVar {
   /// Referenced by a function NVVM keeps out of line (`__noinline__`, recursive): the variable
   /// is then emitted at module scope even when only one kernel reaches it.
   bool ReferencedOutOfLine = false;
+  /// Declared in a kernel's own body: no other kernel can reach it. (A namespace-scope
+  /// variable or a device function's static may be shared with other kernels.)
+  bool KernelLocal = false;
   EmissionFacts Emission;
 };
 
@@ -142,6 +145,18 @@ struct HostKernelCalls {
   std::vector<AttributeCall> Attributes;
 };
 
+/// Why a unit's error may have changed a kernel's figures (matchers/ParseErrors.h).
+struct ErrorTouch {
+  enum class Kind {
+    InItsCode,      ///< The error is in code the kernel uses (its body, a function or a
+                    ///< `__shared__` variable it reaches, that variable's type).
+    UnbuiltCode,    ///< Code it uses holds what Clang could not build after an error.
+    NoBody          ///< A specialization whose body Clang did not instantiate (after an error).
+  };
+  Kind How = Kind::InItsCode;
+  size_t Diagnostic = 0; ///< The error: an index into TranslationUnitFacts::Diagnostics.
+};
+
 /// One kernel (one instantiation, for templates) with what it reaches.
 struct KernelFacts {
   std::string Name;             ///< Qualified, with template arguments: `ns::staged<64, 16, 3>`.
@@ -164,6 +179,9 @@ struct KernelFacts {
   std::vector<size_t> LocalArrays;
   /// Tensor Memory requests in the kernel and the functions it reaches, each site once.
   std::vector<TmemAllocation> TmemAllocations;
+  /// Set when an error of the unit may have changed what the kernel reaches: its figures are
+  /// then unknown.
+  std::optional<ErrorTouch> Error;
 };
 
 enum class Severity { Note, Remark, Warning, Error };
@@ -190,6 +208,14 @@ struct Diagnostic {
   std::vector<Note> Notes;
 };
 
+/// A construct nvcc accepts and Clang rejects, which the front end rewrote for Clang in memory
+/// before parsing the unit again (frontend/lib/SourceFixups.cpp). The figures are the
+/// rewritten unit's, which are the original's.
+struct SourceFixup {
+  SourcePos Loc;                ///< The construct (a variable's name, a launch, an asm string).
+  std::string Rule;             ///< `shared-constructor`, `attribute-position`, `device-launch`, ...
+};
+
 /// Everything the front end learnt from one translation unit parsed for one architecture.
 struct TranslationUnitFacts {
   std::string File;
@@ -199,6 +225,12 @@ struct TranslationUnitFacts {
   std::optional<uint64_t> MaxRegisters; ///< The command's -maxrregcount, if any.
   bool RelocatableDeviceCode = false;
   bool Failed = false;          ///< The unit could not be analysed; see Diagnostics.
+  /// Clang reported errors: the facts are what it built despite them (KernelFacts::Error says
+  /// which kernels they may have changed). Diagnostics holds the errors.
+  bool Partial = false;
+  /// An error stopped the parse (a missing #include, say): what comes after it, kernels
+  /// included, was not parsed, and no template was instantiated.
+  bool ParseStopped = false;
   std::vector<SharedVar> Vars;
   std::vector<KernelFacts> Kernels;
   EmissionProgram Emission;
@@ -211,6 +243,8 @@ struct TranslationUnitFacts {
   std::vector<SharedVar> LocalArrays;
   /// Problems with the unit itself: unreadable, not CUDA, parse errors.
   std::vector<Diagnostic> Diagnostics;
+  /// The rewrites the parse needed (empty for most units).
+  std::vector<SourceFixup> Fixups;
   /// Every file the parse read (absolute paths), for the result cache. Not stored with it.
   std::vector<std::string> Inputs;
 };

@@ -55,7 +55,21 @@ public:
   /// The unit's variables in the order nvcc emits them in the PTX module.
   const std::vector<size_t> &emissionOrder() const { return Order; }
 
+  /// For a unit with errors, which may hide kernels (and what they reach) from the facts:
+  /// every total the kernel could have if hidden kernels also reached some of the variables
+  /// it may share with other kernels (a device function's static, a namespace-scope
+  /// variable: placed after its own ones when shared) or some `extern __shared__` array no
+  /// kernel is seen to reach (which rounds the total). Unset when there are too many
+  /// combinations to try (more than 2^10). \p Culprit is set to a variable whose sharing
+  /// changes the total, when one does.
+  std::optional<std::vector<uint64_t>> possibleTotals(size_t Kernel,
+                                                      std::optional<size_t> &Culprit) const;
+
 private:
+  KernelLayout layoutImpl(size_t Kernel, size_t Changed, uint64_t NewBytes,
+                          const std::vector<size_t> &AlsoShared,
+                          std::optional<uint64_t> Rounding) const;
+
   const TranslationUnitFacts &TU;
   std::vector<size_t> Order;         ///< Emission order (indices into Vars).
   std::vector<unsigned> Rank;        ///< Rank[var] = its position in Order.

@@ -123,6 +123,8 @@ struct KernelReport {
   std::optional<TensorMemoryReport> TensorMemory;
   /// The most severe finding about this kernel on this architecture, if any.
   std::optional<Severity> Worst;
+  /// Its unit had errors that cannot have changed this kernel's figures: they stand.
+  bool UnitHasErrors = false;
 };
 
 /// One translation unit parsed for one architecture.
@@ -131,8 +133,15 @@ struct UnitReport {
   std::string Arch;
   std::string ParsedAs;
   bool Jit = false;
-  bool Ok = true;
+  bool Ok = true;                     ///< Parsed without errors.
+  /// Parsed with errors and analysed as Clang built it: the kernels the errors touch have no
+  /// figures (KernelReport::UnknownReason), the others are exact.
+  bool Partial = false;
+  bool ParseStopped = false;          ///< An error stopped the parse: kernels after it unseen.
+  /// Its parse errors do not decide the exit status (--allow-parse-errors, AllowParseErrors).
+  bool ErrorsAllowed = false;
   std::vector<Diagnostic> Messages;   ///< Problems with the unit itself (parse errors).
+  std::vector<SourceFixup> Fixups;    ///< Constructs nvcc accepts that Clang was given rewritten.
   std::optional<ConstantMemoryReport> ConstantMemory; ///< Unset when the unit failed.
 };
 

@@ -25,9 +25,16 @@ struct SummaryTable {
   /// One line per translation unit with `__constant__` data: its bytes against the limit, per
   /// group of architectures with the same figures.
   std::vector<std::string> ConstantMemory;
+  /// "N of M units failed to parse:" and a line per such unit with its first error; empty
+  /// when every unit parsed (parseFailures).
+  std::vector<std::string> Failures;
 };
 
 SummaryTable buildSummary(const Report &R);
+
+/// The lines that say which units failed to parse, each with its first error (empty when none
+/// did): the end of the text report, also when no kernel was found.
+std::vector<std::string> parseFailures(const Report &R);
 
 /// A kernel's per-thread arrays: "256 B = 64 regs of 128, 64 KiB/block", "unknown", "-".
 std::string registersCell(const KernelReport &K);

@@ -1,0 +1,407 @@
+//===- SourceFixups.cpp ---------------------------------------------------===//
+//
+// The rules. Each names the Clang error it answers, what nvcc does with the same code (checked
+// with nvcc 13.0; the fixtures under tests/fixtures/nvcc_compat/ hold each case with ptxas's
+// figures), and the rewrite:
+//
+// - shared-constructor: `__shared__ cuda::barrier<cuda::thread_scope_block> bar;` in a
+//   function. nvcc: warning 20054 ("dynamic initialization is not supported for a
+//   function-scope static __shared__ variable"); the constructor does not run and ptxas
+//   allocates the object. Clang: "initialization is not supported for __shared__ variables",
+//   and the variable is invalid (every statement that names it is dropped, and a template
+//   instantiation that names it loses its whole body). Rewrite: its `__shared__` becomes
+//   `__tf_rsh__` (cuda_compat.h: `register __attribute__((shared))`), and a `static` before it
+//   becomes spaces, so that Clang sees a variable of automatic storage, where the check does
+//   not apply, with the same type and attribute.
+// - attribute-position: `__shared__ alignas(16) float tile[64];`. nvcc applies the alignment.
+//   Clang: "an attribute list cannot appear here", and the alignment is dropped. Rewrite: the
+//   attribute list moves to the front of the declaration (`alignas(16) __shared__ float ...`).
+// - device-launch: `child<<<grid, block>>>(args)` in device code, with -rdc (dynamic
+//   parallelism). nvcc compiles the launch. Clang 19: "reference to __global__ function 'child'
+//   in __global__ function" (it has no device-side launch), and the statement is dropped.
+//   Rewrite: `(       grid, block), (args)`, an expression that evaluates what the launch
+//   evaluates in the calling kernel (its arguments), which is all that matters for the
+//   caller's figures: a launch from device code allocates nothing in the caller.
+// - asm-percent: `asm("mov.u64 %0, %globaltimer;" : "=l"(t))`. nvcc passes `%globaltimer` to
+//   ptxas. Clang: "invalid % escape in inline assembly string". Rewrite: that `%` becomes a
+//   space (the text of an asm statement matters to tilefit only for tcgen05.alloc).
+// - asm-operand-comma: `asm("..." :: "r"(v) "l"(p))`, two operands without a comma. nvcc
+//   accepts it. Clang: "expected ')'". Rewrite: the blank before the second operand becomes
+//   a comma.
+//
+//===----------------------------------------------------------------------===//
+#include "SourceFixups.h"
+
+#include "tilefit/matchers/SourcePosition.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/Basic/DiagnosticAST.h"
+#include "clang/Basic/DiagnosticParse.h"
+#include "clang/Basic/DiagnosticSema.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+#include <optional>
+#include <set>
+
+namespace tilefit {
+namespace frontend {
+namespace {
+
+using namespace clang;
+
+/// A location's expansion point in a file: the file, its text and the offset.
+struct FilePoint {
+  FileID File;
+  unsigned Offset = 0;
+  llvm::StringRef Text;
+};
+
+std::optional<FilePoint> pointOf(const SourceManager &SM, SourceLocation Loc) {
+  if (Loc.isInvalid())
+    return std::nullopt;
+  auto [FID, Offset] = SM.getDecomposedExpansionLoc(Loc);
+  if (FID.isInvalid() || !SM.getFileEntryRefForID(FID))
+    return std::nullopt;
+  bool Invalid = false;
+  llvm::StringRef Text = SM.getBufferData(FID, &Invalid);
+  if (Invalid || Offset > Text.size())
+    return std::nullopt;
+  return FilePoint{FID, Offset, Text};
+}
+
+std::string pathOf(const SourceManager &SM, FileID FID) {
+  llvm::SmallString<256> Path(SM.getFileEntryRefForID(FID)->getName());
+  SM.getFileManager().makeAbsolutePath(Path);
+  llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
+  return std::string(Path);
+}
+
+class Rewriter {
+public:
+  Rewriter(ASTContext &Ctx, llvm::ArrayRef<const VarDecl *> SharedVars)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), SharedVars(SharedVars) {}
+
+  void sharedConstructor(const ReportedError &E) {
+    const VarDecl *VD = dyn_cast_or_null<VarDecl>(E.DeclArg);
+    if (!VD)
+      VD = sharedVarNamedAt(E.Loc);
+    if (!VD || !VD->getParentFunctionOrMethod() || VD->hasExternalStorage())
+      return;
+    // Only a default construction: an initializer written out is an error for nvcc too.
+    if (const Expr *Init = VD->getInit()) {
+      const auto *CE = dyn_cast<CXXConstructExpr>(Init->IgnoreImplicit());
+      if (!CE || CE->getNumArgs() != 0 || CE->getParenOrBraceRange().isValid())
+        return;
+    }
+    auto Begin = pointOf(SM, VD->getBeginLoc());
+    auto Name = pointOf(SM, VD->getLocation());
+    if (!Begin || !Name || Begin->File != Name->File || Begin->Offset > Name->Offset)
+      return;
+    std::optional<unsigned> Shared;
+    std::vector<unsigned> Static;
+    rawTokens(*Begin, Name->Offset, [&](const Token &T, unsigned Offset) {
+      if (!T.is(tok::raw_identifier))
+        return;
+      if (T.getRawIdentifier() == "__shared__")
+        Shared = Offset;
+      else if (T.getRawIdentifier() == "static")
+        Static.push_back(Offset);
+    });
+    if (!Shared)
+      return;
+    add(*Begin, *Shared, "__tf_rsh__", "shared-constructor", VD->getLocation());
+    for (unsigned S : Static)
+      add(*Begin, S, "      ", "shared-constructor", VD->getLocation());
+  }
+
+  void attributePosition(const ReportedError &E) {
+    if (E.Ranges.empty())
+      return;
+    CharSourceRange R = E.Ranges.front();
+    auto AttrBegin = pointOf(SM, R.getBegin());
+    SourceLocation EndLoc = R.isTokenRange()
+                                ? Lexer::getLocForEndOfToken(SM.getExpansionLoc(R.getEnd()), 0,
+                                                             SM, Ctx.getLangOpts())
+                                : R.getEnd();
+    auto AttrEnd = pointOf(SM, EndLoc);
+    if (!AttrBegin || !AttrEnd || AttrBegin->File != AttrEnd->File ||
+        AttrEnd->Offset <= AttrBegin->Offset)
+      return;
+    llvm::StringRef Attr =
+        AttrBegin->Text.slice(AttrBegin->Offset, AttrEnd->Offset);
+    if (!Attr.starts_with("alignas") && !Attr.starts_with("[["))
+      return;
+    for (const VarDecl *VD : SharedVars) {
+      auto Begin = pointOf(SM, VD->getBeginLoc());
+      auto Name = pointOf(SM, VD->getLocation());
+      if (!Begin || !Name || Begin->File != AttrBegin->File || Name->File != AttrBegin->File ||
+          Begin->Offset >= AttrBegin->Offset || AttrEnd->Offset > Name->Offset)
+        continue;
+      llvm::StringRef Prefix = Begin->Text.slice(Begin->Offset, AttrBegin->Offset);
+      llvm::StringRef Kept = Prefix.rtrim();
+      if (Kept.size() == Prefix.size())
+        return; // No blank to give the attribute's own: the length would change.
+      std::string New = Attr.str() + " " + Kept.str();
+      New.resize(Prefix.size() + Attr.size(), ' ');
+      add(*Begin, Begin->Offset, New, "attribute-position", VD->getLocation());
+      return;
+    }
+  }
+
+  void deviceLaunch(const ReportedError &E) {
+    // A __global__ function (or the host-side launch configuration call) named in device code.
+    if (E.IntArgs.size() < 4 || !(E.IntArgs[3] == 0 || E.IntArgs[3] == 1))
+      return;
+    const bool Kernel = E.IntArgs[0] == 1;
+    const bool Configure = E.IntArgs[0] == 2 && E.DeclArg &&
+                           E.DeclArg->getName() == "__cudaPushCallConfiguration";
+    if (!Kernel && !Configure)
+      return;
+    auto P = pointOf(SM, E.Loc);
+    if (!P)
+      return;
+    llvm::StringRef T = P->Text;
+    // The launch's `<<<`: at the error, or after the kernel's (template) name.
+    std::optional<unsigned> Open, Close;
+    int Angle = 0;
+    bool Stop = false;
+    rawTokens(*P, T.size(), [&](const Token &Tok, unsigned Offset) {
+      if (Stop || Open)
+        return;
+      if (Tok.is(tok::lesslessless) && Angle == 0)
+        Open = Offset;
+      else if (Tok.is(tok::less))
+        ++Angle;
+      else if (Tok.is(tok::greater))
+        --Angle;
+      else if (Tok.isOneOf(tok::semi, tok::l_brace, tok::r_brace, tok::l_paren))
+        Stop = true;
+    });
+    if (!Open)
+      return;
+    int Depth = 0;
+    bool Done = false;
+    FilePoint After{P->File, *Open + 3, T};
+    rawTokens(After, T.size(), [&](const Token &Tok, unsigned Offset) {
+      if (Done)
+        return;
+      if (Tok.isOneOf(tok::l_paren, tok::l_square, tok::l_brace))
+        ++Depth;
+      else if (Tok.isOneOf(tok::r_paren, tok::r_square, tok::r_brace))
+        --Depth;
+      else if (Tok.is(tok::greatergreatergreater) && Depth == 0) {
+        Close = Offset;
+        Done = true;
+      } else if (Tok.is(tok::semi))
+        Done = true;
+      if (Depth < 0)
+        Done = true;
+    });
+    if (!Close || T.substr(*Close + 3).ltrim().empty() || T.substr(*Close + 3).ltrim()[0] != '(')
+      return;
+    // The callee starts at the name (with its qualifier) before the error, or before `<<<`.
+    unsigned Start = std::min(P->Offset, *Open);
+    if (Start == *Open) {
+      while (Start > 0 && isspace(static_cast<unsigned char>(T[Start - 1])))
+        --Start;
+      if (Start > 0 && T[Start - 1] == '>') { // template arguments
+        int Level = 0;
+        while (Start > 0) {
+          char C = T[--Start];
+          if (C == '>')
+            ++Level;
+          else if (C == '<' && --Level == 0)
+            break;
+        }
+      }
+    }
+    while (Start > 0 && (isalnum(static_cast<unsigned char>(T[Start - 1])) ||
+                         T[Start - 1] == '_' || T[Start - 1] == ':'))
+      --Start;
+    if (Start >= *Open)
+      return;
+    add(*P, Start, "(" + std::string(*Open + 3 - Start - 1, ' '), "device-launch", E.Loc);
+    add(*P, *Close, "), ", "device-launch", E.Loc);
+  }
+
+  void asmPercent(const ReportedError &E) {
+    auto P = pointOf(SM, E.Loc);
+    if (!P)
+      return;
+    for (unsigned Back = 0; Back <= 2 && Back <= P->Offset; ++Back)
+      if (P->Text[P->Offset - Back] == '%') {
+        add(*P, P->Offset - Back, " ", "asm-percent", E.Loc);
+        return;
+      }
+  }
+
+  void asmOperandComma(const ReportedError &E) {
+    if (E.IntArgs.empty() || E.IntArgs[0] != tok::r_paren)
+      return;
+    auto P = pointOf(SM, E.Loc);
+    if (!P || P->Offset == 0 || P->Text[P->Offset] != '"')
+      return;
+    llvm::StringRef T = P->Text;
+    unsigned Blank = P->Offset - 1;
+    if (!isspace(static_cast<unsigned char>(T[Blank])))
+      return;
+    llvm::StringRef Before = T.take_front(Blank).rtrim();
+    if (!Before.ends_with(")"))
+      return;
+    // Inside the operands of an asm statement: an `asm (` before, with the error one paren
+    // deep, and a `:` at that depth.
+    const size_t From = Blank > 4096 ? Blank - 4096 : 0;
+    llvm::StringRef Window = T.slice(From, Blank);
+    size_t Kw = llvm::StringRef::npos;
+    for (llvm::StringRef K : {"asm", "__asm__", "__asm"}) {
+      size_t At = Window.rfind(K);
+      while (At != llvm::StringRef::npos &&
+             ((At > 0 && (isalnum(static_cast<unsigned char>(Window[At - 1])) ||
+                          Window[At - 1] == '_')) ||
+              (At + K.size() < Window.size() &&
+               (isalnum(static_cast<unsigned char>(Window[At + K.size()])) ||
+                Window[At + K.size()] == '_'))))
+        At = At == 0 ? llvm::StringRef::npos : Window.take_front(At).rfind(K);
+      if (At != llvm::StringRef::npos && (Kw == llvm::StringRef::npos || At > Kw))
+        Kw = At;
+    }
+    if (Kw == llvm::StringRef::npos)
+      return;
+    size_t Paren = Window.find('(', Kw);
+    if (Paren == llvm::StringRef::npos)
+      return;
+    int Depth = 0;
+    bool Colon = false, InString = false;
+    for (size_t I = Paren; I < Window.size(); ++I) {
+      char C = Window[I];
+      if (InString) {
+        if (C == '\\')
+          ++I;
+        else if (C == '"')
+          InString = false;
+        continue;
+      }
+      if (C == '"')
+        InString = true;
+      else if (C == '(')
+        ++Depth;
+      else if (C == ')')
+        --Depth;
+      else if (C == ':' && Depth == 1)
+        Colon = true;
+      if (Depth <= 0)
+        return;
+    }
+    if (Depth != 1 || !Colon)
+      return;
+    add(*P, Blank, ",", "asm-operand-comma", E.Loc);
+  }
+
+  std::vector<TextEdit> take() { return std::move(Edits); }
+
+private:
+  /// The unit's `__shared__` variable whose name is at \p Loc.
+  const VarDecl *sharedVarNamedAt(SourceLocation Loc) const {
+    const SourceLocation At = SM.getExpansionLoc(Loc);
+    for (const VarDecl *VD : SharedVars)
+      if (SM.getExpansionLoc(VD->getLocation()) == At)
+        return VD;
+    return nullptr;
+  }
+
+  /// Calls \p Visit(token, offset) for each raw token from \p From up to offset \p To.
+  template <typename Fn>
+  void rawTokens(const FilePoint &From, unsigned To, Fn Visit) const {
+    Lexer L(SM.getLocForStartOfFile(From.File), Ctx.getLangOpts(), From.Text.begin(),
+            From.Text.begin() + From.Offset, From.Text.end());
+    Token Tok;
+    while (!L.LexFromRawLexer(Tok) || Tok.isNot(tok::eof)) {
+      if (Tok.is(tok::eof))
+        break;
+      unsigned Offset = SM.getFileOffset(Tok.getLocation());
+      if (Offset >= To)
+        break;
+      Visit(Tok, Offset);
+    }
+  }
+
+  void add(const FilePoint &P, unsigned Offset, std::string Replacement, const char *Rule,
+           SourceLocation Where) {
+    if (Offset + Replacement.size() > P.Text.size())
+      return;
+    TextEdit E;
+    E.File = pathOf(SM, P.File);
+    E.Offset = Offset;
+    E.Replacement = std::move(Replacement);
+    E.What.Loc = matchers::toSourcePos(SM, Where);
+    E.What.Rule = Rule;
+    if (Seen.insert({E.File, E.Offset}).second)
+      Edits.push_back(std::move(E));
+  }
+
+  ASTContext &Ctx;
+  const SourceManager &SM;
+  llvm::ArrayRef<const VarDecl *> SharedVars;
+  std::vector<TextEdit> Edits;
+  std::set<std::pair<std::string, unsigned>> Seen;
+};
+
+} // namespace
+
+std::vector<TextEdit> sourceFixups(ASTContext &Ctx, llvm::ArrayRef<ReportedError> Errors,
+                                   llvm::ArrayRef<const VarDecl *> SharedVars,
+                                   bool Relocatable) {
+  Rewriter R(Ctx, SharedVars);
+  for (const ReportedError &E : Errors) {
+    switch (E.ID) {
+    case diag::err_shared_var_init:
+      R.sharedConstructor(E);
+      break;
+    case diag::err_attributes_not_allowed:
+      R.attributePosition(E);
+      break;
+    case diag::err_ref_bad_target:
+      if (Relocatable)
+        R.deviceLaunch(E);
+      break;
+    case diag::err_asm_invalid_escape:
+      R.asmPercent(E);
+      break;
+    case diag::err_expected:
+      R.asmOperandComma(E);
+      break;
+    default:
+      break;
+    }
+  }
+  return R.take();
+}
+
+std::string applyEdits(std::string Text, std::vector<TextEdit> Edits) {
+  std::stable_sort(Edits.begin(), Edits.end(),
+                   [](const TextEdit &A, const TextEdit &B) { return A.Offset < B.Offset; });
+  size_t Covered = 0;
+  for (const TextEdit &E : Edits) {
+    if (E.Offset < Covered || E.Offset + E.Replacement.size() > Text.size())
+      continue;
+    Text.replace(E.Offset, E.Replacement.size(), E.Replacement);
+    Covered = E.Offset + E.Replacement.size();
+  }
+  return Text;
+}
+
+std::map<std::string, std::vector<TextEdit>> editsByFile(const std::vector<TextEdit> &Edits) {
+  std::map<std::string, std::vector<TextEdit>> By;
+  for (const TextEdit &E : Edits)
+    By[E.File].push_back(E);
+  return By;
+}
+
+} // namespace frontend
+} // namespace tilefit
