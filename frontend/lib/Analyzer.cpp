@@ -82,16 +82,17 @@ public:
     matchers::ParseError E;
     E.Loc = Info.getLocation();
     E.Diagnostic = Out.size() - 1;
+    E.Fatal = Level == clang::DiagnosticsEngine::Fatal;
     if (Sema)
       for (const clang::Sema::CodeSynthesisContext &C : Sema->CodeSynthesisContexts)
         if (C.Kind == clang::Sema::CodeSynthesisContext::TemplateInstantiation && C.Entity &&
             (llvm::isa<clang::FunctionDecl>(C.Entity) || llvm::isa<clang::RecordDecl>(C.Entity)))
           E.Instantiating.push_back(C.Entity->getCanonicalDecl());
-    Errors.push_back(std::move(E));
-
     ReportedError R;
     R.ID = Info.getID();
     R.Loc = Info.getLocation();
+    R.InInstantiation = !E.Instantiating.empty();
+    Errors.push_back(std::move(E));
     for (const clang::CharSourceRange &Range : Info.getRanges())
       R.Ranges.push_back(Range);
     for (unsigned I = 0; I < Info.getNumArgs(); ++I) {
@@ -344,15 +345,13 @@ public:
   /// errors in the file itself are the file's (the editor's buffer while it is being typed,
   /// most often), and only the others make the parse run again.
   ///
-  /// The precompiled runtime headers are at fault only when the parse stopped (a header
-  /// changed since they were built is a fatal error), or an error is in a runtime header or
-  /// has no place: errors in the unit's own code are the unit's, and a second parse would
-  /// only repeat them.
+  /// The precompiled runtime headers are at fault only when an error is in a runtime header
+  /// or has no place (a header changed since they were built is a fatal error without one):
+  /// errors in the unit's own code are the unit's, a missing #include of its own too, and a
+  /// second parse would only repeat them.
   bool retryWithout(const std::vector<Diagnostic> &Errors, const std::string &MainFile,
-                    bool Stopped, const ParseEnvironment &Env) const {
+                    const ParseEnvironment &Env) const {
     if (!UsedPch.empty()) {
-      if (Stopped)
-        return true;
       for (const Diagnostic &D : Errors) {
         llvm::StringRef File = D.Loc.File;
         if (File.empty() || (!Env.Toolkit.Path.empty() && File.starts_with(Env.Toolkit.Path)) ||
@@ -370,6 +369,8 @@ public:
         return false;
     return true;
   }
+  /// Whether the parse loaded a precompiled header or a preamble.
+  bool loadedAnything() const { return !UsedPch.empty() || UsedPreamble != nullptr; }
   /// Forgets what the parse loaded: a parse without it did better.
   void discard() {
     if (!UsedPch.empty())
@@ -628,9 +629,11 @@ std::vector<std::string> parseCommandLine(const UnitJob &Job, const ParseEnviron
     Args.push_back(Env.ResourceInclude + "/tilefit/cuda_prelude.h");
   }
   // What nvcc's headers declare and Clang's lack (cache-hinted loads, host min/max, surface
-  // functions): resources/include/tilefit/cuda_compat.h.
-  Args.push_back("-include");
-  Args.push_back(Env.ResourceInclude + "/tilefit/cuda_compat.h");
+  // functions): resources/include/tilefit/cuda_compat.h, over the toolkit's headers.
+  if (TK.found()) {
+    Args.push_back("-include");
+    Args.push_back(Env.ResourceInclude + "/tilefit/cuda_compat.h");
+  }
   // C++17 forbids `register`; nvcc only warns, and the source fix-ups rely on it
   // (cuda_compat.h, __tf_rsh__).
   Args.push_back("-Wno-register");
@@ -664,6 +667,41 @@ std::vector<std::string> parseCommandLine(const UnitJob &Job, const ParseEnviron
   Args.push_back("-fno-caret-diagnostics");
   Args.push_back(Job.Command.File);
   return Args;
+}
+
+/// The code a fix-up adds at the end of a unit names a kernel template's specialization as the
+/// source wrote it; where that name means nothing there, the error is tilefit's, not the
+/// unit's: it becomes a warning that the kernel is not reported.
+static void forgiveAppendedErrors(TranslationUnitFacts &Facts, const std::vector<TextEdit> &Edits,
+                                  const ParseEnvironment &Env) {
+  for (const TextEdit &E : Edits) {
+    if (E.Length != 0 || E.Replacement.find(AppendedPrefix) == std::string::npos)
+      continue;
+    std::optional<std::string> Original = readSource(Env, E.File);
+    if (!Original)
+      continue;
+    const unsigned Lines = 1 + static_cast<unsigned>(std::count(
+                                   Original->begin(), Original->begin() + std::min<size_t>(E.Offset, Original->size()), '\n'));
+    for (Diagnostic &D : Facts.Diagnostics)
+      if (D.Level == Severity::Error && D.Check == checkInfo(CheckId::ClangError).Name &&
+          D.Loc.File == E.File && D.Loc.Line > Lines) {
+        D.Level = Severity::Warning;
+        D.Check = checkInfo(CheckId::Input).Name;
+        D.Notes.insert(D.Notes.begin(), {D.Message, E.What.Loc});
+        D.Message = "a kernel template that only device code launches here could not be "
+                    "instantiated by tilefit: ptxas compiles it, tilefit does not report it";
+        D.Loc = E.What.Loc;
+      }
+  }
+  const bool StillErrors =
+      std::any_of(Facts.Diagnostics.begin(), Facts.Diagnostics.end(), [](const Diagnostic &D) {
+        return D.Level == Severity::Error;
+      });
+  if (Facts.Partial && !StillErrors) {
+    Facts.Partial = false;
+    for (KernelFacts &K : Facts.Kernels)
+      K.Error.reset();
+  }
 }
 
 /// analyzeUnit; \p AllowFixups: a unit whose errors are constructs nvcc accepts is parsed
@@ -727,7 +765,7 @@ static TranslationUnitFacts analyzeUnitWith(const UnitJob &Job, const ParseEnvir
   Invocation.setDiagnosticConsumer(&Errors);
   bool Ok = Invocation.run();
   if ((!Ok || Errors.getNumErrors() > 0) &&
-      Factory.retryWithout(Problems, Job.Command.File, Errors.stopped(), Env)) {
+      Factory.retryWithout(Problems, Job.Command.File, Env)) {
     // The parse without the precompiled header or preamble decides; either is built anew next
     // time if it was at fault (the parse then has no error without it).
     ParseEnvironment Plain = Env;
@@ -747,6 +785,7 @@ static TranslationUnitFacts analyzeUnitWith(const UnitJob &Job, const ParseEnvir
         Fixed.Unsaved[File] = applyEdits(std::move(*Text), Edits);
     }
     TranslationUnitFacts Again = analyzeUnitWith(Job, Fixed, /*AllowFixups=*/false);
+    forgiveAppendedErrors(Again, Outcome.Fixups, Env);
     for (const TextEdit &E : Outcome.Fixups)
       if (std::none_of(Again.Fixups.begin(), Again.Fixups.end(), [&](const SourceFixup &F) {
             return F.Rule == E.What.Rule && F.Loc.File == E.What.Loc.File &&
@@ -832,7 +871,7 @@ static std::vector<HostKernelCalls> analyzeHostSideWith(const UnitJob &Job,
   bool Ok = false;
   const bool Ran = CRC.RunSafely([&] { Ok = Invocation.run(); });
   if ((!Ran || !Ok || Collector.getNumErrors() > 0) &&
-      Factory.retryWithout(Errors, Job.Command.File, !Ran || Collector.stopped(), Env)) {
+      (!Ran ? Factory.loadedAnything() : Factory.retryWithout(Errors, Job.Command.File, Env))) {
     // The parse without the precompiled header or preamble decides.
     ParseEnvironment Plain = Env;
     Plain.Pch = nullptr;

@@ -13,7 +13,8 @@
 //   `__tf_rsh__` (cuda_compat.h: `register __attribute__((shared))`), and a `static` before it
 //   becomes spaces, so that Clang sees a variable of automatic storage, where the check does
 //   not apply, with the same type and attribute.
-// - attribute-position: `__shared__ alignas(16) float tile[64];`. nvcc applies the alignment.
+// - attribute-position: `__shared__ alignas(16) float tile[64];`. nvcc applies the alignment
+//   (only after a leading `__shared__`: after `static __shared__` it is nvcc's error too).
 //   Clang: "an attribute list cannot appear here", and the alignment is dropped. Rewrite: the
 //   attribute list moves to the front of the declaration (`alignas(16) __shared__ float ...`).
 // - device-launch: `child<<<grid, block>>>(args)` in device code, with -rdc (dynamic
@@ -35,6 +36,7 @@
 #include "tilefit/matchers/SourcePosition.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/Basic/DiagnosticAST.h"
@@ -44,6 +46,7 @@
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <optional>
@@ -145,8 +148,10 @@ public:
         continue;
       llvm::StringRef Prefix = Begin->Text.slice(Begin->Offset, AttrBegin->Offset);
       llvm::StringRef Kept = Prefix.rtrim();
-      if (Kept.size() == Prefix.size())
-        return; // No blank to give the attribute's own: the length would change.
+      // nvcc accepts the attribute right after a leading `__shared__` only (after `static
+      // __shared__` or `extern __shared__` it says "attribute does not apply to any entity").
+      if (Kept != "__shared__" || Kept.size() == Prefix.size())
+        return;
       std::string New = Attr.str() + " " + Kept.str();
       New.resize(Prefix.size() + Attr.size(), ' ');
       add(*Begin, Begin->Offset, New, "attribute-position", VD->getLocation());
@@ -163,6 +168,21 @@ public:
                            E.DeclArg->getName() == "__cudaPushCallConfiguration";
     if (!Kernel && !Configure)
       return;
+    launchAt(E, Kernel ? dyn_cast_or_null<FunctionDecl>(E.DeclArg) : nullptr);
+  }
+
+  /// A kernel template launched from device code: Clang finds no viable candidate (it may not
+  /// call a __global__ function there); the candidate its notes name is the specialization.
+  /// A kernel template launched from device code: Clang finds no viable candidate (it may not
+  /// call a __global__ function there). Outside a template instantiation the callee, as
+  /// written, names one specialization.
+  void deviceLaunchOfTemplate(const ReportedError &E) {
+    if (!E.InInstantiation)
+      launchAt(E, nullptr, /*OnlyAtLaunch=*/true, /*NameAsWritten=*/true);
+  }
+
+  void launchAt(const ReportedError &E, const FunctionDecl *Callee, bool OnlyAtLaunch = false,
+                bool NameAsWritten = false) {
     auto P = pointOf(SM, E.Loc);
     if (!P)
       return;
@@ -183,7 +203,7 @@ public:
       else if (Tok.isOneOf(tok::semi, tok::l_brace, tok::r_brace, tok::l_paren))
         Stop = true;
     });
-    if (!Open)
+    if (!Open || (OnlyAtLaunch && P->Offset > *Open))
       return;
     int Depth = 0;
     bool Done = false;
@@ -228,6 +248,28 @@ public:
       return;
     add(*P, Start, "(" + std::string(*Open + 3 - Start - 1, ' '), "device-launch", E.Loc);
     add(*P, *Close, "), ", "device-launch", E.Loc);
+    // A kernel template's specialization launched only from device code would then not be
+    // instantiated: host code at the end of the unit takes its address instead (nothing
+    // before it moves).
+    std::string Name;
+    if (Callee && Callee->isTemplateInstantiation()) {
+      PrintingPolicy Policy = Ctx.getPrintingPolicy();
+      Policy.SuppressUnwrittenScope = true;
+      Policy.SuppressTagKeyword = true;
+      llvm::raw_string_ostream OS(Name);
+      OS << "::";
+      Callee->getNameForDiagnostic(OS, Policy, /*Qualified=*/true);
+    } else if (NameAsWritten) {
+      Name = T.slice(Start, *Open).trim().str();
+    }
+    FileID Main = SM.getMainFileID();
+    bool Invalid = false;
+    llvm::StringRef MainText = SM.getBufferData(Main, &Invalid);
+    if (!Name.empty() && !Invalid && Name.find_first_of("(\n") == std::string::npos)
+      append(Main, MainText,
+             "\nstatic __attribute__((unused)) void " + std::string(AppendedPrefix) +
+                 std::to_string(++Appended) + "() { (void)&" + Name + "; }\n",
+             E.Loc);
   }
 
   void asmPercent(const ReportedError &E) {
@@ -331,6 +373,17 @@ private:
     }
   }
 
+  void append(FileID File, llvm::StringRef Text, std::string Lines, SourceLocation Where) {
+    TextEdit E;
+    E.File = pathOf(SM, File);
+    E.Offset = static_cast<unsigned>(Text.size());
+    E.Length = 0;
+    E.Replacement = std::move(Lines);
+    E.What.Loc = matchers::toSourcePos(SM, Where);
+    E.What.Rule = "device-launch";
+    Edits.push_back(std::move(E));
+  }
+
   void add(const FilePoint &P, unsigned Offset, std::string Replacement, const char *Rule,
            SourceLocation Where) {
     if (Offset + Replacement.size() > P.Text.size())
@@ -338,6 +391,7 @@ private:
     TextEdit E;
     E.File = pathOf(SM, P.File);
     E.Offset = Offset;
+    E.Length = static_cast<unsigned>(Replacement.size());
     E.Replacement = std::move(Replacement);
     E.What.Loc = matchers::toSourcePos(SM, Where);
     E.What.Rule = Rule;
@@ -350,9 +404,12 @@ private:
   llvm::ArrayRef<const VarDecl *> SharedVars;
   std::vector<TextEdit> Edits;
   std::set<std::pair<std::string, unsigned>> Seen;
+  unsigned Appended = 0;
 };
 
 } // namespace
+
+const char *const AppendedPrefix = "__tilefit_device_launch_";
 
 std::vector<TextEdit> sourceFixups(ASTContext &Ctx, llvm::ArrayRef<ReportedError> Errors,
                                    llvm::ArrayRef<const VarDecl *> SharedVars,
@@ -370,6 +427,10 @@ std::vector<TextEdit> sourceFixups(ASTContext &Ctx, llvm::ArrayRef<ReportedError
       if (Relocatable)
         R.deviceLaunch(E);
       break;
+    case diag::err_ovl_no_viable_function_in_call:
+      if (Relocatable)
+        R.deviceLaunchOfTemplate(E);
+      break;
     case diag::err_asm_invalid_escape:
       R.asmPercent(E);
       break;
@@ -386,13 +447,17 @@ std::vector<TextEdit> sourceFixups(ASTContext &Ctx, llvm::ArrayRef<ReportedError
 std::string applyEdits(std::string Text, std::vector<TextEdit> Edits) {
   std::stable_sort(Edits.begin(), Edits.end(),
                    [](const TextEdit &A, const TextEdit &B) { return A.Offset < B.Offset; });
+  // Back to front, so that an addition at the end moves no earlier offset.
   size_t Covered = 0;
+  std::vector<const TextEdit *> Kept;
   for (const TextEdit &E : Edits) {
-    if (E.Offset < Covered || E.Offset + E.Replacement.size() > Text.size())
+    if (E.Offset < Covered || E.Offset + E.Length > Text.size())
       continue;
-    Text.replace(E.Offset, E.Replacement.size(), E.Replacement);
-    Covered = E.Offset + E.Replacement.size();
+    Kept.push_back(&E);
+    Covered = E.Offset + E.Length;
   }
+  for (auto It = Kept.rbegin(); It != Kept.rend(); ++It)
+    Text.replace((*It)->Offset, (*It)->Length, (*It)->Replacement);
   return Text;
 }
 

@@ -43,12 +43,21 @@ struct ReportedError {
   /// The first declaration argument, if any; for an initialization error of a `__shared__`
   /// variable, that variable.
   const clang::NamedDecl *DeclArg = nullptr;
+  /// Reported while Sema was instantiating a template.
+  bool InInstantiation = false;
 };
 
-/// A rewrite of one file's text: \p Replacement replaces as many bytes at \p Offset.
+/// The name that starts the host functions a fix-up adds at the end of a unit (to reference a
+/// kernel template's specialization that only device code launches).
+extern const char *const AppendedPrefix;
+
+/// A rewrite of one file's text: \p Replacement replaces \p Length bytes at \p Offset. Every
+/// edit keeps the length (Length == Replacement.size()) but those that add lines at the end of
+/// the unit's main file (Offset == its size, Length == 0), which moves nothing either.
 struct TextEdit {
   std::string File;        ///< Absolute path, as the parse opened it.
   unsigned Offset = 0;
+  unsigned Length = 0;
   std::string Replacement;
   SourceFixup What;        ///< Where, and which rule (for the report).
 };

@@ -65,6 +65,17 @@ const llvm::SmallVector<size_t, 2> &ErrorReach::errorsIn(const Decl *D) {
 
 std::optional<size_t> ErrorReach::touching(llvm::ArrayRef<const Decl *> Uses,
                                            const llvm::SmallPtrSetImpl<const Decl *> &Ids) {
+  // After a fatal error no error is reported: whatever ends after it may hold one.
+  for (const ParseError &E : Errors) {
+    if (!E.Fatal || E.Loc.isInvalid())
+      continue;
+    const SourceLocation Fatal = SM.getExpansionLoc(E.Loc);
+    for (const Decl *D : Uses) {
+      SourceLocation End = SM.getExpansionLoc(patternOf(D)->getEndLoc());
+      if (End.isValid() && SM.isBeforeInTranslationUnit(Fatal, End))
+        return E.Diagnostic;
+    }
+  }
   std::optional<size_t> First;
   for (const Decl *D : Uses)
     for (size_t I : errorsIn(D)) {

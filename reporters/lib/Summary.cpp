@@ -207,7 +207,7 @@ std::vector<std::string> parseFailures(const Report &R) {
   // Per source file (a unit fails the same way on most architectures): its first error.
   std::vector<std::string> Files, Failed;
   std::map<std::string, std::string> FirstError;
-  std::map<std::string, bool> Analysed;
+  std::map<std::string, bool> Analysed, Stopped;
   for (const UnitReport &U : R.Units) {
     if (std::find(Files.begin(), Files.end(), U.File) == Files.end())
       Files.push_back(U.File);
@@ -216,6 +216,7 @@ std::vector<std::string> parseFailures(const Report &R) {
     if (std::find(Failed.begin(), Failed.end(), U.File) == Failed.end())
       Failed.push_back(U.File);
     Analysed[U.File] = Analysed[U.File] || U.Partial;
+    Stopped[U.File] = Stopped[U.File] || U.ParseStopped;
     if (FirstError.count(U.File))
       continue;
     for (const Diagnostic &D : U.Messages)
@@ -241,6 +242,8 @@ std::vector<std::string> parseFailures(const Report &R) {
       Line += ", kernels its errors do not touch analysed";
       AnyPartial = true;
     }
+    if (Stopped[F])
+      Line += "; after its fatal error Clang reports no error and instantiates no template";
     Lines.push_back(std::move(Line));
   }
   if (AnyPartial)

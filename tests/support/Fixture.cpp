@@ -48,7 +48,7 @@ Fixture parseFixture(const std::string &Path) {
     F.Errors.push_back("cannot read " + Path);
     return F;
   }
-  static const std::regex Header(R"(//\s*(ARCHS|FLAGS|TILEFIT-FLAGS|NVCC-FLAGS|CAPACITY-DB|BUDGET|PTXAS):\s*(.*?)\s*$)");
+  static const std::regex Header(R"(//\s*(ARCHS|FLAGS|TILEFIT-FLAGS|NVCC-FLAGS|CAPACITY-DB|BUDGET|PTXAS|STATUS):\s*(.*?)\s*$)");
   static const std::regex Directive(
       R"((?:(sm_\w+)-)?(expected-smem|expected-alloc|expected-unreferenced|expected-launch|expected-occupancy|expected-registers|expected-constant|expected-tmem|expected-error|expected-warning|expected-remark|expected-note|ptxas-unchecked)(@[+-]\d+)?\s*(.*?)(?=\s+(?:sm_\w+-)?(?:expected-|ptxas-unchecked)|$))");
   static const std::regex Braced(R"(^\s*\{\{(.*?)\}\})");
@@ -75,6 +75,11 @@ Fixture parseFixture(const std::string &Path) {
         F.CapacityDb = std::string(llvm::sys::path::parent_path(Path)) + "/" + Value;
       } else if (Key == "BUDGET") {
         F.Budget = std::stod(Value);
+      } else if (Key == "STATUS") {
+        if (Value != "ok" && Value != "partial" && Value != "error")
+          F.Errors.push_back(Path + ":" + std::to_string(LineNo) +
+                             ": STATUS: expected ok, partial or error");
+        F.Status = Value;
       } else if (Key == "PTXAS") {
         if (Value.rfind("skip", 0) == 0)
           F.PtxasSkip = Value.size() > 4 ? Value.substr(5) : "skipped";
@@ -117,7 +122,10 @@ Fixture parseFixture(const std::string &Path) {
           continue;
         }
         std::string V = llvm::StringRef(Args).trim().split(' ').first.str();
-        if (V != "unknown") {
+        if (V == "unknown") {
+          Args = llvm::StringRef(Args).trim().drop_front(V.size()).str();
+          TakeBraced(E.Text); // the reason, optional
+        } else {
           if (V.empty() || !std::all_of(V.begin(), V.end(), ::isdigit)) {
             Bad("expected a byte count or 'unknown'");
             continue;
@@ -310,6 +318,21 @@ std::vector<std::string> verify(const Fixture &F, const Report &R) {
         Problems.push_back(Arch + ": " + Where(*Exp) + ": kernel '" + K.Name + "' has " + Got +
                            " bytes, expected " + Want +
                            (K.StaticBytes ? "" : " (" + K.UnknownReason + ")"));
+      else if (!K.StaticBytes && K.UnknownReason.find(Exp->Text) == std::string::npos)
+        Problems.push_back(Arch + ": " + Where(*Exp) + ": kernel '" + K.Name +
+                           "' is unknown because " + K.UnknownReason + ", expected a reason with '" +
+                           Exp->Text + "'");
+      if (F.Status == "partial" && K.StaticBytes && !K.UnitHasErrors)
+        Problems.push_back(Arch + ": kernel '" + K.Name +
+                           "' of a unit with errors is not marked as untouched by them");
+    }
+    for (const UnitReport &U : R.Units) {
+      if (U.Arch != Arch)
+        continue;
+      const std::string Status = U.Ok ? "ok" : U.Partial ? "partial" : "error";
+      if (Status != F.Status)
+        Problems.push_back(Arch + ": the unit's status is " + Status + ", expected " + F.Status +
+                           " (STATUS:)");
     }
     for (const Expectation &E : F.Expectations) {
       if (!appliesTo(E, Arch))

@@ -10,7 +10,11 @@
 //   // CAPACITY-DB: tiny.json           a capacity database (beside the fixture) over the built-in
 //   // BUDGET: 0.5                      --budget
 //   // PTXAS: skip <why>                no ptxas cross-check for this file
-//   expected-smem {{KERNEL}} BYTES       the kernel's static figure (or `unknown`)
+//   // STATUS: partial                  the unit's status (ok, partial, error); default ok.
+//                                        In a partial unit every kernel with a figure must
+//                                        be marked as untouched by its errors
+//   expected-smem {{KERNEL}} BYTES       the kernel's static figure (or `unknown`, optionally
+//                                        followed by {{TEXT}}, a substring of the reason)
 //   expected-alloc {{KERNEL}} {{VAR}} offset=N bytes=N align=N shape=AxBxC element_bytes=N
 //   expected-unreferenced {{KERNEL}} {{VAR}}   declared but never used: not allocated
 //   expected-launch {{KERNEL}} bytes=N|unknown block_threads=N   a launch on this line
@@ -87,6 +91,7 @@ struct Fixture {
   std::string CapacityDb;
   double Budget = 0.9;
   std::string PtxasSkip;                       ///< Why there is no cross-check; "" if there is.
+  std::string Status = "ok";                   ///< The units' expected status.
   std::map<std::string, std::string> PtxasUnchecked; ///< Kernel -> why.
   std::vector<Expectation> Expectations;
   std::vector<std::string> Errors;             ///< Malformed directives.

@@ -16,12 +16,14 @@ ARCHS = ["sm_80", "sm_90", "sm_120"]
 
 
 def fixture_flags(path):
-    flags, archs = [], ARCHS
+    """The flags tilefit and nvcc get: FLAGS for both, TILEFIT-FLAGS and NVCC-FLAGS for one."""
+    both, tilefit, nvcc = [], [], []
     for line in open(path):
-        m = re.search(r"//\s*FLAGS:\s*(.*)", line)
+        m = re.search(r"//\s*(FLAGS|TILEFIT-FLAGS|NVCC-FLAGS):\s*(.*)", line)
         if m:
-            flags += m.group(1).split()
-    return flags, archs
+            {"FLAGS": both, "TILEFIT-FLAGS": tilefit, "NVCC-FLAGS": nvcc}[m.group(1)].extend(
+                m.group(2).split())
+    return both + tilefit, both + nvcc, ARCHS
 
 
 def ptxas(path, flags, archs):
@@ -48,8 +50,8 @@ def main():
     ap.add_argument("fixture")
     ap.add_argument("--tilefit", default="build/bin/tilefit")
     args = ap.parse_args()
-    flags, archs = fixture_flags(args.fixture)
-    want = ptxas(args.fixture, flags, archs)
+    flags, nvcc_flags, archs = fixture_flags(args.fixture)
+    want = ptxas(args.fixture, nvcc_flags, archs)
     out = subprocess.run([args.tilefit, "--format=json", "--arch=" + ",".join(archs), args.fixture,
                           "--"] + flags, capture_output=True, text=True)
     report = json.loads(out.stdout)

@@ -84,12 +84,12 @@ INSTANTIATE_TEST_SUITE_P(
         Case{{"--expt-relaxed-constexpr", "--extended-lambda", "-lineinfo", "-G", "--use_fast_math",
               "-Xptxas", "-v", "-maxrregcount=64", "-ccbin", "g++", "--keep",
               "--diag-suppress", "177", "-Wno-deprecated-gpu-targets", "-c", "-o", "k.o", "-x", "cu"},
-             "", ""},
+             "", "-D__CUDACC_RELAXED_CONSTEXPR__ -D__CUDACC_EXTENDED_LAMBDA__"},
         Case{{"--expt-extended-lambda", "-expt-relaxed-constexpr", "-Werror=all-warnings",
               "-Werror", "cross-execution-space-call", "--compiler-bindir=/usr/bin/g++",
               "-Xptxas=-O3,-v", "--maxrregcount", "32", "--ptxas-options=-v", "-keep",
               "--diag-suppress=20012,177", "-t", "4", "--threads=0", "-use_fast_math", "-m64"},
-             "", ""},
+             "", "-D__CUDACC_EXTENDED_LAMBDA__ -D__CUDACC_RELAXED_CONSTEXPR__"},
         Case{{"-Xcompiler=-Wall,-DFOO", "--compiler-options", "-std=c++17"}, "", "-DFOO -std=c++17"},
         Case{{"-isystem=/opt/inc", "--system-include", "/sys2"}, "", "-isystem /opt/inc -isystem /sys2"}));
 

@@ -6,7 +6,8 @@
 // it reaches or that variable's type (or the types those hold); and no code it reaches that
 // Clang could not build. Errors in host code never count. An error reported while a template
 // specialization was being instantiated belongs to that specialization only: `k<float>`'s
-// error leaves `k<int>` exact.
+// error leaves `k<int>` exact. After a fatal error Clang reports no more errors: code after it
+// counts as touched by it.
 //
 // The model decides what an unknown figure means for the unit's other kernels
 // (model/lib/Analysis.cpp); this layer only says which error touches which kernel.
@@ -35,6 +36,9 @@ struct ParseError {
   std::vector<const clang::Decl *> Instantiating;
   /// Its index in TranslationUnitFacts::Diagnostics.
   size_t Diagnostic = 0;
+  /// A fatal error (a missing #include): Clang parses on but reports no error after it, so
+  /// nothing after it is known to be free of errors.
+  bool Fatal = false;
 };
 
 } // namespace matchers
