@@ -147,7 +147,7 @@ private:
 /// What the device-side parse hands back besides the facts.
 struct ParseOutcome {
   ErrorCollector *Errors = nullptr;
-  bool AllowFixups = false; ///< Look for source fix-ups (not in a parse of rewritten files).
+  bool AllowFixups = false; ///< Look for source fix-ups (FixupRounds times at most).
   bool Relocatable = false;
   std::vector<TextEdit> Fixups; ///< Found: the unit is to be parsed again with them.
 };
@@ -630,7 +630,7 @@ std::vector<std::string> parseCommandLine(const UnitJob &Job, const ParseEnviron
   }
   // What nvcc's headers declare and Clang's lack (cache-hinted loads, host min/max, surface
   // functions): resources/include/tilefit/cuda_compat.h, over the toolkit's headers.
-  if (TK.found()) {
+  if (TK.found() && Env.NvccCompatibility) {
     Args.push_back("-include");
     Args.push_back(Env.ResourceInclude + "/tilefit/cuda_compat.h");
   }
@@ -704,10 +704,14 @@ static void forgiveAppendedErrors(TranslationUnitFacts &Facts, const std::vector
   }
 }
 
-/// analyzeUnit; \p AllowFixups: a unit whose errors are constructs nvcc accepts is parsed
-/// again with them rewritten (SourceFixups.h), once.
+/// How many times a unit is parsed again with source fix-ups: one construct can hide another
+/// (an instantiation whose body Clang drops for one error hides the next).
+constexpr unsigned FixupRounds = 3;
+
+/// analyzeUnit; a unit whose errors are constructs nvcc accepts is parsed again with them
+/// rewritten (SourceFixups.h), up to \p FixupsLeft times.
 static TranslationUnitFacts analyzeUnitWith(const UnitJob &Job, const ParseEnvironment &Env,
-                                            bool AllowFixups) {
+                                            unsigned FixupsLeft) {
   TranslationUnitFacts Facts;
   Facts.File = Job.Command.File;
   Facts.Arch = Job.Target.Real;
@@ -753,7 +757,7 @@ static TranslationUnitFacts analyzeUnitWith(const UnitJob &Job, const ParseEnvir
   ErrorCollector Errors(Problems);
   ParseOutcome Outcome;
   Outcome.Errors = &Errors;
-  Outcome.AllowFixups = AllowFixups;
+  Outcome.AllowFixups = FixupsLeft > 0;
   Outcome.Relocatable = Job.Flags.Rdc;
   PchActionFactory Factory(
       [&Facts, &Outcome](bool FromPreamble) {
@@ -771,7 +775,7 @@ static TranslationUnitFacts analyzeUnitWith(const UnitJob &Job, const ParseEnvir
     ParseEnvironment Plain = Env;
     Plain.Pch = nullptr;
     Plain.Preambles = nullptr;
-    TranslationUnitFacts Again = analyzeUnitWith(Job, Plain, AllowFixups);
+    TranslationUnitFacts Again = analyzeUnitWith(Job, Plain, FixupsLeft);
     if (!Again.Failed && !Again.Partial)
       Factory.discard();
     return Again;
@@ -784,7 +788,7 @@ static TranslationUnitFacts analyzeUnitWith(const UnitJob &Job, const ParseEnvir
       if (Text)
         Fixed.Unsaved[File] = applyEdits(std::move(*Text), Edits);
     }
-    TranslationUnitFacts Again = analyzeUnitWith(Job, Fixed, /*AllowFixups=*/false);
+    TranslationUnitFacts Again = analyzeUnitWith(Job, Fixed, FixupsLeft - 1);
     forgiveAppendedErrors(Again, Outcome.Fixups, Env);
     for (const TextEdit &E : Outcome.Fixups)
       if (std::none_of(Again.Fixups.begin(), Again.Fixups.end(), [&](const SourceFixup &F) {
@@ -819,7 +823,7 @@ static TranslationUnitFacts analyzeUnitWith(const UnitJob &Job, const ParseEnvir
 }
 
 TranslationUnitFacts analyzeUnit(const UnitJob &Job, const ParseEnvironment &Env) {
-  return analyzeUnitWith(Job, Env, /*AllowFixups=*/true);
+  return analyzeUnitWith(Job, Env, Env.NvccCompatibility ? FixupRounds : 0);
 }
 
 bool needsHostParse(const UnitJob &Job, const ParseEnvironment &Env) {
@@ -840,12 +844,12 @@ std::optional<std::string> readSource(const ParseEnvironment &Env, const std::st
   return (*Buf)->getBuffer().str();
 }
 
-/// analyzeHostSide; \p AllowFixups as for analyzeUnitWith.
+/// analyzeHostSide; \p FixupsLeft as for analyzeUnitWith.
 static std::vector<HostKernelCalls> analyzeHostSideWith(const UnitJob &Job,
                                                         const ParseEnvironment &Env,
                                                         std::vector<Diagnostic> &Problems,
                                                         std::vector<std::string> *Inputs,
-                                                        bool AllowFixups) {
+                                                        unsigned FixupsLeft) {
   std::vector<HostKernelCalls> Calls;
   std::vector<std::string> Read;
   llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS = fileSystemFor(Env, Job.Command.Directory);
@@ -856,7 +860,7 @@ static std::vector<HostKernelCalls> analyzeHostSideWith(const UnitJob &Job,
   ErrorCollector Collector(Errors);
   ParseOutcome Outcome;
   Outcome.Errors = &Collector;
-  Outcome.AllowFixups = AllowFixups;
+  Outcome.AllowFixups = FixupsLeft > 0;
   Outcome.Relocatable = Job.Flags.Rdc;
   PchActionFactory Factory(
       [&](bool FromPreamble) {
@@ -877,7 +881,7 @@ static std::vector<HostKernelCalls> analyzeHostSideWith(const UnitJob &Job,
     Plain.Pch = nullptr;
     Plain.Preambles = nullptr;
     size_t Before = Problems.size();
-    auto Again = analyzeHostSideWith(Job, Plain, Problems, Inputs, AllowFixups);
+    auto Again = analyzeHostSideWith(Job, Plain, Problems, Inputs, FixupsLeft);
     if (Problems.size() == Before)
       Factory.discard();
     return Again;
@@ -887,7 +891,7 @@ static std::vector<HostKernelCalls> analyzeHostSideWith(const UnitJob &Job,
     for (const auto &[File, Edits] : editsByFile(Outcome.Fixups))
       if (std::optional<std::string> Text = readSource(Env, File))
         Fixed.Unsaved[File] = applyEdits(std::move(*Text), Edits);
-    return analyzeHostSideWith(Job, Fixed, Problems, Inputs, /*AllowFixups=*/false);
+    return analyzeHostSideWith(Job, Fixed, Problems, Inputs, FixupsLeft - 1);
   }
   Factory.addInputs(Read);
   if (!Ran || !Ok || Collector.getNumErrors() > 0) {
@@ -915,7 +919,8 @@ static std::vector<HostKernelCalls> analyzeHostSideWith(const UnitJob &Job,
 std::vector<HostKernelCalls> analyzeHostSide(const UnitJob &Job, const ParseEnvironment &Env,
                                              std::vector<Diagnostic> &Problems,
                                              std::vector<std::string> *Inputs) {
-  return analyzeHostSideWith(Job, Env, Problems, Inputs, /*AllowFixups=*/true);
+  return analyzeHostSideWith(Job, Env, Problems, Inputs,
+                             Env.NvccCompatibility ? FixupRounds : 0);
 }
 
 void mergeHostCalls(TranslationUnitFacts &Facts, const std::vector<HostKernelCalls> &Host) {

@@ -26,6 +26,9 @@ struct ParseEnvironment {
   CudaToolkit Toolkit;          ///< Not found: tilefit's built-in CUDA prelude is used instead.
   std::string ResourceInclude;  ///< tilefit's resource include folder (share/tilefit/include).
   std::string ClangResourceDir; ///< Clang's builtin headers.
+  /// tilefit's CUDA compatibility header and source fix-ups (what makes Clang accept what
+  /// nvcc accepts); tests turn them off to show what each one is for.
+  bool NvccCompatibility = true;
   /// Unsaved editor buffers by absolute path: parses read these instead of the files on disk
   /// (the language server's overlay).
   std::map<std::string, std::string> Unsaved;
