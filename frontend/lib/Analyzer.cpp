@@ -693,6 +693,18 @@ static void forgiveAppendedErrors(TranslationUnitFacts &Facts, const std::vector
         D.Loc = E.What.Loc;
       }
   }
+  for (const TextEdit &E : Edits)
+    if (E.What.Rule == UninstantiatedLaunchRule) {
+      Diagnostic D;
+      D.Level = Severity::Warning;
+      D.Check = checkInfo(CheckId::Input).Name;
+      D.Message = "a kernel template launched from device code inside a template "
+                  "instantiation is not instantiated by tilefit: ptxas compiles it, tilefit "
+                  "does not report it";
+      D.Loc = E.What.Loc;
+      D.Arch = Facts.Arch;
+      Facts.Diagnostics.push_back(std::move(D));
+    }
   const bool StillErrors =
       std::any_of(Facts.Diagnostics.begin(), Facts.Diagnostics.end(), [](const Diagnostic &D) {
         return D.Level == Severity::Error;

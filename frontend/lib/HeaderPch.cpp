@@ -15,6 +15,7 @@
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
+#include <chrono>
 
 using namespace llvm;
 
@@ -78,6 +79,11 @@ std::string HeaderPchStore::build(const clang::CompilerInvocation &Invocation,
     SmallString<256> Temp;
     if (sys::fs::createUniqueFile(Twine(Empty) + ".%%%%%%.tmp", FD, Temp))
       return "";
+    // Two builds at once (two processes, or two jobs with a new set of options) may each write
+    // it, and Clang records its time in the precompiled header it builds: the same fixed time
+    // makes either file the one both recorded.
+    const auto Fixed = sys::TimePoint<>(std::chrono::seconds(946684800)); // 2000-01-01
+    sys::fs::setLastAccessAndModificationTime(FD, Fixed, Fixed);
     sys::fs::closeFile(FD);
     if (sys::fs::rename(Temp, Empty))
       sys::fs::remove(Temp);

@@ -168,7 +168,7 @@ public:
                            E.DeclArg->getName() == "__cudaPushCallConfiguration";
     if (!Kernel && !Configure)
       return;
-    launchAt(E, Kernel ? dyn_cast_or_null<FunctionDecl>(E.DeclArg) : nullptr);
+    (void)launchAt(E, Kernel ? dyn_cast_or_null<FunctionDecl>(E.DeclArg) : nullptr);
   }
 
   /// A kernel template launched from device code: Clang finds no viable candidate (it may not
@@ -177,15 +177,27 @@ public:
   /// call a __global__ function there). Outside a template instantiation the callee, as
   /// written, names one specialization.
   void deviceLaunchOfTemplate(const ReportedError &E) {
-    if (!E.InInstantiation)
-      launchAt(E, nullptr, /*OnlyAtLaunch=*/true, /*NameAsWritten=*/true);
+    const bool Launch =
+        launchAt(E, nullptr, /*OnlyAtLaunch=*/true, /*NameAsWritten=*/!E.InInstantiation);
+    // Inside an instantiation the callee is written with the enclosing template's parameters:
+    // nothing names the specialization from outside. Said, not hidden (an empty edit that
+    // analyzeUnit turns into a warning).
+    if (E.InInstantiation && Launch) {
+      TextEdit W;
+      W.File = pathOf(SM, SM.getFileID(SM.getExpansionLoc(E.Loc)));
+      W.Offset = SM.getFileOffset(SM.getExpansionLoc(E.Loc));
+      W.What.Loc = matchers::toSourcePos(SM, E.Loc);
+      W.What.Rule = UninstantiatedLaunchRule;
+      Edits.push_back(std::move(W));
+    }
   }
 
-  void launchAt(const ReportedError &E, const FunctionDecl *Callee, bool OnlyAtLaunch = false,
+  /// Rewrites the launch at \p E; false when there is none there.
+  bool launchAt(const ReportedError &E, const FunctionDecl *Callee, bool OnlyAtLaunch = false,
                 bool NameAsWritten = false) {
     auto P = pointOf(SM, E.Loc);
     if (!P)
-      return;
+      return false;
     llvm::StringRef T = P->Text;
     // The launch's `<<<`: at the error, or after the kernel's (template) name.
     std::optional<unsigned> Open, Close;
@@ -204,7 +216,7 @@ public:
         Stop = true;
     });
     if (!Open || (OnlyAtLaunch && P->Offset > *Open))
-      return;
+      return false;
     int Depth = 0;
     bool Done = false;
     FilePoint After{P->File, *Open + 3, T};
@@ -224,7 +236,7 @@ public:
         Done = true;
     });
     if (!Close || T.substr(*Close + 3).ltrim().empty() || T.substr(*Close + 3).ltrim()[0] != '(')
-      return;
+      return false;
     // The callee starts at the name (with its qualifier) before the error, or before `<<<`.
     unsigned Start = std::min(P->Offset, *Open);
     if (Start == *Open) {
@@ -245,7 +257,7 @@ public:
                          T[Start - 1] == '_' || T[Start - 1] == ':'))
       --Start;
     if (Start >= *Open)
-      return;
+      return false;
     add(*P, Start, "(" + std::string(*Open + 3 - Start - 1, ' '), "device-launch", E.Loc);
     add(*P, *Close, "), ", "device-launch", E.Loc);
     // A kernel template's specialization launched only from device code would then not be
@@ -270,6 +282,7 @@ public:
              "\nstatic __attribute__((unused)) void " + std::string(AppendedPrefix) +
                  std::to_string(++Appended) + "() { (void)&" + Name + "; }\n",
              E.Loc);
+    return true;
   }
 
   void asmPercent(const ReportedError &E) {
@@ -410,6 +423,7 @@ private:
 } // namespace
 
 const char *const AppendedPrefix = "__tilefit_device_launch_";
+const char *const UninstantiatedLaunchRule = "device-launch-of-a-template-specialization";
 
 std::vector<TextEdit> sourceFixups(ASTContext &Ctx, llvm::ArrayRef<ReportedError> Errors,
                                    llvm::ArrayRef<const VarDecl *> SharedVars,

@@ -51,6 +51,10 @@ struct ReportedError {
 /// kernel template's specialization that only device code launches).
 extern const char *const AppendedPrefix;
 
+/// The rule of an edit that changes nothing but says that a kernel template's specialization
+/// launched from device code inside a template instantiation could not be instantiated.
+extern const char *const UninstantiatedLaunchRule;
+
 /// A rewrite of one file's text: \p Replacement replaces \p Length bytes at \p Offset. Every
 /// edit keeps the length (Length == Replacement.size()) but those that add lines at the end of
 /// the unit's main file (Offset == its size, Length == 0), which moves nothing either.
