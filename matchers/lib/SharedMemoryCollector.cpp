@@ -323,6 +323,10 @@ void SharedMemoryCollector::finish(ASTContext &Ctx, const InstantiationRecorder 
   KernelNamer Namer(Ctx);
   llvm::DenseMap<const VarDecl *, size_t> LocalIndex;
   for (const FunctionDecl *Kernel : Kernels->Kernels) {
+    // A specialization without a body is a kernel only where errors kept Clang from
+    // instantiating it.
+    if (Errors.empty() && Kernels->Unbuilt.count(Kernel))
+      continue;
     KernelFacts K;
     K.Name = functionName(Kernel);
     K.Mangled = Namer.mangled(Kernel);
