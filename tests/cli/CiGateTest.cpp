@@ -232,6 +232,24 @@ TEST_F(CiGate, SarifValidatesWithMicrosoftsMultitool) {
     }
   }
   EXPECT_TRUE(SawCapacity);
+
+  // A unit with errors: its failure is a notification of the invocation, valid SARIF too.
+  CommandResult P = tilefit({"--arch=sm_90", "--output=" + Dir + "/partial.sarif",
+                             sourceDir() + "/tests/fixtures/parse_errors/kernel_error.cu", "--",
+                             "-DINJECT_ERRORS"});
+  EXPECT_EQ(P.Status, 2) << P.Err;
+  CommandResult PV = runCommand({Tool, "validate", Dir + "/partial.sarif"});
+  EXPECT_EQ(PV.Status, 0) << PV.Out << PV.Err;
+  EXPECT_EQ(PV.Out.find(": error "), std::string::npos) << PV.Out;
+  auto PBuf = llvm::MemoryBuffer::getFile(Dir + "/partial.sarif");
+  nlohmann::json PS = nlohmann::json::parse((*PBuf)->getBuffer().str());
+  const auto &Inv = PS["runs"][0]["invocations"][0];
+  EXPECT_EQ(Inv["executionSuccessful"], false);
+  ASSERT_GE(Inv["toolExecutionNotifications"].size(), 2u) << Inv.dump();
+  EXPECT_NE(Inv["toolExecutionNotifications"][1]["message"]["text"].get<std::string>().find(
+                "kernel_error.cu (kernel_error.cu:13:44: use of undeclared identifier 'gain')"),
+            std::string::npos)
+      << Inv.dump();
 }
 
 TEST_F(CiGate, SarifFingerprintsSurviveEditsAboveAFinding) {
