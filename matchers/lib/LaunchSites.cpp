@@ -9,6 +9,7 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
+#include "clang/Lex/Lexer.h"
 #include "llvm/ADT/DenseMap.h"
 
 using namespace clang;
@@ -374,6 +375,17 @@ void LaunchCollector::run(const MatchFinder::MatchResult &Result) {
     const FunctionDecl *Kernel = Call->getDirectCallee();
     if (!Kernel || !Config || Config->getNumArgs() < 2) {
       Unresolved.push_back(L.Loc);
+      // A kernel template's launch with an error in it: which specialization it launches is
+      // not decided, and none is instantiated for it.
+      if (const auto *Named = dyn_cast<OverloadExpr>(Call->getCallee()->IgnoreImplicit());
+          Named && Call->containsErrors() &&
+          llvm::any_of(Named->decls(), [](const NamedDecl *D) {
+            const auto *T = dyn_cast<FunctionTemplateDecl>(D->getUnderlyingDecl());
+            return T && T->getTemplatedDecl()->hasAttr<CUDAGlobalAttr>();
+          })) {
+        CharSourceRange R = CharSourceRange::getTokenRange(Named->getSourceRange());
+        Lost.push_back({L.Loc, Lexer::getSourceText(R, SM, Ctx.getLangOpts()).str()});
+      }
       return;
     }
     const Expr *Bytes = Config->getNumArgs() >= 3 ? Config->getArg(2) : nullptr;

@@ -399,6 +399,8 @@ void SharedMemoryCollector::finish(ASTContext &Ctx, const InstantiationRecorder 
                      });
     Out.Kernels.push_back(std::move(K));
   }
+  if (!Errors.empty())
+    Out.LostLaunches = Launches->Lost;
   Constants->finish(Ctx, Instantiations, Out);
 }
 

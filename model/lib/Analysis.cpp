@@ -742,6 +742,25 @@ void analyzeUnit(const TranslationUnitFacts &TU, const CapacityDatabase &DB,
   U.ParseStopped = TU.ParseStopped;
   U.Fixups = TU.Fixups;
   U.Messages = TU.Diagnostics;
+  // A launch an error kept Clang from building hides the specialization it launches, unless
+  // the unit has it anyway.
+  for (const LostLaunch &L : TU.LostLaunches) {
+    auto Bare = [](std::string S) {
+      S.erase(std::remove(S.begin(), S.end(), ' '), S.end());
+      return S;
+    };
+    if (std::any_of(TU.Kernels.begin(), TU.Kernels.end(),
+                    [&](const KernelFacts &K) { return Bare(K.Name) == Bare(L.Callee); }))
+      continue;
+    Diagnostic D;
+    D.Level = Severity::Warning;
+    D.Check = std::string(checkInfo(CheckId::Input).Name);
+    D.Message = "this launch of '" + L.Callee + "' could not be built after an error: the "
+                "kernel it launches is not instantiated, and not analysed";
+    D.Loc = L.Loc;
+    D.Arch = TU.Arch;
+    U.Messages.push_back(std::move(D));
+  }
   for (Diagnostic &D : U.Messages)
     D.TranslationUnit = TU.File;
   const ArchCapacity *Arch = DB.lookup(TU.Arch);

@@ -56,13 +56,14 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelFacts, Name, Mangled, Loc, Instantiated
                                    Unreferenced, Launches, Attributes, Bounds, LocalArrays,
                                    TmemAllocations, Error)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SourceFixup, Loc, Rule)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LostLaunch, Loc, Callee)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Note, Message, Loc)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Diagnostic, Level, Check, Message, Loc, Arch, TranslationUnit,
                                    Kernel, PromotedToError, Figures, Notes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TranslationUnitFacts, File, Arch, ParsedAs, Jit, MaxRegisters,
                                    RelocatableDeviceCode, Failed, Partial, ParseStopped, Vars,
                                    Kernels, Emission, ConstantVars, ConstantEmission, LocalArrays,
-                                   Diagnostics, Fixups)
+                                   Diagnostics, Fixups, LostLaunches)
 
 namespace {
 // 2: constant memory, per-thread arrays and Tensor Memory requests. 3: units with errors

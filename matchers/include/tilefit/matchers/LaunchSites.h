@@ -37,6 +37,8 @@ public:
   std::vector<std::pair<const clang::FunctionDecl *, AttributeCall>> Attributes;
   /// Launches and calls whose kernel could not be told (a function pointer, say).
   std::vector<SourcePos> Unresolved;
+  /// `<<<>>>` launches of kernel templates that an error kept Clang from building.
+  std::vector<LostLaunch> Lost;
 
   LaunchCollector();
   ~LaunchCollector() override;

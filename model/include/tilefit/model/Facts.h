@@ -208,6 +208,14 @@ struct Diagnostic {
   std::vector<Note> Notes;
 };
 
+/// A launch of a kernel template that Clang could not build because of an error in it (an
+/// argument that names nothing, say): the specialization it launches is not instantiated, so
+/// it is not among the unit's kernels.
+struct LostLaunch {
+  SourcePos Loc;
+  std::string Callee;           ///< As written: `gemm<128, 64>`.
+};
+
 /// A construct nvcc accepts and Clang rejects, which the front end rewrote for Clang in memory
 /// before parsing the unit again (frontend/lib/SourceFixups.cpp). The figures are the
 /// rewritten unit's, which are the original's.
@@ -245,6 +253,8 @@ struct TranslationUnitFacts {
   std::vector<Diagnostic> Diagnostics;
   /// The rewrites the parse needed (empty for most units).
   std::vector<SourceFixup> Fixups;
+  /// Launches of kernel templates lost to errors (empty unless Partial).
+  std::vector<LostLaunch> LostLaunches;
   /// Every file the parse read (absolute paths), for the result cache. Not stored with it.
   std::vector<std::string> Inputs;
 };
