@@ -660,8 +660,8 @@ std::vector<std::string> parseCommandLine(const UnitJob &Job, const ParseEnviron
   }
   Args.push_back("-fsyntax-only");
   Args.push_back("-w");
-  // A unit with errors is analysed as far as Clang got: let it get far (a unit that reaches
-  // the limit stops there, and what follows is not seen).
+  // A unit with errors is analysed as Clang built it: let it report them all (past the limit
+  // Clang reports none, and what follows counts as touched by the errors).
   Args.push_back("-ferror-limit=200");
   // No "N errors generated" on stderr: tilefit reports the errors itself.
   Args.push_back("-fno-caret-diagnostics");
@@ -680,8 +680,9 @@ static void forgiveAppendedErrors(TranslationUnitFacts &Facts, const std::vector
     std::optional<std::string> Original = readSource(Env, E.File);
     if (!Original)
       continue;
-    const unsigned Lines = 1 + static_cast<unsigned>(std::count(
-                                   Original->begin(), Original->begin() + std::min<size_t>(E.Offset, Original->size()), '\n'));
+    const size_t End = std::min<size_t>(E.Offset, Original->size());
+    const unsigned Lines =
+        1 + static_cast<unsigned>(std::count(Original->begin(), Original->begin() + End, '\n'));
     for (Diagnostic &D : Facts.Diagnostics)
       if (D.Level == Severity::Error && D.Check == checkInfo(CheckId::ClangError).Name &&
           D.Loc.File == E.File && D.Loc.Line > Lines) {

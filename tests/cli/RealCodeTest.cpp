@@ -54,10 +54,13 @@ std::vector<Unit> units() {
 
 class RealCodeTest : public CliTest {
 protected:
-  /// compile_commands.json with an nvcc command per unit, for sm_90 as CMake writes it.
-  void writeDatabase() {
+  /// compile_commands.json with an nvcc command per unit (of those \p Only names, if any), for
+  /// sm_90 as CMake writes it.
+  void writeDatabase(const std::set<std::string> &Only = {}) {
     nlohmann::json Db = nlohmann::json::array();
     for (const Unit &U : units()) {
+      if (!Only.empty() && !Only.count(U.File))
+        continue;
       const std::string File = sourceDir() + "/tests/real_code/" + U.File;
       std::vector<std::string> Args = {"/usr/local/cuda/bin/nvcc"};
       Args.insert(Args.end(), U.Flags.begin(), U.Flags.end());
@@ -126,11 +129,11 @@ TEST_F(RealCodeTest, EveryUnitParsesAndEveryKernelHasPtxassFigure) {
 }
 
 TEST_F(RealCodeTest, AllowParseErrorsLetsThePartialUnitPass) {
-  writeDatabase();
+  writeDatabase({"leetcuda/notes.cu", "samples/timing.cu"});
   CommandResult Text = tilefit({"-p", Dir + "/build", "--no-cache"});
   EXPECT_EQ(Text.Status, 2);
   // The report says which unit failed, and with what first error.
-  EXPECT_NE(Text.Out.find("tilefit: 1 of 9 units failed to parse:"), std::string::npos)
+  EXPECT_NE(Text.Out.find("tilefit: 1 of 2 units failed to parse:"), std::string::npos)
       << Text.Out;
   EXPECT_NE(Text.Out.find("notes.cu (notes.cu:"), std::string::npos) << Text.Out;
   EXPECT_EQ(Text.Out.find("no kernels found"), std::string::npos);
