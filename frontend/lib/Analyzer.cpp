@@ -525,6 +525,22 @@ llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fileSystemFor(const ParseEnviron
   return FS;
 }
 
+/// `-D__CUDACC_VER_MAJOR__=13` and the rest, from the toolkit's version (as nvcc defines them:
+/// major, minor and nvcc's build, and the runtime API's major and minor).
+std::vector<std::string> nvccVersionMacros(const CudaToolkit &TK) {
+  llvm::SmallVector<llvm::StringRef, 3> Parts;
+  llvm::StringRef(TK.NvccVersion.empty() ? TK.Version : TK.NvccVersion).split(Parts, '.');
+  if (Parts.size() < 2)
+    return {};
+  std::vector<std::string> Out = {"-D__CUDACC_VER_MAJOR__=" + Parts[0].str(),
+                                  "-D__CUDACC_VER_MINOR__=" + Parts[1].str()};
+  if (Parts.size() > 2)
+    Out.push_back("-D__CUDACC_VER_BUILD__=" + Parts[2].str());
+  Out.push_back("-D__CUDA_API_VER_MAJOR__=" + Parts[0].str());
+  Out.push_back("-D__CUDA_API_VER_MINOR__=" + Parts[1].str());
+  return Out;
+}
+
 std::string join(const std::vector<unsigned> &V) {
   std::string S;
   for (unsigned X : V)
@@ -615,6 +631,12 @@ std::vector<std::string> parseCommandLine(const UnitJob &Job, const ParseEnviron
     Args.push_back("-idirafter");
     Args.push_back(Env.ResourceInclude + "/cuda-compat");
     Args.push_back("-Wno-unknown-cuda-version");
+    // nvcc's version macros, which code tests to enable what a toolkit supports (`#if
+    // __CUDACC_VER_MAJOR__ >= 12`: CUTLASS's SM90 paths, say). Clang defines none of them; the
+    // toolkit's headers read them only under nvcc or NVRTC (__NVCC__, __CUDACC_RTC__, which
+    // tilefit leaves undefined), CCCL takes Clang's version from CUDA_VERSION.
+    for (const std::string &Define : nvccVersionMacros(TK))
+      Args.push_back(Define);
     // A toolkit newer than Clang knows (CUDA 13 for Clang 19) leaves Clang without an SDK
     // version, and it then expects the pre-9.2 launch API (cudaConfigureCall) for `<<<>>>`.
     if (clang::CudaStringToVersion(TK.Version) == clang::CudaVersion::UNKNOWN) {

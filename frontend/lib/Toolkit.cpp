@@ -35,6 +35,31 @@ std::string readVersion(const std::string &Root) {
   return "";
 }
 
+/// `13.0.88`: version.json's "cuda_nvcc" entry (the runfile and package installations), else
+/// the name of a `nvidia_cuda_nvcc-13.0.88.dist-info` folder (the wheel layout).
+std::string readNvccVersion(const std::string &Root) {
+  llvm::SmallString<256> Json(Root);
+  llvm::sys::path::append(Json, "version.json");
+  if (auto Buf = llvm::MemoryBuffer::getFile(Json)) {
+    std::string Text = (*Buf)->getBuffer().str();
+    std::smatch M;
+    if (std::regex_search(Text, M,
+                          std::regex(R"("cuda_nvcc"\s*:\s*\{[^}]*"version"\s*:\s*"(\d+\.\d+\.\d+))")))
+      return M[1];
+  }
+  llvm::SmallString<256> Dist(Root);
+  llvm::sys::path::append(Dist, "dist-info");
+  std::error_code EC;
+  const std::regex Folder(R"(nvidia_cuda_nvcc-(\d+\.\d+\.\d+)\.dist-info)");
+  for (llvm::sys::fs::directory_iterator It(Dist, EC), End; !EC && It != End; It.increment(EC)) {
+    std::string Name = llvm::sys::path::filename(It->path()).str();
+    std::smatch M;
+    if (std::regex_match(Name, M, Folder))
+      return M[1];
+  }
+  return "";
+}
+
 void fill(CudaToolkit &T, const std::string &Root, const char *How) {
   llvm::SmallString<256> Real;
   if (llvm::sys::fs::real_path(Root, Real))
@@ -42,6 +67,7 @@ void fill(CudaToolkit &T, const std::string &Root, const char *How) {
   T.Path = std::string(Real);
   T.FoundBy = How;
   T.Version = readVersion(T.Path);
+  T.NvccVersion = readNvccVersion(T.Path);
   llvm::SmallString<256> Cccl(T.Path);
   llvm::sys::path::append(Cccl, "include", "cccl");
   T.HasCccl = llvm::sys::fs::is_directory(Cccl);

@@ -79,3 +79,34 @@ TEST_F(ToolkitTest, ExplicitPathThatIsNoToolkitIsAnError) {
 } // namespace
 } // namespace frontend
 } // namespace tilefit
+
+namespace tilefit {
+namespace frontend {
+namespace {
+
+class NvccVersionTest : public test::TempDirTest {};
+
+TEST_F(NvccVersionTest, FromVersionJsonOrDistInfoElseCudaVersionAlone) {
+  // nvcc's full version gives __CUDACC_VER_BUILD__: from version.json (runfile and packages),
+  // or from the wheel layout's dist-info folder; without either, CUDA_VERSION's two parts.
+  write("a/include/cuda_runtime.h", "");
+  write("a/include/cuda.h", "#define CUDA_VERSION 12040\n");
+  write("a/version.json", R"({"cuda": {"name": "CUDA SDK", "version": "12.4.1"},
+    "cuda_nvcc": {"name": "CUDA NVCC", "version": "12.4.131"}})");
+  write("b/include/cuda_runtime.h", "");
+  write("b/include/cuda.h", "#define CUDA_VERSION 13000\n");
+  write("b/dist-info/nvidia_cuda_crt-13.0.88.dist-info/RECORD", "");
+  write("b/dist-info/nvidia_cuda_nvcc-13.0.88.dist-info/RECORD", "");
+  write("c/include/cuda_runtime.h", "");
+  write("c/include/cuda.h", "#define CUDA_VERSION 13010\n");
+  std::string Error;
+  EXPECT_EQ(findCudaToolkit(Dir + "/a", Error).NvccVersion, "12.4.131");
+  EXPECT_EQ(findCudaToolkit(Dir + "/b", Error).NvccVersion, "13.0.88");
+  CudaToolkit C = findCudaToolkit(Dir + "/c", Error);
+  EXPECT_EQ(C.NvccVersion, "");
+  EXPECT_EQ(C.Version, "13.1");
+}
+
+} // namespace
+} // namespace frontend
+} // namespace tilefit

@@ -11,6 +11,9 @@ namespace frontend {
 struct CudaToolkit {
   std::string Path;        ///< The installation root; empty when none was found.
   std::string Version;     ///< `13.0`, from include/cuda.h; empty if unknown.
+  /// nvcc's own version, `13.0.88` (version.json, or the installation's dist-info); empty if
+  /// unknown. Its last part is nvcc's __CUDACC_VER_BUILD__.
+  std::string NvccVersion;
   std::string FoundBy;     ///< How: "--cuda-path", "CUDA_PATH", "CUDA_HOME", "nvcc on PATH", "default".
   bool HasCccl = false;    ///< CUDA 13 layout: cub/thrust/cuda under include/cccl.
   /// Where tilefit looked, in order, for the message when nothing was found.
