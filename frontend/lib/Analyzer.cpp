@@ -656,8 +656,9 @@ std::vector<std::string> parseCommandLine(const UnitJob &Job, const ParseEnviron
     Args.push_back("-include");
     Args.push_back(Env.ResourceInclude + "/tilefit/cuda_compat.h");
   }
-  // C++17 forbids `register`; nvcc only warns, and the source fix-ups rely on it
-  // (cuda_compat.h, __tf_rsh__).
+  // The shared-constructor fix-up's spelling of `__shared__` (SourceFixups.h), with or
+  // without a toolkit; it relies on `register`, which C++17 forbids and nvcc only warns about.
+  Args.push_back(std::string("-D") + SharedRegisterMacro + "=" + SharedRegisterDefinition);
   Args.push_back("-Wno-register");
   if (Job.Flags.Rdc && Job.Flags.IsNvcc)
     Args.push_back("-D__CUDACC_RDC__");

@@ -10,9 +10,9 @@
 //   allocates the object. Clang: "initialization is not supported for __shared__ variables",
 //   and the variable is invalid (every statement that names it is dropped, and a template
 //   instantiation that names it loses its whole body). Rewrite: its `__shared__` becomes
-//   `__tf_rsh__` (cuda_compat.h: `register __attribute__((shared))`), and a `static` before it
-//   becomes spaces, so that Clang sees a variable of automatic storage, where the check does
-//   not apply, with the same type and attribute.
+//   `__tf_rsh__` (every parse defines it as `register __attribute__((shared))`), and a
+//   `static` before it becomes spaces, so that Clang sees a variable of automatic storage,
+//   where the check does not apply, with the same type and attribute.
 // - attribute-position: `__shared__ alignas(16) float tile[64];`. nvcc applies the alignment
 //   (only after a leading `__shared__`: after `static __shared__` it is nvcc's error too).
 //   Clang: "an attribute list cannot appear here", and the alignment is dropped. Rewrite: the
@@ -118,7 +118,7 @@ public:
     });
     if (!Shared)
       return;
-    add(*Begin, *Shared, "__tf_rsh__", "shared-constructor", VD->getLocation());
+    add(*Begin, *Shared, SharedRegisterMacro, "shared-constructor", VD->getLocation());
     for (unsigned S : Static)
       add(*Begin, S, "      ", "shared-constructor", VD->getLocation());
   }
@@ -423,6 +423,8 @@ private:
 } // namespace
 
 const char *const AppendedPrefix = "__tilefit_device_launch_";
+const char *const SharedRegisterMacro = "__tf_rsh__";
+const char *const SharedRegisterDefinition = "register __attribute__((shared))";
 const char *const UninstantiatedLaunchRule = "device-launch-of-a-template-specialization";
 
 std::vector<TextEdit> sourceFixups(ASTContext &Ctx, llvm::ArrayRef<ReportedError> Errors,

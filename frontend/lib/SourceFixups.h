@@ -47,6 +47,12 @@ struct ReportedError {
   bool InInstantiation = false;
 };
 
+/// The macro the shared-constructor fix-up spells a `__shared__` as (the same ten columns), and
+/// what every parse defines it to (`-D`): automatic storage in Clang's eyes, where its check of
+/// a `__shared__` variable's initialization does not apply, and still the shared attribute.
+extern const char *const SharedRegisterMacro;
+extern const char *const SharedRegisterDefinition;
+
 /// The name that starts the host functions a fix-up adds at the end of a unit (to reference a
 /// kernel template's specialization that only device code launches).
 extern const char *const AppendedPrefix;

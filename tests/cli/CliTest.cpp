@@ -284,6 +284,23 @@ TEST_F(CliTest, BuiltinPreludeWithoutToolkit) {
   nlohmann::json J = json(R);
   ASSERT_EQ(J["kernels"].size(), 1u);
   EXPECT_EQ(J["kernels"][0]["static_smem_bytes"], 256);
+
+  // The source fix-ups work there too: a __shared__ object with a constructor.
+  std::string C = write("ctor.cu", R"(
+struct Sums { float s[8]; __device__ Sums() { for (float &x : s) x = 0; } };
+__global__ void acc(const float *in, float *out) {
+  __shared__ Sums sums;
+  sums.s[threadIdx.x % 8] += in[threadIdx.x];
+  __syncthreads();
+  out[threadIdx.x] = sums.s[(threadIdx.x + 1) % 8];
+}
+)");
+  R = tilefit({"--no-cuda-toolkit", "--format=json", "--arch=sm_90", C, "--"});
+  ASSERT_EQ(R.Status, 0) << R.Out << R.Err;
+  J = json(R);
+  ASSERT_EQ(J["kernels"].size(), 1u);
+  EXPECT_EQ(J["kernels"][0]["static_smem_bytes"], 32);
+  EXPECT_EQ(J["translation_units"][0]["source_fixups"][0]["rule"], "shared-constructor");
 }
 
 TEST_F(CliTest, FindingsInHeadersFollowHeaderFilter) {

@@ -14,15 +14,6 @@
 
 #if defined(__cplusplus) && defined(__clang__) && defined(__CUDA__)
 
-// Storage for the `__shared__` variables tilefit's source fix-ups rewrite (frontend/lib/
-// SourceFixups.cpp): a function-scope `__shared__` object whose class has a non-empty default
-// constructor (cuda::barrier) is accepted by nvcc (warning 20054: the constructor does not
-// run) and rejected by Clang ("initialization is not supported for __shared__ variables").
-// The fix-up spells its `__shared__` as this macro (the same ten columns), which gives the
-// variable automatic storage in Clang's eyes, where that check does not apply; it is still a
-// __shared__ variable of the same type, size and alignment.
-#define __tf_rsh__ register __attribute__((shared))
-
 // ---------------------------------------------------------------------------------------------
 // The C header nvcc's crt/common_functions.h includes in every pass and Clang's wrapper does
 // not: code that calls clock() or names CLOCKS_PER_SEC without including it compiles with nvcc.
