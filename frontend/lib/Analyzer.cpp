@@ -220,6 +220,20 @@ private:
   std::vector<clang::Decl *> Decls;
 };
 
+/// The unit's `__shared__` variables (template patterns too), for the source fix-ups.
+class SharedVarList : public clang::ast_matchers::MatchFinder::MatchCallback {
+public:
+  void registerMatchers(clang::ast_matchers::MatchFinder &Finder) {
+    using namespace clang::ast_matchers;
+    Finder.addMatcher(varDecl(hasAttr(clang::attr::CUDAShared)).bind("var"), this);
+  }
+  void run(const clang::ast_matchers::MatchFinder::MatchResult &Result) override {
+    if (const auto *VD = Result.Nodes.getNodeAs<clang::VarDecl>("var"))
+      Vars.push_back(VD);
+  }
+  std::vector<const clang::VarDecl *> Vars;
+};
+
 class CollectConsumer : public clang::ASTConsumer {
 public:
   CollectConsumer(TranslationUnitFacts &Out, const matchers::InstantiationRecorder &Recorder,
@@ -236,17 +250,21 @@ public:
     // are constructs nvcc accepts that a rewrite makes Clang accept too: it is then parsed
     // again, rewritten, and this parse's facts are not needed.
     TopLevel.limitTraversal(Ctx);
+    const std::vector<matchers::ParseError> &Errors = Outcome.Errors->errors();
+    if (!Errors.empty() && Outcome.AllowFixups) {
+      clang::ast_matchers::MatchFinder Finder;
+      SharedVarList Shared;
+      Shared.registerMatchers(Finder);
+      Finder.matchAST(Ctx);
+      Outcome.Fixups =
+          sourceFixups(Ctx, Outcome.Errors->reported(), Shared.Vars, Outcome.Relocatable);
+      if (!Outcome.Fixups.empty())
+        return;
+    }
     clang::ast_matchers::MatchFinder Finder;
     matchers::SharedMemoryCollector Collector;
     Collector.registerMatchers(Finder);
     Finder.matchAST(Ctx);
-    const std::vector<matchers::ParseError> &Errors = Outcome.Errors->errors();
-    if (!Errors.empty() && Outcome.AllowFixups) {
-      Outcome.Fixups = sourceFixups(Ctx, Outcome.Errors->reported(), Collector.sharedVars(),
-                                    Outcome.Relocatable);
-      if (!Outcome.Fixups.empty())
-        return;
-    }
     Collector.finish(Ctx, Recorder, Errors, Out);
   }
 
@@ -400,20 +418,6 @@ private:
 };
 
 /// The host-side parse: launches and attribute calls only.
-/// The unit's `__shared__` variables, for the source fix-ups of the host-side parse.
-class SharedVarList : public clang::ast_matchers::MatchFinder::MatchCallback {
-public:
-  void registerMatchers(clang::ast_matchers::MatchFinder &Finder) {
-    using namespace clang::ast_matchers;
-    Finder.addMatcher(varDecl(hasAttr(clang::attr::CUDAShared)).bind("var"), this);
-  }
-  void run(const clang::ast_matchers::MatchFinder::MatchResult &Result) override {
-    if (const auto *VD = Result.Nodes.getNodeAs<clang::VarDecl>("var"))
-      Vars.push_back(VD);
-  }
-  std::vector<const clang::VarDecl *> Vars;
-};
-
 class HostConsumer : public clang::ASTConsumer {
 public:
   HostConsumer(std::vector<HostKernelCalls> &Out, std::vector<std::string> &Inputs,

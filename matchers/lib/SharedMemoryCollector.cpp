@@ -256,8 +256,6 @@ void SharedMemoryCollector::registerMatchers(MatchFinder &Finder) {
   Constants->registerMatchers(Finder);
 }
 
-llvm::ArrayRef<const VarDecl *> SharedMemoryCollector::sharedVars() const { return Vars->Vars; }
-
 void SharedMemoryCollector::finish(ASTContext &Ctx, const InstantiationRecorder &Instantiations,
                                    llvm::ArrayRef<ParseError> Errors, TranslationUnitFacts &Out) {
   const SourceManager &SM = Ctx.getSourceManager();

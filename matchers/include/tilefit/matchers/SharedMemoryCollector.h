@@ -47,9 +47,6 @@ public:
   void finish(clang::ASTContext &Ctx, const InstantiationRecorder &Instantiations,
               llvm::ArrayRef<ParseError> Errors, TranslationUnitFacts &Out);
 
-  /// The unit's `__shared__` variables (instantiations included), once the finder has run.
-  llvm::ArrayRef<const clang::VarDecl *> sharedVars() const;
-
 private:
   class SharedVarCallback;
   class KernelCallback;
