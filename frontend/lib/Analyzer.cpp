@@ -387,6 +387,12 @@ public:
         return false;
     return true;
   }
+  /// Whether Clang rejected the precompiled header the parse loaded (out of date, damaged).
+  bool rejected(const std::vector<Diagnostic> &Errors) const {
+    return !UsedPch.empty() && std::any_of(Errors.begin(), Errors.end(), [](const Diagnostic &D) {
+             return llvm::StringRef(D.Message).contains("precompiled");
+           });
+  }
   /// Whether the parse loaded a precompiled header or a preamble.
   bool loadedAnything() const { return !UsedPch.empty() || UsedPreamble != nullptr; }
   /// Forgets what the parse loaded: a parse without it did better.
@@ -811,12 +817,14 @@ static TranslationUnitFacts analyzeUnitWith(const UnitJob &Job, const ParseEnvir
   if ((!Ok || Errors.getNumErrors() > 0) &&
       Factory.retryWithout(Problems, Job.Command.File, Env)) {
     // The parse without the precompiled header or preamble decides; either is built anew next
-    // time if it was at fault (the parse then has no error without it).
+    // time if it was at fault: Clang rejected it, or the parse has no error without it. (A
+    // unit with errors of its own would otherwise keep a rejected header, and parse twice, for
+    // good.)
     ParseEnvironment Plain = Env;
     Plain.Pch = nullptr;
     Plain.Preambles = nullptr;
     TranslationUnitFacts Again = analyzeUnitWith(Job, Plain, FixupsLeft);
-    if (!Again.Failed && !Again.Partial)
+    if ((!Again.Failed && !Again.Partial) || Factory.rejected(Problems))
       Factory.discard();
     return Again;
   }
@@ -922,7 +930,7 @@ static std::vector<HostKernelCalls> analyzeHostSideWith(const UnitJob &Job,
     Plain.Preambles = nullptr;
     size_t Before = Problems.size();
     auto Again = analyzeHostSideWith(Job, Plain, Problems, Inputs, FixupsLeft);
-    if (Problems.size() == Before)
+    if (Problems.size() == Before || Factory.rejected(Errors))
       Factory.discard();
     return Again;
   }

@@ -61,6 +61,18 @@ std::string keyOf(const clang::CompilerInvocation &CI) {
       H.update(std::to_string(S.getSize()) + ":" +
                std::to_string(S.getLastModificationTime().time_since_epoch().count()) + "\n");
     }
+  // The files included ahead of the unit (tilefit's compatibility header among them) are
+  // inside the precompiled header: one edited or replaced gives another key, so that a stale
+  // header is never loaded (Clang would reject it, and every parse of a unit with errors of its
+  // own would then pay for a second parse).
+  for (const std::string &Name : CI.getPreprocessorOpts().Includes) {
+    sys::fs::file_status S;
+    if (!sys::path::is_absolute(Name) || sys::fs::status(Name, S) || !sys::fs::is_regular_file(S))
+      continue;
+    H.update(Name);
+    H.update(std::to_string(S.getSize()) + ":" +
+             std::to_string(S.getLastModificationTime().time_since_epoch().count()) + "\n");
+  }
   auto R = H.final<16>();
   return toHex(R, /*LowerCase=*/true);
 }
