@@ -404,8 +404,13 @@ public:
   }
   /// Adds what the parse loaded, and the files behind it, to \p Inputs.
   void addInputs(std::vector<std::string> &Inputs) const {
-    if (!UsedPch.empty())
+    if (!UsedPch.empty()) {
       Inputs.push_back(UsedPch);
+      const std::vector<std::string> More = Store->inputs(UsedPch);
+      Inputs.insert(Inputs.end(), More.begin(), More.end());
+      std::sort(Inputs.begin(), Inputs.end());
+      Inputs.erase(std::unique(Inputs.begin(), Inputs.end()), Inputs.end());
+    }
     if (UsedPreamble) {
       const std::vector<std::string> &More = PreambleStore::inputs(*UsedPreamble);
       Inputs.insert(Inputs.end(), More.begin(), More.end());

@@ -2,6 +2,8 @@
 #include "tilefit/frontend/HeaderPch.h"
 #include "tilefit/frontend/ResultCache.h"
 
+#include "FilesRead.h"
+
 #include "clang/Basic/DiagnosticOptions.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/CompilerInvocation.h"
@@ -12,7 +14,9 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/BLAKE3.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <chrono>
@@ -77,6 +81,32 @@ std::string keyOf(const clang::CompilerInvocation &CI) {
   return toHex(R, /*LowerCase=*/true);
 }
 
+/// Where the list of a precompiled header's inputs is kept.
+std::string inputsPath(const std::string &Pch) { return Pch + ".inputs"; }
+
+/// Writes \p Text to \p Path through a temporary file and a rename.
+bool writeAtomically(const std::string &Path, const std::string &Text) {
+  int FD;
+  SmallString<256> Temp;
+  if (sys::fs::createUniqueFile(Path + ".%%%%%%.tmp", FD, Temp))
+    return false;
+  {
+    raw_fd_ostream Out(FD, /*shouldClose=*/true);
+    Out << Text;
+    Out.close();
+    if (Out.has_error()) {
+      Out.clear_error();
+      sys::fs::remove(Temp);
+      return false;
+    }
+  }
+  if (sys::fs::rename(Temp, Path)) {
+    sys::fs::remove(Temp);
+    return false;
+  }
+  return true;
+}
+
 } // namespace
 
 std::string HeaderPchStore::build(const clang::CompilerInvocation &Invocation,
@@ -123,12 +153,37 @@ std::string HeaderPchStore::build(const clang::CompilerInvocation &Invocation,
   if (!Compiler.hasDiagnostics())
     return "";
   clang::GeneratePCHAction Action;
-  bool Ok = Compiler.ExecuteAction(Action) && !Compiler.getDiagnostics().hasErrorOccurred();
+  bool Ok = Compiler.ExecuteAction(Action) && !Compiler.getDiagnostics().hasErrorOccurred() &&
+            Compiler.hasSourceManager();
+  // What it read, beside it (written first: a header without its list is built again).
+  if (Ok) {
+    std::string List;
+    for (const std::string &File : filesRead(Compiler.getSourceManager()))
+      if (File != std::string(Empty))
+        List += File + "\n";
+    Ok = writeAtomically(inputsPath(Path), List);
+  }
   if (!Ok || sys::fs::rename(Temp, Path)) {
     sys::fs::remove(Temp);
     return "";
   }
   return Path;
+}
+
+std::vector<std::string> HeaderPchStore::inputs(const std::string &Path) {
+  std::lock_guard<std::mutex> Guard(Lock);
+  auto It = Inputs.find(Path);
+  if (It != Inputs.end())
+    return It->second;
+  std::vector<std::string> Files;
+  if (auto Buffer = MemoryBuffer::getFile(inputsPath(Path))) {
+    SmallVector<StringRef, 0> Lines;
+    (*Buffer)->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
+    for (StringRef L : Lines)
+      Files.push_back(L.str());
+  }
+  Inputs[Path] = Files;
+  return Files;
 }
 
 void HeaderPchStore::discard(const std::string &Path) {
@@ -139,6 +194,7 @@ void HeaderPchStore::discard(const std::string &Path) {
         Built = "-"; // Not again in this run.
   }
   sys::fs::remove(Path);
+  sys::fs::remove(inputsPath(Path));
 }
 
 std::string HeaderPchStore::use(clang::CompilerInvocation &Invocation) {
@@ -162,7 +218,9 @@ std::string HeaderPchStore::use(clang::CompilerInvocation &Invocation) {
     // Built by an earlier run, or now. Not under the lock: a crash in Clang (contained by the
     // caller's CrashRecoveryContext, which runs no destructor) must not leave it held. Two
     // parses with the same key at once may both build; the renames are atomic.
-    Result = sys::fs::exists(Path) ? std::string(Path) : build(Invocation, std::string(Path));
+    Result = sys::fs::exists(Path) && sys::fs::exists(inputsPath(std::string(Path)))
+                 ? std::string(Path)
+                 : build(Invocation, std::string(Path));
     if (Result.empty())
       Result = "-"; // Could not: do not try again in this run.
     std::lock_guard<std::mutex> Guard(Lock);

@@ -59,6 +59,14 @@ const Case Cases[] = {
      "  surf2Dwrite(s[(threadIdx.x + 1) % 8], surf, 4 * threadIdx.x, 0);\n"
      "}\n",
      "surf2Dwrite"},
+    {"AtomicBuiltins",
+     "__global__ void k(unsigned *p) {\n"
+     "  __shared__ unsigned s[8];\n"
+     "  s[threadIdx.x % 8] = __nv_atomic_load_n(p, __NV_ATOMIC_RELAXED);\n"
+     "  __syncthreads();\n"
+     "  __nv_atomic_fetch_add(p + 1, s[1], __NV_ATOMIC_RELAXED, __NV_THREAD_SCOPE_DEVICE);\n"
+     "}\n",
+     "__NV_ATOMIC_RELAXED"},
     {"PackedFloat2OnSm100",
      "__global__ void k(float2 *o) {\n"
      "  __shared__ float2 s[8];\n"

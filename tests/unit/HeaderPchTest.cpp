@@ -14,6 +14,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -92,6 +93,17 @@ TEST_F(HeaderPchTest, AnEditedCompatibilityHeaderIsPrecompiledAnew) {
   expectTheUnitsFacts(First);
   const std::string Before = loaded(First);
   ASSERT_FALSE(Before.empty()) << "the first parse builds and loads the precompiled header";
+  // The files inside it are the parse's inputs too: a result stored for the parse (the result
+  // cache) is valid only while they are unchanged.
+  for (const std::string &Inside :
+       {Resources + "/tilefit/cuda_compat.h", Resources + "/cuda-compat/texture_fetch_functions.h",
+        Env.Toolkit.Path + "/include/cuda_runtime.h"}) {
+    llvm::SmallString<256> Real;
+    ASSERT_FALSE(llvm::sys::fs::real_path(Inside, Real)) << Inside;
+    EXPECT_NE(std::find(First.Inputs.begin(), First.Inputs.end(), std::string(Real)),
+              First.Inputs.end())
+        << Inside << " is inside the precompiled header and not among the parse's inputs";
+  }
 
   edit(Resources + "/tilefit/cuda_compat.h");
   TranslationUnitFacts Second = parse();

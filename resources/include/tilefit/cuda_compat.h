@@ -115,6 +115,69 @@ __host__ unsigned long long int ullmax(unsigned long long int __a, unsigned long
 __device__ int __isnand(double);
 __device__ int __isinfd(double);
 __device__ void *__nv_aligned_device_malloc(__SIZE_TYPE__ __size, __SIZE_TYPE__ __align);
+
+// nvcc's atomic built-ins (CUDA 12.8+: __nv_atomic_load_n, __nv_atomic_fetch_add, ...) and the
+// order and scope constants of crt/device_functions.h, which Clang's wrapper keeps out (it
+// defines __DEVICE_FUNCTIONS_H__). CUTLASS calls them under `__CUDACC_VER_MAJOR__ > 12`. nvcc
+// takes any integral or floating value type; two template parameters leave the value's type
+// free of the pointer's, as a built-in's are.
+enum {
+  __NV_ATOMIC_RELAXED,
+  __NV_ATOMIC_CONSUME,
+  __NV_ATOMIC_ACQUIRE,
+  __NV_ATOMIC_RELEASE,
+  __NV_ATOMIC_ACQ_REL,
+  __NV_ATOMIC_SEQ_CST
+};
+enum {
+  __NV_THREAD_SCOPE_THREAD,
+  __NV_THREAD_SCOPE_BLOCK,
+  __NV_THREAD_SCOPE_CLUSTER,
+  __NV_THREAD_SCOPE_DEVICE,
+  __NV_THREAD_SCOPE_SYSTEM
+};
+#define __TILEFIT_NV_ATOMIC_RMW(OP)                                                            \
+  template <class _T, class _U>                                                                \
+  __device__ _T __nv_atomic_fetch_##OP(_T *__ptr, _U __val, int __order,                       \
+                                       int __scope = __NV_THREAD_SCOPE_SYSTEM);                \
+  template <class _T, class _U>                                                                \
+  __device__ void __nv_atomic_##OP(_T *__ptr, _U __val, int __order,                           \
+                                   int __scope = __NV_THREAD_SCOPE_SYSTEM);
+__TILEFIT_NV_ATOMIC_RMW(add)
+__TILEFIT_NV_ATOMIC_RMW(sub)
+__TILEFIT_NV_ATOMIC_RMW(min)
+__TILEFIT_NV_ATOMIC_RMW(max)
+__TILEFIT_NV_ATOMIC_RMW(and)
+__TILEFIT_NV_ATOMIC_RMW(or)
+__TILEFIT_NV_ATOMIC_RMW(xor)
+#undef __TILEFIT_NV_ATOMIC_RMW
+template <class _T>
+__device__ _T __nv_atomic_load_n(_T *__ptr, int __order, int __scope = __NV_THREAD_SCOPE_SYSTEM);
+template <class _T, class _R>
+__device__ void __nv_atomic_load(_T *__ptr, _R *__ret, int __order,
+                                 int __scope = __NV_THREAD_SCOPE_SYSTEM);
+template <class _T, class _U>
+__device__ void __nv_atomic_store_n(_T *__ptr, _U __val, int __order,
+                                    int __scope = __NV_THREAD_SCOPE_SYSTEM);
+template <class _T, class _V>
+__device__ void __nv_atomic_store(_T *__ptr, _V *__val, int __order,
+                                  int __scope = __NV_THREAD_SCOPE_SYSTEM);
+template <class _T, class _U>
+__device__ _T __nv_atomic_exchange_n(_T *__ptr, _U __val, int __order,
+                                     int __scope = __NV_THREAD_SCOPE_SYSTEM);
+template <class _T, class _V, class _R>
+__device__ void __nv_atomic_exchange(_T *__ptr, _V *__val, _R *__ret, int __order,
+                                     int __scope = __NV_THREAD_SCOPE_SYSTEM);
+template <class _T, class _E, class _U>
+__device__ bool __nv_atomic_compare_exchange_n(_T *__ptr, _E *__expected, _U __desired,
+                                               bool __weak, int __success, int __failure,
+                                               int __scope = __NV_THREAD_SCOPE_SYSTEM);
+template <class _T, class _E, class _D>
+__device__ bool __nv_atomic_compare_exchange(_T *__ptr, _E *__expected, _D *__desired,
+                                             bool __weak, int __success, int __failure,
+                                             int __scope = __NV_THREAD_SCOPE_SYSTEM);
+__device__ void __nv_atomic_thread_fence(int __order, int __scope = __NV_THREAD_SCOPE_SYSTEM);
+
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 1000
 // sm_100's packed float2 arithmetic (crt/sm_100_rt.h).
 #define __TILEFIT_FLOAT2_OPS(R)                                                                \

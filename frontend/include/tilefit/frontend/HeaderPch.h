@@ -16,6 +16,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace clang {
 class CompilerInvocation;
@@ -39,6 +40,12 @@ public:
   /// uses it.
   void discard(const std::string &Path);
 
+  /// The files the precompiled header at \p Path was built from (the runtime wrapper, the
+  /// toolkit's and the C++ library's headers, tilefit's compatibility header), as recorded
+  /// beside it when it was built: a parse that loads it has read them, and a result stored for
+  /// that parse is valid only while they are unchanged. Empty if none was recorded.
+  std::vector<std::string> inputs(const std::string &Path);
+
   const std::string &dir() const { return Dir; }
 
 private:
@@ -48,6 +55,8 @@ private:
   std::mutex Lock;
   /// Per key: the precompiled header's path, "-" when it could not be built ("" not yet).
   std::map<std::string, std::string> Keys;
+  /// Per precompiled header: its recorded inputs, once read.
+  std::map<std::string, std::vector<std::string>> Inputs;
 };
 
 /// The implicit include HeaderPchStore precompiles.
