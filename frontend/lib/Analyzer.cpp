@@ -652,6 +652,15 @@ std::vector<std::string> parseCommandLine(const UnitJob &Job, const ParseEnviron
     // tilefit leaves undefined), CCCL takes Clang's version from CUDA_VERSION.
     for (const std::string &Define : nvccVersionMacros(TK))
       Args.push_back(Define);
+    // The rest of what nvcc defines in every pass (its --dryrun): pragma and atomic built-in
+    // support (the built-ins are the compatibility header's), and the device side's math.
+    // Not __NVCC__: the toolkit's headers (CCCL, <nv/target>) would take nvcc's code paths,
+    // which Clang does not parse; README.md, "Limits", says so.
+    Args.push_back("-D__NVCC_DIAG_PRAGMA_SUPPORT__=1");
+    if (Env.NvccCompatibility)
+      Args.push_back("-D__CUDACC_DEVICE_ATOMIC_BUILTINS__=1");
+    if (!HostSide)
+      Args.push_back("-DCUDA_DOUBLE_MATH_FUNCTIONS");
     // A toolkit newer than Clang knows (CUDA 13 for Clang 19) leaves Clang without an SDK
     // version, and it then expects the pre-9.2 launch API (cudaConfigureCall) for `<<<>>>`.
     if (clang::CudaStringToVersion(TK.Version) == clang::CudaVersion::UNKNOWN) {
@@ -688,10 +697,13 @@ std::vector<std::string> parseCommandLine(const UnitJob &Job, const ParseEnviron
     Args.push_back("-U__CUDA_ARCH__");
     Args.push_back("-D__CUDA_ARCH__=" + std::to_string(Job.Target.CudaArch));
   }
-  if (!HostSide && Real && Real->Suffix && ClangArch != Job.Target.Real) {
+  // An arch- or family-specific target (sm_90a, sm_100f): nvcc's feature macros. Clang 19
+  // defines only __CUDA_ARCH_FEAT_SM90_ALL, and only for the sm_90a it knows.
+  if (!HostSide && Real && Real->Suffix) {
     const std::string N = std::to_string(Real->Number);
     if (Real->Suffix == 'a') {
-      Args.push_back("-D__CUDA_ARCH_FEAT_SM" + N + "_ALL=1");
+      if (ClangArch != Job.Target.Real)
+        Args.push_back("-D__CUDA_ARCH_FEAT_SM" + N + "_ALL=1");
       Args.push_back("-D__CUDA_ARCH_SPECIFIC__=" + std::to_string(Real->cudaArchMacro()));
     }
     Args.push_back("-D__CUDA_ARCH_FAMILY_SPECIFIC__=" + std::to_string(Real->cudaArchMacro()));

@@ -203,7 +203,8 @@ enum class NvccAction {
   HostCompiler,  ///< -Xcompiler / --compiler-options: keep -D/-I/-std among them
   ForwardUnknown, ///< -forward-unknown-to-host-compiler
   MaxRegisters,   ///< -maxrregcount: a register count for occupancy
-  Define          ///< A flag for which nvcc predefines a macro: passed on as `-D<Clang>`
+  Define,         ///< A flag for which nvcc predefines a macro: passed on as `-D<Clang>`
+  DefaultStream   ///< --default-stream: per-thread predefines a macro
 };
 
 struct NvccOption {
@@ -239,6 +240,14 @@ const NvccOption NvccOptions[] = {
      false,
      NvccAction::Define,
      "__CUDACC_EXTENDED_LAMBDA__"},
+    // And these, as nvcc's --dryrun shows it defines them for its preprocessing passes.
+    {{"-G", "--device-debug"}, false, NvccAction::Define, "__CUDACC_DEBUG__"},
+    {{"-dlto", "--dlink-time-opt"}, false, NvccAction::Define, "__CUDACC_RDC__"},
+    {{"-allow-unsupported-compiler", "--allow-unsupported-compiler"},
+     false,
+     NvccAction::Define,
+     "__NV_NO_HOST_COMPILER_CHECK=1"},
+    {{"-default-stream", "--default-stream"}, true, NvccAction::DefaultStream},
     {{"-forward-unknown-to-host-compiler", "--forward-unknown-to-host-compiler",
       "-forward-unknown-opts", "--forward-unknown-opts"},
      false, NvccAction::ForwardUnknown},
@@ -249,14 +258,14 @@ const NvccOption NvccOptions[] = {
       "--maxrregcount", "-t", "--threads", "--diag-suppress", "-diag-suppress", "--diag-warn",
       "-diag-warn", "--diag-error", "-diag-error", "--keep-dir", "-keep-dir", "-odir",
       "--output-directory", "-MF", "--dependency-output", "-MT", "--dependency-target-name",
-      "-cudart", "--cudart", "-cudadevrt", "--cudadevrt", "--default-stream", "-default-stream",
+      "-cudart", "--cudart", "-cudadevrt", "--cudadevrt",
       "-l", "--library", "-L", "--library-path", "-ftz", "--ftz", "-prec-div", "--prec-div",
       "-prec-sqrt", "--prec-sqrt", "-fmad", "--fmad", "-time", "--time", "-split-compile",
-      "--split-compile", "-Werror", "--Werror", "-err-no", "-ftemplate-depth",
-      "--ftemplate-depth", "-dlto", "-dlink-time-opt", "-arch-ls", "-ptxas-options",
-      "-jump-table-density", "-Xnvlink", "-E", "--list-gpu-arch"},
+      "--split-compile", "-Werror", "--Werror", "-ftemplate-depth",
+      "--ftemplate-depth", "-ptxas-options", "-jump-table-density"},
      true, NvccAction::Drop},
-    {{"-c", "--compile", "-lineinfo", "--generate-line-info", "-G", "--device-debug", "-g",
+    {{"-c", "--compile", "-lineinfo", "--generate-line-info", "-g", "-E", "--preprocess",
+      "-arch-ls", "--list-gpu-arch", "-err-no", "--display-error-number",
       "--debug", "-keep", "--keep", "-w", "--disable-warnings", "-Wno-deprecated-gpu-targets",
       "-Wno-deprecated-declarations", "-use_fast_math", "--use_fast_math", "-m64", "--machine", "-MD", "-MMD", "-M",
       "--generate-dependencies", "--generate-nonsystem-dependencies", "-res-usage",
@@ -264,7 +273,7 @@ const NvccOption NvccOptions[] = {
       "-lib", "--lib", "-link", "--link", "-cubin", "--cubin", "-ptx", "--ptx", "-fatbin",
       "--fatbin", "-dlink", "--device-link", "-Wreorder", "-Wext-lambda-captures-this",
       "-Wno-deprecated-gpu-targets", "-restrict", "--restrict", "-src-in-ptx", "--source-in-ptx",
-      "-allow-unsupported-compiler", "--allow-unsupported-compiler", "-noprof", "--dont-use-profile",
+      "-noprof", "--dont-use-profile",
       "-static-global-template-stub", "--static-global-template-stub", "-pg", "-O0", "-O1", "-O2",
       "-O3", "-Os", "-Og", "-Wall", "-Wextra", "-pedantic", "-fPIC", "-pthread", "-DNDEBUG"},
      false, NvccAction::Drop},
@@ -397,7 +406,8 @@ DeviceFlags translateNvcc(const CompileCommand &Cmd) {
       F.IsCuda = Value == "cu" || Value == "cuda";
       break;
     case NvccAction::Arch:
-      ArchValues.push_back(Value.str());
+      // As nvcc: the last -arch counts (`-arch=sm_80 -arch=sm_90` builds sm_90 only).
+      ArchValues = {Value.str()};
       break;
     case NvccAction::Code:
       CodeValues.push_back(Value.str());
@@ -407,6 +417,10 @@ DeviceFlags translateNvcc(const CompileCommand &Cmd) {
       break;
     case NvccAction::Define:
       F.ClangArgs.push_back(std::string("-D") + O->Clang);
+      break;
+    case NvccAction::DefaultStream:
+      if (Value == "per-thread")
+        F.ClangArgs.push_back("-DCUDA_API_PER_THREAD_DEFAULT_STREAM=1");
       break;
     case NvccAction::Rdc:
       F.Rdc = Value == "true" || Value == "1";

@@ -84,7 +84,13 @@ INSTANTIATE_TEST_SUITE_P(
         Case{{"--expt-relaxed-constexpr", "--extended-lambda", "-lineinfo", "-G", "--use_fast_math",
               "-Xptxas", "-v", "-maxrregcount=64", "-ccbin", "g++", "--keep",
               "--diag-suppress", "177", "-Wno-deprecated-gpu-targets", "-c", "-o", "k.o", "-x", "cu"},
-             "", "-D__CUDACC_RELAXED_CONSTEXPR__ -D__CUDACC_EXTENDED_LAMBDA__"},
+             "", "-D__CUDACC_RELAXED_CONSTEXPR__ -D__CUDACC_EXTENDED_LAMBDA__ -D__CUDACC_DEBUG__"},
+        // Flags without a value take none: the architecture after them is read, and the last
+        // -arch counts, as nvcc's --dryrun shows.
+        Case{{"-dlto", "-arch=sm_80", "-E", "-arch-ls", "-err-no", "-arch=sm_90"},
+             "sm_90@900", "-D__CUDACC_RDC__"},
+        Case{{"--default-stream", "per-thread", "-allow-unsupported-compiler", "-default-stream=legacy"},
+             "", "-DCUDA_API_PER_THREAD_DEFAULT_STREAM=1 -D__NV_NO_HOST_COMPILER_CHECK=1"},
         Case{{"--expt-extended-lambda", "-expt-relaxed-constexpr", "-Werror=all-warnings",
               "-Werror", "cross-execution-space-call", "--compiler-bindir=/usr/bin/g++",
               "-Xptxas=-O3,-v", "--maxrregcount", "32", "--ptxas-options=-v", "-keep",

@@ -15,6 +15,11 @@
 #if defined(__cplusplus) && defined(__clang__) && defined(__CUDA__)
 
 // ---------------------------------------------------------------------------------------------
+// nvcc defines __CUDACC__ as 1, Clang's wrapper as nothing: `#if __CUDACC__` is then an error.
+#undef __CUDACC__
+#define __CUDACC__ 1
+
+// ---------------------------------------------------------------------------------------------
 // The C header nvcc's crt/common_functions.h includes in every pass and Clang's wrapper does
 // not: code that calls clock() or names CLOCKS_PER_SEC without including it compiles with nvcc.
 // (<stdio.h> and <assert.h> nvcc includes only when compiling for the device, so its host pass
