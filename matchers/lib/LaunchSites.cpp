@@ -23,6 +23,24 @@ AST_MATCHER(Decl, isTemplatedDecl) { return Node.isTemplated(); }
 
 /// Whether every use of the local \p VD in \p Body only reads it: then its initializer is its
 /// value everywhere.
+/// The node right around \p E in the chain of implicit conversions and copies that \p Init
+/// wraps it in (`(int)(lvalue-to-rvalue)E`, `dim3(E)`); null if \p Init is not such a chain.
+const Stmt *implicitParentOf(const DeclRefExpr *E, const Expr *Init) {
+  while (Init) {
+    const Expr *Inner = nullptr;
+    if (const auto *C = dyn_cast<ImplicitCastExpr>(Init))
+      Inner = C->getSubExpr();
+    else if (const auto *C = dyn_cast<CXXConstructExpr>(Init); C && C->getNumArgs() == 1)
+      Inner = C->getArg(0);
+    else if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(Init))
+      Inner = M->getSubExpr();
+    if (Inner == E)
+      return Init;
+    Init = Inner;
+  }
+  return nullptr;
+}
+
 bool neverWritten(const VarDecl *VD, const Stmt *Body) {
   // Each use with the statement around it, found in the body alone (the unit's parent map
   // would be built for the whole unit).
@@ -43,9 +61,18 @@ bool neverWritten(const VarDecl *VD, const Stmt *Body) {
   } U;
   U.VD = VD;
   U.TraverseStmt(const_cast<Stmt *>(Body));
-  for (const auto &[E, Parent] : U.Refs) {
+  for (auto [E, Parent] : U.Refs) {
     if (!Parent)
       return false;
+    // In a braced initializer (`Params p = {grid, block, bytes}`) the traversal sees the list
+    // as written, without the conversions: the semantic form's element says how it is used (a
+    // copy of the value, or a reference bound to the variable).
+    if (const auto *List = dyn_cast<InitListExpr>(Parent)) {
+      const InitListExpr *Semantic = List->isSemanticForm() ? List : List->getSemanticForm();
+      for (const Expr *Init : Semantic ? Semantic->inits() : List->inits())
+        if (const Stmt *Around = implicitParentOf(E, Init))
+          Parent = Around;
+    }
     const auto *Cast = dyn_cast<ImplicitCastExpr>(Parent);
     const auto *Copy = dyn_cast<CXXConstructExpr>(Parent);
     bool Read = (Cast && (Cast->getCastKind() == CK_LValueToRValue ||
