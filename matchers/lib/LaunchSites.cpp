@@ -177,21 +177,29 @@ private:
   const FunctionDecl *Fn;
 };
 
-/// The kernel a launch API's function argument names: `k`, `&k<32>`, `(const void *)k`,
-/// `reinterpret_cast<void *>(k)`, or a local variable initialized with one of those.
-const FunctionDecl *resolveKernel(const Expr *E, int Depth = 0) {
+/// The kernel a launch API's function argument (or the callee of `<<<>>>`) names: `k`,
+/// `&k<32>`, `(const void *)k`, `reinterpret_cast<void *>(k)`, `*k`, or a variable initialized
+/// with one of those (`auto kernel_fptr = gemm_device<...>;`) that \p Fn's body never writes
+/// to afterwards.
+const FunctionDecl *resolveKernel(const Expr *E, const FunctionDecl *Fn, int Depth = 0) {
   if (!E || Depth > 8)
     return nullptr;
   E = E->IgnoreParenImpCasts();
   if (const auto *Cast = dyn_cast<ExplicitCastExpr>(E))
-    return resolveKernel(Cast->getSubExpr(), Depth + 1);
-  if (const auto *U = dyn_cast<UnaryOperator>(E); U && U->getOpcode() == UO_AddrOf)
-    return resolveKernel(U->getSubExpr(), Depth + 1);
+    return resolveKernel(Cast->getSubExpr(), Fn, Depth + 1);
+  if (const auto *U = dyn_cast<UnaryOperator>(E);
+      U && (U->getOpcode() == UO_AddrOf || U->getOpcode() == UO_Deref))
+    return resolveKernel(U->getSubExpr(), Fn, Depth + 1);
   if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
     if (const auto *FD = dyn_cast<FunctionDecl>(DRE->getDecl()))
       return FD->hasAttr<CUDAGlobalAttr>() ? FD : nullptr;
-    if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()); VD && VD->getInit())
-      return resolveKernel(VD->getInit(), Depth + 1);
+    if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()); VD && VD->getInit()) {
+      const bool Local = VD->isLocalVarDecl() && !VD->isStaticLocal();
+      const bool Constant = VD->getType().isConstQualified();
+      if (Local && !Constant && !(Fn && Fn->getBody() && neverWritten(VD, Fn->getBody())))
+        return nullptr;
+      return resolveKernel(VD->getInit(), Fn, Depth + 1);
+    }
   }
   return nullptr;
 }
@@ -382,6 +390,21 @@ void LaunchCollector::registerMatchers(MatchFinder &Finder) {
                     this);
 }
 
+void LaunchCollector::unresolved(ASTContext &Ctx, const SourcePos &Loc, const Expr *Kernel,
+                                 const Expr *Bytes) {
+  // A size of zero (or none) loses nothing; cudaLaunchKernelEx's is in its configuration.
+  if (Bytes && !isa<CXXDefaultArgExpr>(Bytes)) {
+    Expr::EvalResult R;
+    if (!Bytes->isValueDependent() && Bytes->EvaluateAsRValue(R, Ctx) && R.Val.isInt() &&
+        R.Val.getInt().isZero())
+      return;
+  }
+  const SourceManager &SM = Ctx.getSourceManager();
+  CharSourceRange Range = CharSourceRange::getTokenRange(Kernel->IgnoreImplicit()->getSourceRange());
+  std::string Text = Lexer::getSourceText(Range, SM, Ctx.getLangOpts()).str();
+  Unresolved.push_back({Loc, Text.empty() ? std::string("?") : Text, /*Unresolved=*/true});
+}
+
 void LaunchCollector::run(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
   const SourceManager &SM = Ctx.getSourceManager();
@@ -400,8 +423,13 @@ void LaunchCollector::run(const MatchFinder::MatchResult &Result) {
     L.Loc = toSourcePos(SM, Call->getBeginLoc());
     const CallExpr *Config = Call->getConfig();
     const FunctionDecl *Kernel = Call->getDirectCallee();
+    // Through a function pointer: `auto kernel_fptr = gemm_device<...>; kernel_fptr<<<...>>>`.
+    if (!Kernel)
+      Kernel = resolveKernel(Call->getCallee(), Fn);
     if (!Kernel || !Config || Config->getNumArgs() < 2) {
-      Unresolved.push_back(L.Loc);
+      if (Config && Config->getNumArgs() >= 3 && !isa<CXXDefaultArgExpr>(Config->getArg(2)) &&
+          !Call->containsErrors())
+        unresolved(Ctx, L.Loc, Call->getCallee(), Config->getArg(2));
       // A kernel template's launch with an error in it: which specialization it launches is
       // not decided, and none is instantiated for it.
       if (const auto *Named = dyn_cast<OverloadExpr>(Call->getCallee()->IgnoreImplicit());
@@ -429,9 +457,11 @@ void LaunchCollector::run(const MatchFinder::MatchResult &Result) {
     L.Loc = toSourcePos(SM, Call->getBeginLoc());
     const bool Ex = L.Form == "cudaLaunchKernelEx" || L.Form == "cudaLaunchKernelExC";
     const FunctionDecl *Kernel =
-        Call->getNumArgs() > (Ex ? 1u : 0u) ? resolveKernel(Call->getArg(Ex ? 1 : 0)) : nullptr;
+        Call->getNumArgs() > (Ex ? 1u : 0u) ? resolveKernel(Call->getArg(Ex ? 1 : 0), Fn) : nullptr;
     if (!Kernel) {
-      Unresolved.push_back(L.Loc);
+      if (Call->getNumArgs() > (Ex ? 1u : 0u) && !Call->containsErrors())
+        unresolved(Ctx, L.Loc, Call->getArg(Ex ? 1 : 0),
+                   Ex ? nullptr : (Call->getNumArgs() > 4 ? Call->getArg(4) : nullptr));
       return;
     }
     if (Ex) {
@@ -470,11 +500,10 @@ void LaunchCollector::run(const MatchFinder::MatchResult &Result) {
       A.Attribute = AttributeCall::Kind::PreferredSharedMemoryCarveout;
     else
       return;
-    const FunctionDecl *Kernel = resolveKernel(Call->getArg(0));
-    if (!Kernel) {
-      Unresolved.push_back(A.Loc);
-      return;
-    }
+    const FunctionDecl *Kernel = resolveKernel(Call->getArg(0), Fn);
+    if (!Kernel)
+      return; // An opt-in for a kernel not known statically: no launch of it is either.
+
     std::string Why;
     if (auto V = Eval.evaluate(Call->getArg(2), Why))
       A.Value = static_cast<int64_t>(*V);

@@ -399,6 +399,8 @@ void SharedMemoryCollector::finish(ASTContext &Ctx, const InstantiationRecorder 
   }
   if (!Errors.empty())
     Out.LostLaunches = Launches->Lost;
+  Out.LostLaunches.insert(Out.LostLaunches.end(), Launches->Unresolved.begin(),
+                          Launches->Unresolved.end());
   Constants->finish(Ctx, Instantiations, Out);
 }
 

@@ -749,14 +749,20 @@ void analyzeUnit(const TranslationUnitFacts &TU, const CapacityDatabase &DB,
       S.erase(std::remove(S.begin(), S.end(), ' '), S.end());
       return S;
     };
-    if (std::any_of(TU.Kernels.begin(), TU.Kernels.end(),
+    if (!L.Unresolved &&
+        std::any_of(TU.Kernels.begin(), TU.Kernels.end(),
                     [&](const KernelFacts &K) { return Bare(K.Name) == Bare(L.Callee); }))
       continue;
     Diagnostic D;
     D.Level = Severity::Warning;
     D.Check = std::string(checkInfo(CheckId::Input).Name);
-    D.Message = "this launch of '" + L.Callee + "' could not be built after an error: the "
-                "kernel it launches is not instantiated, and not analysed";
+    D.Message = L.Unresolved
+                    ? "the kernel this launch through '" + L.Callee +
+                          "' starts is not known statically (not a kernel, nor a variable set "
+                          "to one and never assigned): its dynamic shared memory counts for no "
+                          "kernel"
+                    : "this launch of '" + L.Callee + "' could not be built after an error: "
+                      "the kernel it launches is not instantiated, and not analysed";
     D.Loc = L.Loc;
     D.Arch = TU.Arch;
     U.Messages.push_back(std::move(D));

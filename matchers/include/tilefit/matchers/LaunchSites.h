@@ -35,13 +35,21 @@ public:
   /// The kernel each launch or call concerns (its definition), in match order.
   std::vector<std::pair<const clang::FunctionDecl *, LaunchSite>> Launches;
   std::vector<std::pair<const clang::FunctionDecl *, AttributeCall>> Attributes;
-  /// Launches and calls whose kernel could not be told (a function pointer, say).
-  std::vector<SourcePos> Unresolved;
+  /// Launches with a dynamic shared memory size whose kernel could not be told (a function
+  /// pointer chosen at run time, say): LostLaunch::Unresolved set.
+  std::vector<LostLaunch> Unresolved;
   /// `<<<>>>` launches of kernel templates that an error kept Clang from building.
   std::vector<LostLaunch> Lost;
 
   LaunchCollector();
   ~LaunchCollector() override;
+
+private:
+  /// Records a launch of \p Kernel (not resolved) with \p Bytes of dynamic shared memory.
+  void unresolved(clang::ASTContext &Ctx, const SourcePos &Loc, const clang::Expr *Kernel,
+                  const clang::Expr *Bytes);
+
+public:
 
 private:
   /// The function whose body holds \p Call (a lambda's call operator inside a lambda), in the

@@ -213,7 +213,10 @@ struct Diagnostic {
 /// it is not among the unit's kernels.
 struct LostLaunch {
   SourcePos Loc;
-  std::string Callee;           ///< As written: `gemm<128, 64>`.
+  std::string Callee;           ///< As written: `gemm<128, 64>`, `kernels[i]`.
+  /// Not lost to an error: a launch with dynamic shared memory whose kernel is not known
+  /// statically (a function pointer chosen at run time), so that its bytes count for none.
+  bool Unresolved = false;
 };
 
 /// A construct nvcc accepts and Clang rejects, which the front end rewrote for Clang in memory
