@@ -402,7 +402,16 @@ void LaunchCollector::unresolved(ASTContext &Ctx, const SourcePos &Loc, const Ex
   const SourceManager &SM = Ctx.getSourceManager();
   CharSourceRange Range = CharSourceRange::getTokenRange(Kernel->IgnoreImplicit()->getSourceRange());
   std::string Text = Lexer::getSourceText(Range, SM, Ctx.getLangOpts()).str();
-  Unresolved.push_back({Loc, Text.empty() ? std::string("?") : Text, /*Unresolved=*/true});
+  LostLaunch L{Loc, Text.empty() ? std::string("?") : Text, /*Unresolved=*/true, ""};
+  // A helper's own parameter: the kernel is its caller's.
+  const Expr *Inner = Kernel->IgnoreParenImpCasts();
+  while (const auto *Cast = dyn_cast<ExplicitCastExpr>(Inner))
+    Inner = Cast->getSubExpr()->IgnoreParenImpCasts();
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(Inner))
+    if (const auto *P = dyn_cast<ParmVarDecl>(Ref->getDecl()))
+      if (const auto *F = dyn_cast_or_null<FunctionDecl>(P->getDeclContext()))
+        L.Helper = F->getQualifiedNameAsString();
+  Unresolved.push_back(std::move(L));
 }
 
 void LaunchCollector::run(const MatchFinder::MatchResult &Result) {

@@ -102,6 +102,43 @@ bool holdsArray(QualType T, unsigned Depth) {
   return false;
 }
 
+/// The bytes of the arrays \p T holds: all of it for an array (of numbers, vectors, `__half`s
+/// or fragments alike), the arrays among the fields and bases of a class (any depth), none
+/// for a scalar. A class's other
+/// fields (an iterator's pointers, strides and counters) are what ptxas folds, keeps in a few
+/// registers or drops; the arrays are the register tiles. Unknown for a class Clang cannot
+/// lay out.
+std::optional<uint64_t> arrayBytesIn(const ASTContext &Ctx, QualType T, unsigned Depth) {
+  if (Depth > 16 || T.isNull() || T->isDependentType() || T->isIncompleteType())
+    return std::nullopt;
+  T = T.getCanonicalType();
+  if (isa<ConstantArrayType>(T.getTypePtr()))
+    return Ctx.getTypeSizeInChars(T).getQuantity();
+  const RecordDecl *RD = T->getAsRecordDecl();
+  if (!RD)
+    return 0;
+  if (!RD->getDefinition() || RD->isInvalidDecl())
+    return std::nullopt;
+  RD = RD->getDefinition();
+  uint64_t Sum = 0;
+  if (const auto *CRD = dyn_cast<CXXRecordDecl>(RD))
+    for (const CXXBaseSpecifier &B : CRD->bases()) {
+      auto In = arrayBytesIn(Ctx, B.getType(), Depth + 1);
+      if (!In)
+        return std::nullopt;
+      Sum += *In;
+    }
+  for (const FieldDecl *F : RD->fields()) {
+    if (F->getType()->isReferenceType())
+      continue;
+    auto In = arrayBytesIn(Ctx, F->getType(), Depth + 1);
+    if (!In)
+      return std::nullopt;
+    Sum += *In;
+  }
+  return Sum;
+}
+
 /// Reads a PTX integer immediate: decimal, 0x hex, 0b binary, 0 octal, optional U suffix.
 std::optional<uint64_t> ptxInteger(StringRef Text) {
   Text = Text.trim();
@@ -229,6 +266,10 @@ SharedVar describeLocalArray(const ASTContext &Ctx, const VarDecl *VD) {
   V.QualifiedName = V.Function.empty() ? V.Name : V.Function + "::" + V.Name;
   V.Loc = toSourcePos(Ctx.getSourceManager(), VD->getLocation());
   describeVariableLayout(Ctx, VD, V);
+  // An object that holds arrays (a fragment, an accumulator, a CuTe tensor) counts for the
+  // arrays it holds.
+  if (V.Bytes && Ctx.getBaseElementType(VD->getType())->getAsRecordDecl())
+    V.Bytes = arrayBytesIn(Ctx, VD->getType(), 0);
   return V;
 }
 

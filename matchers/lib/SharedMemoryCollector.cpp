@@ -360,15 +360,58 @@ void SharedMemoryCollector::finish(ASTContext &Ctx, const InstantiationRecorder 
         if (auto It = VarIndex.find(VD); It != VarIndex.end())
           Out.Vars[It->second].ReferencedOutOfLine = true;
     }
-    // Per-thread arrays and Tensor Memory requests of every function reached, each once.
+    // Per-thread arrays live while their function runs (NVVM inlines the calls, and a call's
+    // arrays end when it returns): what the kernel holds at once is at most its own arrays
+    // plus those of its heaviest chain of calls, not every array it reaches. Those are the
+    // kernel's, with every array whose size is unknown (the total is then unknown). Tensor
+    // Memory requests of every function reached, each once.
+    auto IndexOf = [&](const VarDecl *VD) {
+      auto [It, New] = LocalIndex.try_emplace(VD, Out.LocalArrays.size());
+      if (New)
+        Out.LocalArrays.push_back(describeLocalArray(Ctx, VD));
+      return It->second;
+    };
+    struct Chain {
+      uint64_t Bytes = 0;
+      const FunctionDecl *Next = nullptr; ///< The heaviest callee, if any.
+    };
+    llvm::DenseMap<const FunctionDecl *, Chain> Heaviest;
+    llvm::SmallPtrSet<const FunctionDecl *, 16> OnPath;
+    std::function<uint64_t(const FunctionDecl *)> Weigh = [&](const FunctionDecl *FD) -> uint64_t {
+      if (auto It = Heaviest.find(FD); It != Heaviest.end())
+        return It->second.Bytes;
+      if (!OnPath.insert(FD).second)
+        return 0; // a call cycle: its arrays are counted where it was entered
+      Chain C;
+      for (const VarDecl *VD : ScanOf(FD).Locals)
+        C.Bytes += Out.LocalArrays[IndexOf(VD)].Bytes.value_or(0);
+      uint64_t Below = 0;
+      for (const FunctionDecl *Callee : ScanOf(FD).Callees) {
+        const FunctionDecl *Def = Callee->getDefinition();
+        if (!Def || !Def->hasBody() || !Reached.count(Def) || Def == FD)
+          continue;
+        if (uint64_t W = Weigh(Def); !C.Next || W > Below) {
+          Below = W;
+          C.Next = Def;
+        }
+      }
+      C.Bytes += Below;
+      OnPath.erase(FD);
+      Heaviest[FD] = C;
+      return C.Bytes;
+    };
+    Weigh(Kernel->getDefinition() ? Kernel->getDefinition() : Kernel);
+    llvm::SmallPtrSet<const FunctionDecl *, 16> Listed;
+    for (const FunctionDecl *FD = Kernel->getDefinition() ? Kernel->getDefinition() : Kernel;
+         FD && Listed.insert(FD).second; FD = Heaviest.lookup(FD).Next)
+      for (const VarDecl *VD : ScanOf(FD).Locals)
+        K.LocalArrays.push_back(IndexOf(VD));
     for (const FunctionDecl *FD : Reached) {
       const ReferenceScanner &S = ScanOf(FD);
-      for (const VarDecl *VD : S.Locals) {
-        auto [It, New] = LocalIndex.try_emplace(VD, Out.LocalArrays.size());
-        if (New)
-          Out.LocalArrays.push_back(describeLocalArray(Ctx, VD));
-        K.LocalArrays.push_back(It->second);
-      }
+      if (!Listed.count(FD))
+        for (const VarDecl *VD : S.Locals)
+          if (size_t I = IndexOf(VD); !Out.LocalArrays[I].Bytes)
+            K.LocalArrays.push_back(I);
       K.TmemAllocations.insert(K.TmemAllocations.end(), S.Tmem.begin(), S.Tmem.end());
     }
     for (const FunctionDecl *FD : Reached) {

@@ -520,7 +520,7 @@ void checkRegisterTiles(KernelReport &K, const ArchCapacity *Arch,
     else
       Message += ", more than the " + std::to_string(*R.Limit) + " registers per thread " +
                  R.LimitBasis + (K.Bounds ? " leaves" : " allows");
-    Message += "; they will spill to local memory";
+    Message += "; what of them is live at once beyond that spills to local memory";
     if (K.Bounds && R.LimitBasis.rfind("__launch_bounds__", 0) == 0 && !R.LimitNote.empty())
       Extra.push_back({R.LimitNote + ": at most " + std::to_string(*R.Limit) +
                            " registers per thread",
@@ -756,7 +756,11 @@ void analyzeUnit(const TranslationUnitFacts &TU, const CapacityDatabase &DB,
     Diagnostic D;
     D.Level = Severity::Warning;
     D.Check = std::string(checkInfo(CheckId::Input).Name);
-    D.Message = L.Unresolved
+    D.Message = L.Unresolved && !L.Helper.empty()
+                    ? "this launch starts the kernel '" + L.Helper + "' is given ('" + L.Callee +
+                          "'): tilefit does not follow a launch helper's callers, so the "
+                          "dynamic shared memory of the launches through it counts for no kernel"
+                : L.Unresolved
                     ? "the kernel this launch through '" + L.Callee +
                           "' starts is not known statically (not a kernel, nor a variable set "
                           "to one and never assigned): its dynamic shared memory counts for no "

@@ -56,7 +56,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelFacts, Name, Mangled, Loc, Instantiated
                                    Unreferenced, Launches, Attributes, Bounds, LocalArrays,
                                    TmemAllocations, Error)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SourceFixup, Loc, Rule)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LostLaunch, Loc, Callee, Unresolved)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LostLaunch, Loc, Callee, Unresolved, Helper)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Note, Message, Loc)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Diagnostic, Level, Check, Message, Loc, Arch, TranslationUnit,
                                    Kernel, PromotedToError, Figures, Notes)
@@ -69,7 +69,7 @@ namespace {
 // 2: constant memory, per-thread arrays and Tensor Memory requests. 3: units with errors
 // (Partial, ParseStopped, KernelFacts::Error, SharedVar::KernelLocal) and source fix-ups. An
 // entry of an earlier schema is a miss (it lacks them), never a report without them.
-constexpr const char *Schema = "tilefit-facts/4";
+constexpr const char *Schema = "tilefit-facts/5";
 
 /// Every index of \p P refers to one of \p VarCount variables or to one of its functions.
 bool consistentProgram(const EmissionProgram &P, size_t VarCount) {

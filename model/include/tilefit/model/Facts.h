@@ -217,6 +217,9 @@ struct LostLaunch {
   /// Not lost to an error: a launch with dynamic shared memory whose kernel is not known
   /// statically (a function pointer chosen at run time), so that its bytes count for none.
   bool Unresolved = false;
+  /// For an unresolved launch through a parameter of the function (a launch helper such as
+  /// CUTLASS's ClusterLauncher::launch): that function's name.
+  std::string Helper;
 };
 
 /// A construct nvcc accepts and Clang rejects, which the front end rewrote for Clang in memory
