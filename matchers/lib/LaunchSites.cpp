@@ -120,6 +120,67 @@ public:
     return std::nullopt;
   }
 
+  /// An integer condition or expression over constants and locals initialized once and only
+  /// read (`smem_size >= (48 << 10)`): its value, or nothing when it depends on anything else.
+  std::optional<int64_t> condition(const Expr *E, int Depth = 0) {
+    if (!E || Depth > 32 || E->isValueDependent() || E->isTypeDependent())
+      return std::nullopt;
+    E = E->IgnoreParenImpCasts();
+    Expr::EvalResult R;
+    if (E->EvaluateAsRValue(R, Ctx) && !R.HasSideEffects && R.Val.isInt())
+      return R.Val.getInt().getExtValue();
+    if (const auto *B = dyn_cast<BinaryOperator>(E)) {
+      auto L = condition(B->getLHS(), Depth + 1);
+      if (B->getOpcode() == BO_LAnd && L && !*L)
+        return 0;
+      if (B->getOpcode() == BO_LOr && L && *L)
+        return 1;
+      auto Rv = condition(B->getRHS(), Depth + 1);
+      if (!L || !Rv)
+        return std::nullopt;
+      const int64_t A = *L, C = *Rv;
+      switch (B->getOpcode()) {
+      case BO_LT: return A < C;
+      case BO_GT: return A > C;
+      case BO_LE: return A <= C;
+      case BO_GE: return A >= C;
+      case BO_EQ: return A == C;
+      case BO_NE: return A != C;
+      case BO_LAnd: return A && C;
+      case BO_LOr: return A || C;
+      case BO_Add: return A + C;
+      case BO_Sub: return A - C;
+      case BO_Mul: return A * C;
+      case BO_Div: return C ? std::optional<int64_t>(A / C) : std::nullopt;
+      case BO_Rem: return C ? std::optional<int64_t>(A % C) : std::nullopt;
+      case BO_Shl: return C >= 0 && C < 63 ? std::optional<int64_t>(A << C) : std::nullopt;
+      case BO_Shr: return C >= 0 && C < 63 ? std::optional<int64_t>(A >> C) : std::nullopt;
+      case BO_And: return A & C;
+      case BO_Or: return A | C;
+      case BO_Xor: return A ^ C;
+      default: return std::nullopt;
+      }
+    }
+    if (const auto *U = dyn_cast<UnaryOperator>(E)) {
+      auto V = condition(U->getSubExpr(), Depth + 1);
+      if (!V)
+        return std::nullopt;
+      if (U->getOpcode() == UO_LNot)
+        return !*V;
+      if (U->getOpcode() == UO_Minus)
+        return -*V;
+      if (U->getOpcode() == UO_Plus)
+        return *V;
+      return std::nullopt;
+    }
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
+        if (VD->isLocalVarDecl() && VD->getInit() && Fn && Fn->getBody() &&
+            neverWritten(VD, Fn->getBody()))
+          return condition(VD->getInit(), Depth + 1);
+    return std::nullopt;
+  }
+
 private:
   std::optional<uint64_t> fromValue(const APValue &V, std::string &Why) {
     if (V.isInt()) {
@@ -390,6 +451,55 @@ void LaunchCollector::registerMatchers(MatchFinder &Finder) {
                     this);
 }
 
+/// Whether \p Target sits in a branch of \p Fn that never runs: under an `if` whose condition
+/// is a constant there (`if (smem_size >= (48 << 10))` with smem_size a constant of the
+/// instantiation), on the side the condition does not take.
+static bool inDeadBranch(const Stmt *Target, const FunctionDecl *Fn, Evaluator &Eval) {
+  struct Path : RecursiveASTVisitor<Path> {
+    const Stmt *Target;
+    std::vector<std::pair<const IfStmt *, bool>> Open, Found;
+    bool Done = false;
+    bool TraverseIfStmt(IfStmt *If) {
+      if (Done)
+        return false;
+      if (If->getInit() && !TraverseStmt(If->getInit()))
+        return false;
+      if (!TraverseStmt(If->getCond()))
+        return false;
+      for (bool Then : {true, false}) {
+        Stmt *Branch = Then ? If->getThen() : If->getElse();
+        if (!Branch)
+          continue;
+        Open.push_back({If, Then});
+        bool Ok = TraverseStmt(Branch);
+        Open.pop_back();
+        if (!Ok)
+          return false;
+      }
+      return true;
+    }
+    bool VisitStmt(Stmt *S) {
+      if (S == Target) {
+        Found = Open;
+        Done = true;
+        return false;
+      }
+      return true;
+    }
+  } P;
+  P.Target = Target;
+  if (!Fn->getBody())
+    return false;
+  P.TraverseStmt(Fn->getBody());
+  for (const auto &[If, Then] : P.Found) {
+    if (If->isConsteval())
+      continue;
+    if (auto C = Eval.condition(If->getCond()); C && (*C != 0) != Then)
+      return true;
+  }
+  return false;
+}
+
 void LaunchCollector::unresolved(ASTContext &Ctx, const SourcePos &Loc, const Expr *Kernel,
                                  const Expr *Bytes) {
   // A size of zero (or none) loses nothing; cudaLaunchKernelEx's is in its configuration.
@@ -425,6 +535,9 @@ void LaunchCollector::run(const MatchFinder::MatchResult &Result) {
   if (!Fn || Fn->isTemplated())
     return;
   Evaluator Eval(Ctx, Fn);
+  // Code under a condition that is false here does not run: no launch, no opt-in.
+  if (inDeadBranch(Matched, Fn, Eval))
+    return;
 
   if (const auto *Call = Result.Nodes.getNodeAs<CUDAKernelCallExpr>("chevron")) {
     LaunchSite L;
