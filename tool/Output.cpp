@@ -52,10 +52,10 @@ void writeReport(const Report &R, const OutputSettings &S, std::ostream &OS) {
     break;
   }
   case OutputFormat::Markdown:
-    renderMarkdown(R, S.SourceRoot, OS);
+    renderMarkdown(R, S.SourceRoot, OS, S.NameWidth);
     break;
   case OutputFormat::Text:
-    renderText(R, Lines, OS);
+    renderText(R, Lines, OS, S.NameWidth);
     break;
   }
 }

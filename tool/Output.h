@@ -24,6 +24,7 @@ std::optional<OutputFormat> formatForPath(llvm::StringRef Path);
 struct OutputSettings {
   OutputFormat Format = OutputFormat::Text;
   std::string SourceRoot; ///< For SARIF URIs and Markdown paths.
+  size_t NameWidth = 0;   ///< Text and Markdown: kernel names past it are shortened.
 };
 
 /// Renders \p R in the chosen format.

@@ -8,6 +8,7 @@
 
 #include "Calc.h"
 #include "Output.h"
+#include "tilefit/reporters/KernelNameWidth.h"
 
 #include "tilefit/driver/Analyze.h"
 #include "tilefit/frontend/ResultCache.h"
@@ -97,6 +98,13 @@ cl::opt<std::string> SourceRoot("source-root",
                                          "the folder holding every source)"),
                                 cl::value_desc("dir"), cl::cat(Category),
                                 cl::sub(cl::SubCommand::getTopLevel()), cl::sub(MergeCommand));
+
+cl::opt<unsigned> NameWidth("name-width",
+                            cl::desc("Text and Markdown: shorten kernel names longer than this\n"
+                                     "(`cute::C<128>` as `_128`, template arguments past it as\n"
+                                     "`...`; JSON and SARIF keep them whole; 0: never; default 60)"),
+                            cl::value_desc("N"), cl::init(DefaultNameWidth), cl::cat(Category),
+                            cl::sub(cl::SubCommand::getTopLevel()), cl::sub(MergeCommand));
 
 cl::opt<std::string> FailOn("fail-on",
                             cl::desc("Exit with 1 on findings at or above this level: error\n"
@@ -410,6 +418,7 @@ int runAnalysis(const char *Argv0, std::vector<std::string> Extra, bool HaveDash
   OutputSettings Out;
   Out.Format = *Fmt;
   Out.SourceRoot = SourceRoot.empty() ? defaultSourceRoot(BuildPath, Result.R) : SourceRoot.getValue();
+  Out.NameWidth = NameWidth;
   Result.R.SourceRoot = Out.SourceRoot;
   if (!emit(Result.R, Out))
     return ExitFailure;
@@ -511,6 +520,7 @@ int tilefitMain(int argc, const char **argv) {
     Out.SourceRoot = !SourceRoot.empty()          ? SourceRoot.getValue()
                      : !Merged->SourceRoot.empty() ? Merged->SourceRoot
                                                    : defaultSourceRoot("", *Merged);
+    Out.NameWidth = NameWidth;
     Merged->SourceRoot = Out.SourceRoot;
     if (!emit(*Merged, Out))
       return ExitFailure;

@@ -757,9 +757,10 @@ void analyzeUnit(const TranslationUnitFacts &TU, const CapacityDatabase &DB,
     D.Level = Severity::Warning;
     D.Check = std::string(checkInfo(CheckId::Input).Name);
     D.Message = L.Unresolved && !L.Helper.empty()
-                    ? "this launch starts the kernel '" + L.Helper + "' is given ('" + L.Callee +
-                          "'): tilefit does not follow a launch helper's callers, so the "
-                          "dynamic shared memory of the launches through it counts for no kernel"
+                    ? "the kernel this launch starts is a parameter of '" + L.Helper + "' ('" +
+                          L.Callee + "'): tilefit does not follow a launch helper to its "
+                          "callers yet, so the dynamic shared memory of launches through it "
+                          "counts for no kernel"
                 : L.Unresolved
                     ? "the kernel this launch through '" + L.Callee +
                           "' starts is not known statically (not a kernel, nor a variable set "

@@ -1,5 +1,6 @@
 //===- MarkdownReporter.cpp -----------------------------------------------===//
 #include "tilefit/reporters/MarkdownReporter.h"
+#include "tilefit/reporters/KernelNameWidth.h"
 
 #include "tilefit/reporters/Summary.h"
 
@@ -29,13 +30,15 @@ std::string relativeTo(const std::string &File, const std::string &Root) {
   return File.compare(0, R.size(), R) == 0 ? File.substr(R.size()) : File;
 }
 
-void renderMarkdown(const Report &R, const std::string &SourceRoot, std::ostream &OS) {
+void renderMarkdown(const Report &R, const std::string &SourceRoot, std::ostream &OS,
+                    size_t NameWidth) {
+  const KernelNames Names(R, NameWidth);
   OS << "### tilefit: shared memory per kernel\n\n";
   if (R.Kernels.empty()) {
     if (parseFailures(R).empty())
       OS << "No kernels found.\n";
   } else {
-    SummaryTable T = buildSummary(R);
+    SummaryTable T = buildSummary(R, NameWidth);
     OS << "|";
     for (const std::string &H : T.Header)
       OS << " " << cell(H) << " |";
@@ -89,7 +92,7 @@ void renderMarkdown(const Report &R, const std::string &SourceRoot, std::ostream
       Where += ":" + std::to_string(D->Loc.Line);
     OS << "| " << (D->Level == Severity::Error ? "error" : std::string(severityName(D->Level)))
        << " | `" << D->Check << "` | " << cell(Where) << " | " << D->Arch << " | "
-       << cell(D->Message) << " |\n";
+       << cell(Names.inMessage(D->Message)) << " |\n";
   }
 }
 

@@ -1,5 +1,6 @@
 //===- Summary.cpp --------------------------------------------------------===//
 #include "tilefit/reporters/Summary.h"
+#include "tilefit/reporters/KernelNameWidth.h"
 
 #include "tilefit/model/Arch.h"
 #include "tilefit/model/Units.h"
@@ -83,8 +84,9 @@ std::string constantText(const ConstantMemoryReport &C) {
 
 } // namespace
 
-SummaryTable buildSummary(const Report &R) {
+SummaryTable buildSummary(const Report &R, size_t NameWidth) {
   SummaryTable T;
+  const KernelNames Names(R, NameWidth);
   std::vector<std::string> Archs;
   std::map<std::string, const KernelReport *> AnyOfArch;
   std::map<std::string, std::set<std::string>> UnitsOfName;
@@ -100,7 +102,7 @@ SummaryTable buildSummary(const Report &R) {
   std::map<std::string, std::map<std::string, std::string>> Cells, RegCells, TmemCells;
   std::vector<std::string> Reasons; ///< Why a static figure is unknown, in footnote order.
   for (const KernelReport &K : R.Kernels) {
-    std::string Row = K.Name;
+    std::string Row = Names.of(K.Name);
     if (UnitsOfName[K.Name].size() > 1) {
       size_t Slash = K.TranslationUnit.rfind('/');
       Row += " (" + K.TranslationUnit.substr(Slash == std::string::npos ? 0 : Slash + 1) + ")";

@@ -1,5 +1,6 @@
 //===- TextReporter.cpp ---------------------------------------------------===//
 #include "tilefit/reporters/TextReporter.h"
+#include "tilefit/reporters/KernelNameWidth.h"
 
 #include "tilefit/reporters/Summary.h"
 
@@ -50,19 +51,21 @@ void renderSnippet(const SourcePos &P, SourceLines &Lines, std::ostream &OS) {
 
 } // namespace
 
-void renderDiagnostic(const Diagnostic &D, SourceLines &Lines, std::ostream &OS) {
-  OS << position(D.Loc) << ": " << severityName(D.Level) << ": " << D.Message;
+void renderDiagnostic(const Diagnostic &D, SourceLines &Lines, std::ostream &OS,
+                      const KernelNames *Names) {
+  auto Said = [&](const std::string &M) { return Names ? Names->inMessage(M) : M; };
+  OS << position(D.Loc) << ": " << severityName(D.Level) << ": " << Said(D.Message);
   if (!D.Check.empty())
     OS << " [" << D.Check << (D.PromotedToError ? ",-warnings-as-errors" : "") << "]";
   OS << "\n";
   renderSnippet(D.Loc, Lines, OS);
   for (const Note &N : D.Notes) {
-    OS << position(N.Loc) << ": note: " << N.Message << "\n";
+    OS << position(N.Loc) << ": note: " << Said(N.Message) << "\n";
     renderSnippet(N.Loc, Lines, OS);
   }
 }
 
-void renderSummary(const Report &R, std::ostream &OS) {
+void renderSummary(const Report &R, std::ostream &OS, size_t NameWidth) {
   if (R.Kernels.empty()) {
     std::vector<std::string> Failures = parseFailures(R);
     if (Failures.empty())
@@ -71,7 +74,7 @@ void renderSummary(const Report &R, std::ostream &OS) {
       OS << "tilefit: " << L << "\n";
     return;
   }
-  SummaryTable T = buildSummary(R);
+  SummaryTable T = buildSummary(R, NameWidth);
   std::vector<size_t> Width(T.Header.size(), 0);
   auto Widen = [&](const std::vector<std::string> &Line) {
     for (size_t I = 0; I < Line.size(); ++I)
@@ -111,9 +114,10 @@ void renderSummary(const Report &R, std::ostream &OS) {
     OS << "tilefit: " << L << "\n";
 }
 
-void renderText(const Report &R, SourceLines &Lines, std::ostream &OS) {
+void renderText(const Report &R, SourceLines &Lines, std::ostream &OS, size_t NameWidth) {
+  const KernelNames Names(R, NameWidth);
   for (const Diagnostic &D : R.ToolMessages)
-    renderDiagnostic(D, Lines, OS);
+    renderDiagnostic(D, Lines, OS, &Names);
   // A unit that fails fails the same way for every architecture: say it once. A unit with
   // many errors shows its first ones (the JSON report has them all).
   constexpr size_t ShownPerUnit = 10;
@@ -127,14 +131,14 @@ void renderText(const Report &R, SourceLines &Lines, std::ostream &OS) {
         ++Hidden[U.File];
         continue;
       }
-      renderDiagnostic(D, Lines, OS);
+      renderDiagnostic(D, Lines, OS, &Names);
     }
   for (const auto &[File, Count] : Hidden)
     OS << File << ": note: " << Count << " more error" << (Count == 1 ? "" : "s")
        << " not shown (--format=json lists them all)\n";
   for (const Diagnostic &D : R.Diagnostics)
-    renderDiagnostic(D, Lines, OS);
-  renderSummary(R, OS);
+    renderDiagnostic(D, Lines, OS, &Names);
+  renderSummary(R, OS, NameWidth);
 }
 
 } // namespace tilefit

@@ -9,6 +9,7 @@
 
 #include "tilefit/model/Report.h"
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,8 @@ struct SummaryTable {
   std::vector<std::string> Failures;
 };
 
-SummaryTable buildSummary(const Report &R);
+/// \p NameWidth: kernel names past it are shortened (KernelNameWidth.h); 0 keeps them whole.
+SummaryTable buildSummary(const Report &R, size_t NameWidth = 0);
 
 /// The lines that say which units failed to parse, each with its first error (empty when none
 /// did): the end of the text report, also when no kernel was found.
