@@ -63,7 +63,53 @@ public:
   }
   bool pruneConstantBranches() const { return false; }
 
+  // With PruneConstantBranches, what follows a statement that always leaves the function
+  // (`if (use_softcap && DV != 128) { ...; return; }` with a constant condition: ggml's way to
+  // skip a kernel variant) is dead, as for the optimizer: not walked.
+  bool TraverseCompoundStmt(clang::CompoundStmt *S) {
+    if (!derived().pruneConstantBranches())
+      return Base::TraverseCompoundStmt(S);
+    if (!derived().WalkUpFromCompoundStmt(S))
+      return false;
+    for (clang::Stmt *Child : S->body()) {
+      if (!derived().TraverseStmt(Child))
+        return false;
+      if (alwaysLeaves(Child, 0))
+        break;
+    }
+    return true;
+  }
+
 protected:
+  /// Whether \p S, once reached, never lets control reach the statement after it: a `return`,
+  /// an `if` whose taken branch (condition folded) or both branches always leave, a block with
+  /// such a statement. A label in a block (a `goto` could land past the exit) makes it no. Not
+  /// a call of `__trap()`: nvcc keeps the code after it (ptxas counts its shared memory).
+  bool alwaysLeaves(const clang::Stmt *S, unsigned Depth) const {
+    if (!S || Depth > 32)
+      return false;
+    if (llvm::isa<clang::ReturnStmt>(S))
+      return true;
+    if (const auto *Block = llvm::dyn_cast<clang::CompoundStmt>(S)) {
+      for (const clang::Stmt *Child : Block->body())
+        if (llvm::isa<clang::LabelStmt>(Child))
+          return false;
+      for (const clang::Stmt *Child : Block->body())
+        if (alwaysLeaves(Child, Depth + 1))
+          return true;
+      return false;
+    }
+    if (const auto *If = llvm::dyn_cast<clang::IfStmt>(S)) {
+      bool Value = false;
+      if (If->getCond() && !If->getCond()->isValueDependent() &&
+          If->getCond()->EvaluateAsBooleanCondition(Value, Ctx))
+        return alwaysLeaves(Value ? If->getThen() : If->getElse(), Depth + 1);
+      return If->getElse() && alwaysLeaves(If->getThen(), Depth + 1) &&
+             alwaysLeaves(If->getElse(), Depth + 1);
+    }
+    return false;
+  }
+
   Derived &derived() { return *static_cast<Derived *>(this); }
   clang::ASTContext &Ctx;
 };
