@@ -3,6 +3,7 @@
 #include "tilefit/frontend/HeaderPch.h"
 #include "tilefit/frontend/PreambleStore.h"
 #include "FilesRead.h"
+#include "NvccOnlyCode.h"
 #include "SourceFixups.h"
 #include "tilefit/frontend/ResultCache.h"
 
@@ -150,6 +151,8 @@ struct ParseOutcome {
   bool AllowFixups = false; ///< Look for source fix-ups (FixupRounds times at most).
   bool Relocatable = false;
   std::vector<TextEdit> Fixups; ///< Found: the unit is to be parsed again with them.
+  /// Blocks of kernels or launches the parse skips and nvcc compiles (NvccOnlyCode.h).
+  std::vector<Diagnostic> NvccOnly;
 };
 
 /// Collects the declarations a parse reads itself, for a traversal limited to them
@@ -279,8 +282,9 @@ class CollectAction : public clang::ASTFrontendAction {
 public:
   CollectAction(TranslationUnitFacts &Out, bool FromPreamble, ParseOutcome &Outcome)
       : Out(Out), FromPreamble(FromPreamble), Outcome(Outcome) {}
-  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &,
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &CI,
                                                         llvm::StringRef) override {
+    watchNvccOnlyCode(CI.getPreprocessor(), Outcome.NvccOnly);
     Recorder = std::make_unique<matchers::InstantiationRecorder>();
     return std::make_unique<CollectConsumer>(Out, *Recorder, FromPreamble, Outcome);
   }
@@ -864,6 +868,8 @@ static TranslationUnitFacts analyzeUnitWith(const UnitJob &Job, const ParseEnvir
     return Again;
   }
   Facts.Diagnostics.insert(Facts.Diagnostics.begin(), Problems.begin(), Problems.end());
+  Facts.Diagnostics.insert(Facts.Diagnostics.end(), Outcome.NvccOnly.begin(),
+                           Outcome.NvccOnly.end());
   Factory.addInputs(Facts.Inputs);
   if (!Ok || Errors.getNumErrors() > 0) {
     // What Clang built is analysed all the same (KernelFacts::Error marks the kernels the

@@ -1,0 +1,132 @@
+//===- NvccOnlyCode.cpp - Code the parse skips and nvcc compiles ----------===//
+#include "NvccOnlyCode.h"
+
+#include "tilefit/model/Checks.h"
+
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+#include "clang/Lex/PPCallbacks.h"
+#include "clang/Lex/Preprocessor.h"
+
+#include <cctype>
+#include <map>
+
+namespace tilefit {
+namespace frontend {
+
+const std::vector<const char *> &nvccOnlyMacros() {
+  static const std::vector<const char *> Names = {"__NVCC__"};
+  return Names;
+}
+
+namespace {
+
+class Watcher : public clang::PPCallbacks {
+public:
+  Watcher(clang::Preprocessor &PP, std::vector<Diagnostic> &Out)
+      : SM(PP.getSourceManager()), LangOpts(PP.getLangOpts()), Out(Out) {}
+
+  void If(clang::SourceLocation Loc, clang::SourceRange Condition,
+          ConditionValueKind) override {
+    open(Loc, text(Condition));
+  }
+  void Ifdef(clang::SourceLocation Loc, const clang::Token &Name,
+             const clang::MacroDefinition &) override {
+    open(Loc, spelling(Name));
+  }
+  void Ifndef(clang::SourceLocation Loc, const clang::Token &Name,
+              const clang::MacroDefinition &) override {
+    open(Loc, spelling(Name));
+  }
+  void Elif(clang::SourceLocation Loc, clang::SourceRange Condition, ConditionValueKind,
+            clang::SourceLocation IfLoc) override {
+    follow(Loc, IfLoc, text(Condition));
+  }
+  void Else(clang::SourceLocation Loc, clang::SourceLocation IfLoc) override {
+    follow(Loc, IfLoc, "");
+  }
+  void SourceRangeSkipped(clang::SourceRange Range, clang::SourceLocation) override {
+    auto It = Directives.find(lineOf(Range.getBegin()));
+    if (It == Directives.end())
+      return;
+    llvm::StringRef Skipped = text(Range);
+    const bool Kernel = Skipped.contains("__global__"), Launch = Skipped.contains("<<<");
+    if (!Kernel && !Launch)
+      return;
+    Diagnostic D;
+    D.Level = Severity::Warning;
+    D.Check = std::string(checkInfo(CheckId::Input).Name);
+    D.Loc = position(Range.getBegin());
+    D.Message = std::string("this block holds ") + (Kernel ? "a kernel" : "a launch") +
+                " that nvcc compiles and tilefit's parse skips: it leaves " + It->second +
+                " undefined (README.md, \"Limits\"), so what the block defines or launches is "
+                "not analysed";
+    Out.push_back(std::move(D));
+  }
+
+private:
+  using Line = std::pair<unsigned, unsigned>; // file id, line
+
+  Line lineOf(clang::SourceLocation L) const {
+    L = SM.getExpansionLoc(L);
+    return {SM.getFileID(L).getHashValue(), SM.getSpellingLineNumber(L)};
+  }
+  SourcePos position(clang::SourceLocation L) const {
+    L = SM.getExpansionLoc(L);
+    SourcePos P;
+    if (auto Entry = SM.getFileEntryRefForID(SM.getFileID(L)))
+      P.File = Entry->getName().str();
+    P.Line = SM.getSpellingLineNumber(L);
+    P.Column = SM.getSpellingColumnNumber(L);
+    return P;
+  }
+  llvm::StringRef text(clang::SourceRange R) const {
+    return clang::Lexer::getSourceText(clang::CharSourceRange::getCharRange(R), SM, LangOpts);
+  }
+  static std::string spelling(const clang::Token &T) {
+    return T.getIdentifierInfo() ? T.getIdentifierInfo()->getName().str() : "";
+  }
+  /// The nvcc-only macro \p Condition names, or "".
+  static std::string named(llvm::StringRef Condition) {
+    for (const char *M : nvccOnlyMacros()) {
+      size_t At = Condition.find(M);
+      const size_t Len = llvm::StringRef(M).size();
+      auto Ident = [](char C) { return std::isalnum(static_cast<unsigned char>(C)) || C == '_'; };
+      if (At != llvm::StringRef::npos && (At == 0 || !Ident(Condition[At - 1])) &&
+          (At + Len == Condition.size() || !Ident(Condition[At + Len])))
+        return M;
+    }
+    return "";
+  }
+  void open(clang::SourceLocation Loc, llvm::StringRef Condition) {
+    if (SM.isInSystemHeader(SM.getExpansionLoc(Loc)))
+      return;
+    std::string M = named(Condition);
+    if (M.empty())
+      return;
+    Opened[Loc.getRawEncoding()] = M;
+    Directives[lineOf(Loc)] = M;
+  }
+  void follow(clang::SourceLocation Loc, clang::SourceLocation IfLoc, llvm::StringRef Condition) {
+    auto It = Opened.find(IfLoc.getRawEncoding());
+    std::string M = It != Opened.end() ? It->second : named(Condition);
+    if (M.empty() || SM.isInSystemHeader(SM.getExpansionLoc(Loc)))
+      return;
+    Directives[lineOf(Loc)] = M;
+  }
+
+  const clang::SourceManager &SM;
+  const clang::LangOptions &LangOpts;
+  std::vector<Diagnostic> &Out;
+  std::map<unsigned, std::string> Opened;   ///< Opening directives on an nvcc-only macro.
+  std::map<Line, std::string> Directives;   ///< Their lines, and their #elif/#else lines.
+};
+
+} // namespace
+
+void watchNvccOnlyCode(clang::Preprocessor &PP, std::vector<Diagnostic> &Out) {
+  PP.addPPCallbacks(std::make_unique<Watcher>(PP, Out));
+}
+
+} // namespace frontend
+} // namespace tilefit

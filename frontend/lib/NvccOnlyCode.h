@@ -1,0 +1,36 @@
+//===- NvccOnlyCode.h - Code the parse skips and nvcc compiles ---*- C++ -*-===//
+//
+// The parse leaves __NVCC__ undefined (README.md, "Limits"): code of the project's own under
+// `#ifdef __NVCC__`, `#if defined(__NVCC__) && ...`, or the `#else` of an `#ifndef __NVCC__`,
+// is skipped by Clang and compiled by nvcc. Where such a skipped block holds a kernel or a
+// launch, its kernels would be missing from the report without a word: the preprocessor's
+// skipped ranges say where, and each becomes a warning at its directive.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEFIT_FRONTEND_NVCCONLYCODE_H
+#define TILEFIT_FRONTEND_NVCCONLYCODE_H
+
+#include "tilefit/model/Facts.h"
+
+#include <memory>
+#include <vector>
+
+namespace clang {
+class Preprocessor;
+}
+
+namespace tilefit {
+namespace frontend {
+
+/// Watches \p PP's conditional directives; appends a warning to \p Out for each block of the
+/// project's own code (not a system header) that a directive on a macro nvcc defines and the
+/// parse does not makes Clang skip, when the block holds `__global__` or `<<<`.
+void watchNvccOnlyCode(clang::Preprocessor &PP, std::vector<Diagnostic> &Out);
+
+/// The macros nvcc defines that the parse leaves undefined.
+const std::vector<const char *> &nvccOnlyMacros();
+
+} // namespace frontend
+} // namespace tilefit
+
+#endif
