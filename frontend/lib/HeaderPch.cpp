@@ -2,6 +2,7 @@
 #include "tilefit/frontend/HeaderPch.h"
 #include "tilefit/frontend/ResultCache.h"
 
+#include "AtomicFile.h"
 #include "FilesRead.h"
 
 #include "clang/Basic/DiagnosticOptions.h"
@@ -16,7 +17,6 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <chrono>
@@ -84,29 +84,6 @@ std::string keyOf(const clang::CompilerInvocation &CI) {
 /// Where the list of a precompiled header's inputs is kept.
 std::string inputsPath(const std::string &Pch) { return Pch + ".inputs"; }
 
-/// Writes \p Text to \p Path through a temporary file and a rename.
-bool writeAtomically(const std::string &Path, const std::string &Text) {
-  int FD;
-  SmallString<256> Temp;
-  if (sys::fs::createUniqueFile(Path + ".%%%%%%.tmp", FD, Temp))
-    return false;
-  {
-    raw_fd_ostream Out(FD, /*shouldClose=*/true);
-    Out << Text;
-    Out.close();
-    if (Out.has_error()) {
-      Out.clear_error();
-      sys::fs::remove(Temp);
-      return false;
-    }
-  }
-  if (sys::fs::rename(Temp, Path)) {
-    sys::fs::remove(Temp);
-    return false;
-  }
-  return true;
-}
-
 } // namespace
 
 std::string HeaderPchStore::build(const clang::CompilerInvocation &Invocation,
@@ -161,7 +138,7 @@ std::string HeaderPchStore::build(const clang::CompilerInvocation &Invocation,
     for (const std::string &File : filesRead(Compiler.getSourceManager()))
       if (File != std::string(Empty))
         List += File + "\n";
-    Ok = writeAtomically(inputsPath(Path), List);
+    Ok = writeFileAtomically(inputsPath(Path), List);
   }
   if (!Ok || sys::fs::rename(Temp, Path)) {
     sys::fs::remove(Temp);

@@ -1,6 +1,8 @@
 //===- ResultCache.cpp - Facts of earlier parses, reused ------------------===//
 #include "tilefit/frontend/ResultCache.h"
 
+#include "AtomicFile.h"
+
 #include "tilefit/model/FactsJson.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -156,25 +158,7 @@ std::string ResultCache::inputsPath(const std::string &Id) const {
 bool ResultCache::writeAtomically(const std::string &Path, const std::string &Text) {
   if (sys::fs::create_directories(sys::path::parent_path(Path)))
     return false;
-  SmallString<256> Temp;
-  int FD;
-  if (sys::fs::createUniqueFile(Path + ".%%%%%%%%.tmp", FD, Temp))
-    return false;
-  {
-    raw_fd_ostream Out(FD, /*shouldClose=*/true);
-    Out << pack(Text);
-    Out.close();
-    if (Out.has_error()) {
-      Out.clear_error();
-      sys::fs::remove(Temp);
-      return false;
-    }
-  }
-  if (sys::fs::rename(Temp, Path)) {
-    sys::fs::remove(Temp);
-    return false;
-  }
-  return true;
+  return writeFileAtomically(Path, pack(Text));
 }
 
 bool ResultCache::inputsUnchanged(const std::string &Id) {
