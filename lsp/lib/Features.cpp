@@ -2,6 +2,7 @@
 #include "tilefit/lsp/Features.h"
 
 #include "tilefit/model/Units.h"
+#include "tilefit/reporters/KernelNameWidth.h"
 #include "tilefit/reporters/Summary.h"
 
 #include <algorithm>
@@ -71,9 +72,9 @@ std::string where(const SourcePos &P) {
 }
 
 json diagnosticJson(const Diagnostic &D, const std::string &Path, const Document &Doc,
-                    const FeatureOptions &Opts) {
+                    const FeatureOptions &Opts, const KernelNames &Names) {
   json J;
-  std::string Message = D.Message;
+  std::string Message = Names.inMessage(D.Message);
   if (D.Loc.File == Path && D.Loc.valid()) {
     J["range"] = tokenRange(Doc, D.Loc.Line, D.Loc.Column, Opts.Encoding);
   } else {
@@ -111,10 +112,10 @@ json diagnosticJson(const Diagnostic &D, const std::string &Path, const Document
         Range = rangeJson({N.Loc.Line - 1, N.Loc.Column ? N.Loc.Column - 1 : 0},
                           {N.Loc.Line - 1, N.Loc.Column ? N.Loc.Column - 1 : 0});
       Related.push_back({{"location", {{"uri", pathToUri(N.Loc.File)}, {"range", Range}}},
-                         {"message", N.Message}});
+                         {"message", Names.inMessage(N.Message)}});
     } else {
       Message += "\n\n" + (N.Loc.valid() ? where(N.Loc) + ": " : std::string()) + "note: " +
-                 N.Message;
+                 Names.inMessage(N.Message);
     }
   }
   if (!Related.empty())
@@ -201,7 +202,8 @@ json variableHover(const std::vector<Placed> &Vars) {
                  std::to_string(K.Launches[*K.WorstLaunch].Loc.Line);
       else if (!K.Launches.empty())
         Launch = "unknown";
-      T += "| `" + K.Name + "` | " + K.Arch + " | " + optBytes(K.StaticBytes) + " | " + Launch +
+      T += "| `" + shortName(K.Name, DefaultNameWidth) + "` | " + K.Arch + " | " +
+           optBytes(K.StaticBytes) + " | " + Launch +
            " | " + limitText(K) + " | " + blocksText(K) + " |\n";
     }
     return markdown(T);
@@ -218,7 +220,8 @@ json variableHover(const std::vector<Placed> &Vars) {
     std::string Offset = P.Kind == Placed::Unused ? "not allocated (unused)"
                          : P.Offset               ? std::to_string(*P.Offset)
                                                   : "unknown";
-    T += "| `" + K.Name + "` | " + K.Arch + " | " + optBytes(P.Var->Bytes) + " | " + Offset +
+    T += "| `" + shortName(K.Name, DefaultNameWidth) + "` | " + K.Arch + " | " +
+         optBytes(P.Var->Bytes) + " | " + Offset +
          " | " + kernelTotal(K) + " | " + limitText(K) + " | " + blocksText(K) + " |\n";
   }
   return markdown(T);
@@ -255,8 +258,11 @@ json diagnosticsFor(const Report &R, const std::string &Path, const Document &Do
                     const FeatureOptions &Opts) {
   json Out = json::array();
   std::set<std::string> Seen;
+  // CuTe's kernel names run to thousands of characters: the editor gets the short forms the
+  // text report prints.
+  const KernelNames Names(R, DefaultNameWidth);
   auto Add = [&](const Diagnostic &D) {
-    json J = diagnosticJson(D, Path, Doc, Opts);
+    json J = diagnosticJson(D, Path, Doc, Opts, Names);
     // A path or message that is not UTF-8 (a file named in Latin-1) must not throw here:
     // the key only tells duplicates apart, and the transport replaces such bytes too.
     if (Seen.insert(J.dump(-1, ' ', false, json::error_handler_t::replace)).second)

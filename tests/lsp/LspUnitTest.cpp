@@ -1,5 +1,6 @@
 //===- LspUnitTest.cpp - Framing, positions and features, in-process ------===//
 #include "tilefit/lsp/Features.h"
+#include "tilefit/reporters/KernelNameWidth.h"
 #include "tilefit/lsp/Protocol.h"
 #include "tilefit/lsp/Transport.h"
 
@@ -198,6 +199,26 @@ TEST(LspFeatures, DiagnosticsRangesNotesAndHeaders) {
             std::string::npos);
   // Another file's report says nothing about this one.
   EXPECT_TRUE(diagnosticsFor(R, "/p/other.cu", Doc, O).empty());
+}
+
+// A CuTe-length kernel name reaches the editor in the short form the text report prints.
+TEST(LspFeatures, LongKernelNamesAreShortInMessages) {
+  std::string File = "/p/k.cu";
+  Report R = sampleReport(File);
+  const std::string Long = "gemm_device<cute::tuple<cute::C<128>, cute::C<128>, cute::C<64>>, "
+                           "cutlass::half_t, cute::Layout<cute::tuple<cute::C<8>, int>>, "
+                           "cute::Swizzle<3, 3, 3>>";
+  for (KernelReport &K : R.Kernels)
+    K.Name = Long;
+  R.Diagnostics[0].Message = "kernel '" + Long + "' uses ...";
+  Document Doc(SampleText);
+  FeatureOptions O;
+  json Ds = diagnosticsFor(R, File, Doc, O);
+  ASSERT_FALSE(Ds.empty());
+  const std::string M = Ds[0]["message"].get<std::string>();
+  EXPECT_EQ(M.find("cute::"), std::string::npos) << M;
+  EXPECT_NE(M.find("kernel '" + shortName(Long, DefaultNameWidth) + "' uses"), std::string::npos)
+      << M;
 }
 
 TEST(LspFeatures, HoverHintsAndLenses) {
