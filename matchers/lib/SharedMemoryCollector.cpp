@@ -82,6 +82,107 @@ DeclarationMatcher unbuiltKernelMatcher() {
       .bind("unbuilt-kernel");
 }
 
+/// The variable \p Arg names when it is a plain use of one as an argument: `v`, `&v`, `(void *)&v`.
+const DeclRefExpr *namedArgument(const Expr *Arg) {
+  for (int Depth = 0; Arg && Depth < 8; ++Depth) {
+    Arg = Arg->IgnoreParenImpCasts();
+    if (const auto *Cast = dyn_cast<ExplicitCastExpr>(Arg))
+      Arg = Cast->getSubExpr();
+    else if (const auto *U = dyn_cast<UnaryOperator>(Arg); U && U->getOpcode() == UO_AddrOf)
+      Arg = U->getSubExpr();
+    else
+      return dyn_cast<DeclRefExpr>(Arg);
+  }
+  return nullptr;
+}
+
+/// Whether a function's parameter is unused in the code that runs: NVVM inlines the call, and a
+/// `__shared__` variable whose address only reaches such parameters has no use left and is not
+/// emitted (cooperative groups' `block_tile_memory` on sm_80, whose scratch the reserved shared
+/// memory replaces: ptxas counts 0 bytes). A parameter passed on to another unused parameter is
+/// unused too. Unknown callees (no body, variadic) use theirs.
+class UnusedParameters {
+public:
+  explicit UnusedParameters(ASTContext &Ctx) : Ctx(Ctx) {}
+
+  bool unused(const FunctionDecl *Callee, unsigned Index);
+
+  /// The arguments of \p Call (a call, member call, operator call or construction) that name a
+  /// variable \p IsTarget accepts and go to an unused parameter.
+  template <typename Pred>
+  void droppedArguments(const Expr *Call, Pred IsTarget,
+                        llvm::SmallPtrSetImpl<const DeclRefExpr *> &Out) {
+    const FunctionDecl *Callee = nullptr;
+    llvm::SmallVector<const Expr *, 8> Args;
+    unsigned Shift = 0; // a member operator's object is its first argument, not a parameter
+    if (const auto *C = dyn_cast<CallExpr>(Call)) {
+      Callee = C->getDirectCallee();
+      Args.append(C->arg_begin(), C->arg_end());
+      if (isa<CXXOperatorCallExpr>(C) && Callee && isa<CXXMethodDecl>(Callee))
+        Shift = 1;
+    } else if (const auto *C = dyn_cast<CXXConstructExpr>(Call)) {
+      Callee = C->getConstructor();
+      Args.append(C->arg_begin(), C->arg_end());
+    }
+    if (!Callee)
+      return;
+    for (unsigned I = Shift; I < Args.size(); ++I)
+      if (const DeclRefExpr *Ref = namedArgument(Args[I]); Ref && IsTarget(Ref) &&
+                                                            unused(Callee, I - Shift))
+        Out.insert(Ref);
+  }
+
+private:
+  ASTContext &Ctx;
+  llvm::DenseMap<const ParmVarDecl *, bool> Known;
+};
+
+/// Looks for a use of one parameter in its function's code that runs.
+class ParameterUses : public EvaluatedCodeVisitor<ParameterUses> {
+public:
+  ParameterUses(ASTContext &Ctx, const ParmVarDecl *P, UnusedParameters &Unused)
+      : EvaluatedCodeVisitor(Ctx), P(P), Unused(Unused) {}
+  bool pruneConstantBranches() const { return true; }
+
+  bool Used = false;
+
+  bool VisitCallExpr(CallExpr *E) { return forwarded(E); }
+  bool VisitCXXConstructExpr(CXXConstructExpr *E) { return forwarded(E); }
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    if (E->getDecl() == P && !Dropped.count(E))
+      Used = true;
+    return !Used;
+  }
+  bool TraverseLambdaExpr(LambdaExpr *E) {
+    Used = true; // captured or not, not worth following
+    return false;
+  }
+
+private:
+  bool forwarded(const Expr *Call) {
+    Unused.droppedArguments(Call, [&](const DeclRefExpr *R) { return R->getDecl() == P; },
+                            Dropped);
+    return true;
+  }
+  const ParmVarDecl *P;
+  UnusedParameters &Unused;
+  llvm::SmallPtrSet<const DeclRefExpr *, 4> Dropped;
+};
+
+bool UnusedParameters::unused(const FunctionDecl *Callee, unsigned Index) {
+  const FunctionDecl *Def = Callee->getDefinition();
+  if (!Def || !Def->hasBody() || Def->isVariadic() || Index >= Def->getNumParams())
+    return false;
+  const ParmVarDecl *P = Def->getParamDecl(Index);
+  auto [It, New] = Known.try_emplace(P, false); // while being decided (a cycle): used
+  if (!New)
+    return It->second;
+  ParameterUses Uses(Ctx, P, *this);
+  Uses.walkFunction(Def);
+  Known[P] = !Uses.Used;
+  return !Uses.Used;
+}
+
 /// What one function's definition refers to in code that runs: the `__shared__` variables it
 /// names and the functions it calls or takes the address of; and what it keeps per thread and
 /// allocates in Tensor Memory. Branches whose condition folds to a constant are pruned as the
@@ -89,8 +190,8 @@ DeclarationMatcher unbuiltKernelMatcher() {
 /// through their calls.
 class ReferenceScanner : public EvaluatedCodeVisitor<ReferenceScanner> {
 public:
-  ReferenceScanner(ASTContext &Ctx, const FunctionDecl *Fn)
-      : EvaluatedCodeVisitor(Ctx), Fn(Fn), InAllocator(isTmemAllocator(Fn)) {}
+  ReferenceScanner(ASTContext &Ctx, const FunctionDecl *Fn, UnusedParameters &Unused)
+      : EvaluatedCodeVisitor(Ctx), Fn(Fn), InAllocator(isTmemAllocator(Fn)), Unused(Unused) {}
 
   llvm::SetVector<const VarDecl *> Vars;
   llvm::SetVector<const FunctionDecl *> Callees;
@@ -122,13 +223,14 @@ public:
   bool VisitCallExpr(CallExpr *E) {
     if (auto A = tmemAllocationCall(Ctx, Fn, E))
       Tmem.push_back(std::move(*A));
+    dropUnusedArguments(E);
     return true;
   }
 
   bool VisitDeclRefExpr(DeclRefExpr *E) {
     Unbuilt |= E->getDecl()->isInvalidDecl();
     if (const auto *VD = dyn_cast<VarDecl>(E->getDecl())) {
-      if (VD->hasAttr<CUDASharedAttr>())
+      if (VD->hasAttr<CUDASharedAttr>() && !Dropped.count(E))
         Vars.insert(VD->getCanonicalDecl());
     } else if (const auto *FD = dyn_cast<FunctionDecl>(E->getDecl())) {
       Callees.insert(FD);
@@ -142,6 +244,7 @@ public:
   }
   bool VisitCXXConstructExpr(CXXConstructExpr *E) {
     Callees.insert(E->getConstructor());
+    dropUnusedArguments(E);
     return true;
   }
   bool VisitCXXNewExpr(CXXNewExpr *E) {
@@ -164,8 +267,21 @@ public:
   bool TraverseClassTemplateSpecializationDecl(ClassTemplateSpecializationDecl *) { return true; }
 
 private:
+  /// A `__shared__` variable passed only where the callee never uses it is no reference.
+  void dropUnusedArguments(const Expr *Call) {
+    Unused.droppedArguments(
+        Call,
+        [](const DeclRefExpr *R) {
+          const auto *VD = dyn_cast<VarDecl>(R->getDecl());
+          return VD && VD->hasAttr<CUDASharedAttr>();
+        },
+        Dropped);
+  }
+
   const FunctionDecl *Fn;
   const bool InAllocator;
+  UnusedParameters &Unused;
+  llvm::SmallPtrSet<const DeclRefExpr *, 4> Dropped;
 };
 
 /// Which error of the unit, if any, may have changed what \p Kernel reaches (ParseErrors.h):
@@ -281,10 +397,11 @@ void SharedMemoryCollector::finish(ASTContext &Ctx, const InstantiationRecorder 
 
   // What each function refers to, scanned once per function.
   llvm::DenseMap<const FunctionDecl *, std::unique_ptr<ReferenceScanner>> Scans;
+  UnusedParameters Unused(Ctx);
   auto ScanOf = [&](const FunctionDecl *FD) -> const ReferenceScanner & {
     auto &Slot = Scans[FD];
     if (!Slot) {
-      Slot = std::make_unique<ReferenceScanner>(Ctx, FD);
+      Slot = std::make_unique<ReferenceScanner>(Ctx, FD, Unused);
       Slot->walkFunction(FD);
     }
     return *Slot;
