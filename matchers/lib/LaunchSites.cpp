@@ -12,6 +12,9 @@
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/DenseMap.h"
 
+#include <cstdint>
+#include <tuple>
+
 using namespace clang;
 using namespace clang::ast_matchers;
 
@@ -25,7 +28,7 @@ AST_MATCHER(Decl, isTemplatedDecl) { return Node.isTemplated(); }
 /// value everywhere.
 /// The node right around \p E in the chain of implicit conversions and copies that \p Init
 /// wraps it in (`(int)(lvalue-to-rvalue)E`, `dim3(E)`); null if \p Init is not such a chain.
-const Stmt *implicitParentOf(const DeclRefExpr *E, const Expr *Init) {
+const Stmt *implicitParentOf(const Expr *E, const Expr *Init) {
   while (Init) {
     const Expr *Inner = nullptr;
     if (const auto *C = dyn_cast<ImplicitCastExpr>(Init))
@@ -47,10 +50,12 @@ bool neverWritten(const VarDecl *VD, const Stmt *Body) {
   struct Uses : RecursiveASTVisitor<Uses> {
     const VarDecl *VD;
     std::vector<const Stmt *> Open;
-    std::vector<std::pair<const DeclRefExpr *, const Stmt *>> Refs;
+    /// Each use: the reference, the statement around it and the one around that.
+    std::vector<std::tuple<const DeclRefExpr *, const Stmt *, const Stmt *>> Refs;
     bool dataTraverseStmtPre(Stmt *S) {
       if (const auto *E = dyn_cast<DeclRefExpr>(S); E && E->getDecl() == VD)
-        Refs.push_back({E, Open.empty() ? nullptr : Open.back()});
+        Refs.push_back({E, Open.empty() ? nullptr : Open.back(),
+                        Open.size() < 2 ? nullptr : Open[Open.size() - 2]});
       Open.push_back(S);
       return true;
     }
@@ -61,9 +66,18 @@ bool neverWritten(const VarDecl *VD, const Stmt *Body) {
   } U;
   U.VD = VD;
   U.TraverseStmt(const_cast<Stmt *>(Body));
-  for (auto [E, Parent] : U.Refs) {
+  for (auto [Ref, Parent, Above] : U.Refs) {
     if (!Parent)
       return false;
+    // A field of it (`params.smem_bytes`): how the field is used.
+    const Expr *E = Ref;
+    if (const auto *M = dyn_cast<MemberExpr>(Parent);
+        M && !M->isArrow() && isa<FieldDecl>(M->getMemberDecl())) {
+      E = M;
+      Parent = Above;
+      if (!Parent)
+        return false;
+    }
     // In a braced initializer (`Params p = {grid, block, bytes}`) the traversal sees the list
     // as written, without the conversions: the semantic form's element says how it is used (a
     // copy of the value, or a reference bound to the variable).
@@ -110,12 +124,34 @@ public:
     if (const auto *Copy = dyn_cast<CXXConstructExpr>(E);
         Copy && Copy->getNumArgs() == 1 && Copy->getConstructor()->isCopyOrMoveConstructor())
       E = Copy->getArg(0)->IgnoreImplicit();
+    // A field of a local aggregate initialized once with braces and only read
+    // (`ClusterLaunchParams params = {grid, block, cluster, smem_size}; ... params.smem_size`).
+    if (const auto *M = dyn_cast<MemberExpr>(E->IgnoreParenCasts()); M && !M->isArrow())
+      if (const auto *F = dyn_cast<FieldDecl>(M->getMemberDecl()))
+        if (const auto *Base = dyn_cast<DeclRefExpr>(M->getBase()->IgnoreParenImpCasts()))
+          if (const auto *VD = dyn_cast<VarDecl>(Base->getDecl());
+              VD && Depth < 8 && VD->isLocalVarDecl() && VD->getInit() && Fn && Fn->getBody())
+            if (const auto *List = dyn_cast<InitListExpr>(VD->getInit()->IgnoreImplicit()))
+              if (const InitListExpr *Sem = List->isSemanticForm() ? List : List->getSemanticForm();
+                  Sem && F->getFieldIndex() < Sem->getNumInits() &&
+                  neverWritten(VD, Fn->getBody())) {
+                const Expr *Init = Sem->getInit(F->getFieldIndex());
+                if (const auto *D = dyn_cast<CXXDefaultInitExpr>(Init))
+                  Init = D->getExpr();
+                if (isa<ImplicitValueInitExpr>(Init))
+                  return 0;
+                return evaluate(Init, Why, Depth + 1);
+              }
     // A local variable initialized once and only read: its initializer.
     if (const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenCasts()))
       if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
         if (Depth < 8 && VD->isLocalVarDecl() && VD->getInit() && Fn && Fn->getBody() &&
             neverWritten(VD, Fn->getBody()))
           return evaluate(VD->getInit(), Why, Depth + 1);
+    // Arithmetic over such values (`params.smem_bytes / 2`).
+    if (isa<BinaryOperator, UnaryOperator>(E->IgnoreParenCasts()) && Depth < 8)
+      if (auto V = condition(E->IgnoreParenCasts(), Depth + 1); V && *V >= 0)
+        return static_cast<uint64_t>(*V);
     Why = describeRuntimeValue(E);
     return std::nullopt;
   }
@@ -178,6 +214,10 @@ public:
         if (VD->isLocalVarDecl() && VD->getInit() && Fn && Fn->getBody() &&
             neverWritten(VD, Fn->getBody()))
           return condition(VD->getInit(), Depth + 1);
+    // Any other value evaluate() reads (a field of a braced local, say).
+    std::string Ignored;
+    if (auto V = evaluate(E, Ignored, Depth + 1); V && *V <= uint64_t(INT64_MAX))
+      return static_cast<int64_t>(*V);
     return std::nullopt;
   }
 
