@@ -55,10 +55,12 @@ struct NvccPasses {
 NvccPasses nvccDefines(const std::string &Nvcc, const std::vector<std::string> &Flags,
                        const std::string &Dir, unsigned CudaArch) {
   NvccPasses P;
-  const std::string Unit = Dir + "/empty.cu", Out = Dir + "/dryrun.txt";
-  std::vector<llvm::StringRef> Args = {Nvcc, "--dryrun", "-c", Unit, "-o", Dir + "/empty.o"};
-  for (const std::string &F : Flags)
-    Args.insert(Args.end() - 4, F);
+  const std::string Unit = Dir + "/empty.cu", Out = Dir + "/dryrun.txt", Object = Dir + "/empty.o";
+  // The strings outlive the references to them.
+  std::vector<std::string> Words = {Nvcc, "--dryrun"};
+  Words.insert(Words.end(), Flags.begin(), Flags.end());
+  Words.insert(Words.end(), {"-c", Unit, "-o", Object});
+  std::vector<llvm::StringRef> Args(Words.begin(), Words.end());
   std::optional<llvm::StringRef> Redirects[] = {std::nullopt, llvm::StringRef(Out),
                                                  llvm::StringRef(Out)};
   std::string Msg;
