@@ -173,6 +173,13 @@ bool UnusedParameters::unused(const FunctionDecl *Callee, unsigned Index) {
   const FunctionDecl *Def = Callee->getDefinition();
   if (!Def || !Def->hasBody() || Def->isVariadic() || Index >= Def->getNumParams())
     return false;
+  // Compiler-written bodies pass their parameters on where the AST does not show it: an
+  // inheriting constructor (`using iter_adaptor::iter_adaptor;`, CuTe's smem_ptr) forwards them
+  // to the base's; a defaulted one copies members.
+  if (Def->isImplicit() || Def->isDefaulted())
+    return false;
+  if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(Def); Ctor && Ctor->isInheritingConstructor())
+    return false;
   const ParmVarDecl *P = Def->getParamDecl(Index);
   auto [It, New] = Known.try_emplace(P, false); // while being decided (a cycle): used
   if (!New)
