@@ -103,7 +103,22 @@ bool neverWritten(const VarDecl *VD, const Stmt *Body) {
 /// Evaluates launch arguments: integers, and dim3 values as the product of their fields.
 class Evaluator {
 public:
-  Evaluator(ASTContext &Ctx, const FunctionDecl *Fn) : Ctx(Ctx), Fn(Fn) {}
+  /// \p ReadOnly (null: none) keeps the answers of neverWritten between evaluations.
+  Evaluator(ASTContext &Ctx, const FunctionDecl *Fn,
+            llvm::DenseMap<const VarDecl *, bool> *ReadOnly = nullptr)
+      : Ctx(Ctx), Fn(Fn), ReadOnly(ReadOnly) {}
+
+  /// Whether \p VD is a local of the function, initialized and never written afterwards.
+  bool initializedOnly(const VarDecl *VD) {
+    if (!VD->isLocalVarDecl() || !VD->getInit() || !Fn || !Fn->getBody())
+      return false;
+    if (!ReadOnly)
+      return neverWritten(VD, Fn->getBody());
+    auto [It, New] = ReadOnly->try_emplace(VD, false);
+    if (New)
+      It->second = neverWritten(VD, Fn->getBody());
+    return It->second;
+  }
 
   std::optional<uint64_t> evaluate(const Expr *E, std::string &Why, int Depth = 0) {
     if (!E) {
@@ -130,11 +145,10 @@ public:
       if (const auto *F = dyn_cast<FieldDecl>(M->getMemberDecl()))
         if (const auto *Base = dyn_cast<DeclRefExpr>(M->getBase()->IgnoreParenImpCasts()))
           if (const auto *VD = dyn_cast<VarDecl>(Base->getDecl());
-              VD && Depth < 8 && VD->isLocalVarDecl() && VD->getInit() && Fn && Fn->getBody())
+              VD && Depth < 8 && VD->isLocalVarDecl() && VD->getInit())
             if (const auto *List = dyn_cast<InitListExpr>(VD->getInit()->IgnoreImplicit()))
               if (const InitListExpr *Sem = List->isSemanticForm() ? List : List->getSemanticForm();
-                  Sem && F->getFieldIndex() < Sem->getNumInits() &&
-                  neverWritten(VD, Fn->getBody())) {
+                  Sem && F->getFieldIndex() < Sem->getNumInits() && initializedOnly(VD)) {
                 const Expr *Init = Sem->getInit(F->getFieldIndex());
                 if (const auto *D = dyn_cast<CXXDefaultInitExpr>(Init))
                   Init = D->getExpr();
@@ -145,8 +159,7 @@ public:
     // A local variable initialized once and only read: its initializer.
     if (const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenCasts()))
       if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
-        if (Depth < 8 && VD->isLocalVarDecl() && VD->getInit() && Fn && Fn->getBody() &&
-            neverWritten(VD, Fn->getBody()))
+        if (Depth < 8 && initializedOnly(VD))
           return evaluate(VD->getInit(), Why, Depth + 1);
     // Arithmetic over such values (`params.smem_bytes / 2`).
     if (isa<BinaryOperator, UnaryOperator>(E->IgnoreParenCasts()) && Depth < 8)
@@ -211,8 +224,7 @@ public:
     }
     if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
       if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
-        if (VD->isLocalVarDecl() && VD->getInit() && Fn && Fn->getBody() &&
-            neverWritten(VD, Fn->getBody()))
+        if (initializedOnly(VD))
           return condition(VD->getInit(), Depth + 1);
     // Any other value evaluate() reads (a field of a braced local, say).
     std::string Ignored;
@@ -276,6 +288,7 @@ private:
 
   ASTContext &Ctx;
   const FunctionDecl *Fn;
+  llvm::DenseMap<const VarDecl *, bool> *ReadOnly;
 };
 
 /// The kernel a launch API's function argument (or the callee of `<<<>>>`) names: `k`,
@@ -574,7 +587,7 @@ void LaunchCollector::run(const MatchFinder::MatchResult &Result) {
   const FunctionDecl *Fn = Matched ? enclosingFunction(Ctx, Matched) : nullptr;
   if (!Fn || Fn->isTemplated())
     return;
-  Evaluator Eval(Ctx, Fn);
+  Evaluator Eval(Ctx, Fn, &ReadOnly);
   // Code under a condition that is false here does not run: no launch, no opt-in.
   if (inDeadBranch(Matched, Fn, Eval))
     return;

@@ -12,6 +12,7 @@
 #include "tilefit/model/Facts.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "llvm/ADT/DenseMap.h"
 
 #include <memory>
 #include <vector>
@@ -49,15 +50,16 @@ private:
   void unresolved(clang::ASTContext &Ctx, const SourcePos &Loc, const clang::Expr *Kernel,
                   const clang::Expr *Bytes);
 
-public:
-
-private:
   /// The function whose body holds \p Call (a lambda's call operator inside a lambda), in the
   /// unit's own code; null outside any.
   const clang::FunctionDecl *enclosingFunction(clang::ASTContext &Ctx, const clang::Stmt *Call);
 
   class FunctionIndex;
   std::unique_ptr<FunctionIndex> Index; ///< Built at the first match.
+  /// Per local variable: whether its function only reads it after its initializer. Every
+  /// launch and opt-in of a function asks about the same locals, each answer a walk of the
+  /// function's body.
+  llvm::DenseMap<const clang::VarDecl *, bool> ReadOnly;
 };
 
 /// After a host-side parse's finder has run \p Collector: its launches and attribute calls,
