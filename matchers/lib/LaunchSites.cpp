@@ -22,8 +22,6 @@ namespace tilefit {
 namespace matchers {
 namespace {
 
-AST_MATCHER(Decl, isTemplatedDecl) { return Node.isTemplated(); }
-
 /// Whether every use of the local \p VD in \p Body only reads it: then its initializer is its
 /// value everywhere.
 /// The node right around \p E in the chain of implicit conversions and copies that \p Init
@@ -100,13 +98,61 @@ bool neverWritten(const VarDecl *VD, const Stmt *Body) {
   return true;
 }
 
+} // namespace
+
+/// Peels `a.b.c` (fields, not `->`) down to the expression it starts from: \p Path gets the
+/// fields, outermost first.
+static const Expr *peelFields(const Expr *E, llvm::SmallVectorImpl<const FieldDecl *> &Path) {
+  llvm::SmallVector<const FieldDecl *, 4> Reversed;
+  E = E->IgnoreParenImpCasts();
+  while (const auto *M = dyn_cast<MemberExpr>(E)) {
+    const auto *F = dyn_cast<FieldDecl>(M->getMemberDecl());
+    if (!F || M->isArrow())
+      break;
+    Reversed.push_back(F);
+    E = M->getBase()->IgnoreParenImpCasts();
+  }
+  Path.append(Reversed.rbegin(), Reversed.rend());
+  return E;
+}
+
 /// Evaluates launch arguments: integers, and dim3 values as the product of their fields.
-class Evaluator {
+///
+/// An evaluator may stand for one call of its function (\p Site, made in \p Caller's function):
+/// then a parameter is the argument the call passes, evaluated in the caller. That is how a
+/// launch inside a helper (`ClusterLauncher::launch(grid, cluster, block, smem, stream, kernel,
+/// params)`) is read with the values of each call site.
+class LaunchEvaluator {
 public:
   /// \p ReadOnly (null: none) keeps the answers of neverWritten between evaluations.
-  Evaluator(ASTContext &Ctx, const FunctionDecl *Fn,
-            llvm::DenseMap<const VarDecl *, bool> *ReadOnly = nullptr)
-      : Ctx(Ctx), Fn(Fn), ReadOnly(ReadOnly) {}
+  LaunchEvaluator(ASTContext &Ctx, const FunctionDecl *Fn,
+            llvm::DenseMap<const VarDecl *, bool> *ReadOnly = nullptr,
+            const CallExpr *Site = nullptr, LaunchEvaluator *Caller = nullptr)
+      : Ctx(Ctx), Fn(Fn), ReadOnly(ReadOnly), Site(Site), Caller(Caller) {}
+
+  const FunctionDecl *function() const { return Fn; }
+  /// Whether \p F is the function of this evaluator or of one of its callers.
+  bool onChain(const FunctionDecl *F) const {
+    for (const LaunchEvaluator *E = this; E; E = E->Caller)
+      if (E->Fn == F)
+        return true;
+    return false;
+  }
+  /// The evaluator of the outermost call of the chain.
+  LaunchEvaluator &top() { return Caller ? Caller->top() : *this; }
+  /// Binds the outermost function's parameters to the arguments of \p Call, made in \p Outer's
+  /// function (null, null: unbinds).
+  void bind(const CallExpr *Call, LaunchEvaluator *Outer) {
+    Site = Call;
+    Caller = Outer;
+  }
+
+  /// Set when a value or kernel depended on a parameter of this (outermost) function: one of
+  /// its call sites may tell it.
+  bool ReachedParameter = false;
+  /// The argument of the call this (outermost) evaluator's callee is bound to that a kernel
+  /// could not be told from.
+  const Expr *KernelGivenUp = nullptr;
 
   /// Whether \p VD is a local of the function, initialized and never written afterwards.
   bool initializedOnly(const VarDecl *VD) {
@@ -121,53 +167,12 @@ public:
   }
 
   std::optional<uint64_t> evaluate(const Expr *E, std::string &Why, int Depth = 0) {
-    if (!E) {
-      Why = "it is missing";
-      return std::nullopt;
-    }
-    E = E->IgnoreImplicit();
-    if (isa<CXXDefaultArgExpr>(E))
-      E = cast<CXXDefaultArgExpr>(E)->getExpr()->IgnoreImplicit();
-    if (E->isValueDependent() || E->isTypeDependent()) {
-      Why = "it depends on a template parameter";
-      return std::nullopt;
-    }
-    Expr::EvalResult R;
-    if (E->EvaluateAsRValue(R, Ctx) && !R.HasSideEffects)
-      return fromValue(R.Val, Why);
-    // A copy of a variable (`dim3 block(64, 16); k<<<grid, block>>>`): the variable.
-    if (const auto *Copy = dyn_cast<CXXConstructExpr>(E);
-        Copy && Copy->getNumArgs() == 1 && Copy->getConstructor()->isCopyOrMoveConstructor())
-      E = Copy->getArg(0)->IgnoreImplicit();
-    // A field of a local aggregate initialized once with braces and only read
-    // (`ClusterLaunchParams params = {grid, block, cluster, smem_size}; ... params.smem_size`).
-    if (const auto *M = dyn_cast<MemberExpr>(E->IgnoreParenCasts()); M && !M->isArrow())
-      if (const auto *F = dyn_cast<FieldDecl>(M->getMemberDecl()))
-        if (const auto *Base = dyn_cast<DeclRefExpr>(M->getBase()->IgnoreParenImpCasts()))
-          if (const auto *VD = dyn_cast<VarDecl>(Base->getDecl());
-              VD && Depth < 8 && VD->isLocalVarDecl() && VD->getInit())
-            if (const auto *List = dyn_cast<InitListExpr>(VD->getInit()->IgnoreImplicit()))
-              if (const InitListExpr *Sem = List->isSemanticForm() ? List : List->getSemanticForm();
-                  Sem && F->getFieldIndex() < Sem->getNumInits() && initializedOnly(VD)) {
-                const Expr *Init = Sem->getInit(F->getFieldIndex());
-                if (const auto *D = dyn_cast<CXXDefaultInitExpr>(Init))
-                  Init = D->getExpr();
-                if (isa<ImplicitValueInitExpr>(Init))
-                  return 0;
-                return evaluate(Init, Why, Depth + 1);
-              }
-    // A local variable initialized once and only read: its initializer.
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenCasts()))
-      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
-        if (Depth < 8 && initializedOnly(VD))
-          return evaluate(VD->getInit(), Why, Depth + 1);
-    // Arithmetic over such values (`params.smem_bytes / 2`).
-    if (isa<BinaryOperator, UnaryOperator>(E->IgnoreParenCasts()) && Depth < 8)
-      if (auto V = condition(E->IgnoreParenCasts(), Depth + 1); V && *V >= 0)
-        return static_cast<uint64_t>(*V);
-    Why = describeRuntimeValue(E);
-    return std::nullopt;
+    auto V = value(E, Why, Depth);
+    return V ? fromValue(*V, Why) : std::nullopt;
   }
+
+  /// \p V as a size: an integer, or a dim3's product.
+  std::optional<uint64_t> number(const APValue &V, std::string &Why) { return fromValue(V, Why); }
 
   /// An integer condition or expression over constants and locals initialized once and only
   /// read (`smem_size >= (48 << 10)`): its value, or nothing when it depends on anything else.
@@ -222,18 +227,399 @@ public:
         return *V;
       return std::nullopt;
     }
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
-      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
-        if (initializedOnly(VD))
-          return condition(VD->getInit(), Depth + 1);
-    // Any other value evaluate() reads (a field of a braced local, say).
+    // Any other value value() reads (a local, a parameter bound at a call site, a field of a
+    // braced local).
     std::string Ignored;
-    if (auto V = evaluate(E, Ignored, Depth + 1); V && *V <= uint64_t(INT64_MAX))
-      return static_cast<int64_t>(*V);
+    if (auto V = value(E, Ignored, Depth + 1); V && V->isInt())
+      return V->getInt().getExtValue();
     return std::nullopt;
   }
 
+  /// The kernel a launch API's function argument (or the callee of `<<<>>>`) names: `k`,
+  /// `&k<32>`, `(const void *)k`, `reinterpret_cast<void *>(k)`, `*k`, a variable initialized
+  /// with one of those (`auto kernel_fptr = gemm_device<...>;`) that the function never writes
+  /// to afterwards, or a parameter bound to one at a call site.
+  const FunctionDecl *kernel(const Expr *E, int Depth = 0) {
+    if (!E || Depth > 16)
+      return nullptr;
+    E = E->IgnoreParenImpCasts();
+    if (const auto *Cast = dyn_cast<ExplicitCastExpr>(E))
+      return kernel(Cast->getSubExpr(), Depth + 1);
+    if (const auto *U = dyn_cast<UnaryOperator>(E);
+        U && (U->getOpcode() == UO_AddrOf || U->getOpcode() == UO_Deref))
+      return kernel(U->getSubExpr(), Depth + 1);
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+      if (const auto *FD = dyn_cast<FunctionDecl>(DRE->getDecl()))
+        return FD->hasAttr<CUDAGlobalAttr>() ? FD : nullptr;
+      if (const auto *P = dyn_cast<ParmVarDecl>(DRE->getDecl())) {
+        if (const Expr *A = argumentFor(P)) {
+          const FunctionDecl *K = Caller->kernel(A, Depth + 1);
+          // The outermost call's argument, as written, is what the kernel is not told from.
+          if (!K && !Caller->Caller)
+            Caller->KernelGivenUp = A;
+          return K;
+        }
+        if (ownParameter(P))
+          return nullptr;
+      }
+      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()); VD && VD->getInit()) {
+        const bool Local = VD->isLocalVarDecl() && !VD->isStaticLocal();
+        const bool Constant = VD->getType().isConstQualified();
+        if (!Local || Constant || initializedOnly(VD))
+          return kernel(VD->getInit(), Depth + 1);
+      }
+    }
+    return nullptr;
+  }
+
+  /// What field \p Name of the `cudaLaunchConfig_t` that \p Config points to holds at
+  /// \p Before: the last assignment to it before then in the function (through a reference
+  /// to the configuration too), else its initializer (braced; or the call of a function that
+  /// returns a local configuration, read there with the call's arguments). Zero for a field
+  /// value-initialized. False in \p Found when \p Config is not such a configuration.
+  std::optional<APValue> configField(const Expr *Config, StringRef Name, SourceLocation Before,
+                                     bool &Found, std::string &Why, int Depth = 0) {
+    Found = false;
+    if (!Config || Depth > 8 || !Fn || !Fn->getBody())
+      return std::nullopt;
+    const Expr *E = Config->IgnoreParenImpCasts();
+    // A pointer parameter bound at a call site: the caller's configuration, before the call.
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+      if (const auto *P = dyn_cast<ParmVarDecl>(DRE->getDecl())) {
+        if (const Expr *A = argumentFor(P))
+          return Caller->configField(A, Name, Site->getBeginLoc(), Found, Why, Depth + 1);
+        ownParameter(P);
+        return std::nullopt;
+      }
+    const auto *U = dyn_cast<UnaryOperator>(E);
+    if (!U || U->getOpcode() != UO_AddrOf)
+      return std::nullopt;
+    llvm::SmallVector<const FieldDecl *, 4> Path;
+    const VarDecl *Root = rootOf(U->getSubExpr(), Path);
+    const RecordDecl *RD = U->getSubExpr()->getType()->getAsRecordDecl();
+    if (!Root || !RD)
+      return std::nullopt;
+    const FieldDecl *Field = nullptr;
+    for (const FieldDecl *F : RD->fields())
+      if (F->getName() == Name)
+        Field = F;
+    if (!Field)
+      return std::nullopt;
+    Found = true;
+    Path.push_back(Field);
+    return stateOf(Root, Path, Before, Why, Depth + 1);
+  }
+
 private:
+  /// The argument the bound call passes for \p P, a parameter of this function.
+  const Expr *argumentFor(const ParmVarDecl *P) const {
+    if (!Site || !Caller || P->getDeclContext() != Fn)
+      return nullptr;
+    unsigned I = P->getFunctionScopeIndex();
+    return I < Site->getNumArgs() ? Site->getArg(I) : nullptr;
+  }
+
+  /// Whether \p P is a parameter of this function no call binds; notes it for the caller.
+  bool ownParameter(const ParmVarDecl *P) {
+    if (Caller || P->getDeclContext() != Fn)
+      return false;
+    ReachedParameter = true;
+    return true;
+  }
+
+  static APValue integer(int64_t V) { return APValue(llvm::APSInt(llvm::APInt(64, V, true), false)); }
+
+  /// \p E's value: a compile-time constant, or followed through parameters bound at a call
+  /// site, locals initialized once and only read, fields of braced aggregates, dim3 values
+  /// built from such parts, and arithmetic over them.
+  std::optional<APValue> value(const Expr *E, std::string &Why, int Depth) {
+    if (!E) {
+      Why = "it is missing";
+      return std::nullopt;
+    }
+    if (Depth > 32) {
+      Why = "it is too deeply nested to follow";
+      return std::nullopt;
+    }
+    E = E->IgnoreImplicit();
+    if (const auto *D = dyn_cast<CXXDefaultArgExpr>(E))
+      E = D->getExpr()->IgnoreImplicit();
+    if (const auto *D = dyn_cast<CXXDefaultInitExpr>(E))
+      E = D->getExpr()->IgnoreImplicit();
+    if (E->isValueDependent() || E->isTypeDependent()) {
+      Why = "it depends on a template parameter";
+      return std::nullopt;
+    }
+    if (isa<ImplicitValueInitExpr>(E))
+      return integer(0);
+    Expr::EvalResult R;
+    if (E->EvaluateAsRValue(R, Ctx) && !R.HasSideEffects)
+      return R.Val;
+    // A copy of a variable (`dim3 block(64, 16); k<<<grid, block>>>`): the variable.
+    if (const auto *Copy = dyn_cast<CXXConstructExpr>(E);
+        Copy && Copy->getNumArgs() == 1 && Copy->getConstructor()->isCopyOrMoveConstructor())
+      return value(Copy->getArg(0), Why, Depth + 1);
+    const Expr *Bare = E->IgnoreParenCasts();
+    // A field (`params.smem_size_in_bytes`, `block_dims.x`): read out of the parts, without
+    // needing the whole aggregate to be constant.
+    if (const auto *M = dyn_cast<MemberExpr>(Bare); M && !M->isArrow()) {
+      llvm::SmallVector<const FieldDecl *, 4> Path;
+      const Expr *Base = peelFields(M, Path);
+      std::string Inner;
+      if (!Path.empty()) {
+        if (auto V = field(Base, Path, Inner, Depth + 1))
+          return V;
+      }
+      if (!Inner.empty()) {
+        Why = Inner;
+        return std::nullopt;
+      }
+    }
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(Bare)) {
+      if (const auto *P = dyn_cast<ParmVarDecl>(DRE->getDecl())) {
+        if (const Expr *A = argumentFor(P))
+          return Caller->value(A, Why, Depth + 1);
+        ownParameter(P);
+      }
+      // A local variable initialized once and only read: its initializer.
+      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()); VD && initializedOnly(VD))
+        return value(VD->getInit(), Why, Depth + 1);
+    }
+    // A dim3 built from such values (`{block_dims.x, block_dims.y, block_dims.z}`).
+    if (auto V = dim3Value(Bare, Depth + 1))
+      return V;
+    // Arithmetic over such values (`params.smem_bytes / 2`).
+    if (isa<BinaryOperator, UnaryOperator>(Bare))
+      if (auto V = condition(Bare, Depth + 1))
+        return integer(*V);
+    Why = describeRuntimeValue(E);
+    return std::nullopt;
+  }
+
+  /// The value of the fields \p Path (outermost first) of \p Base, read out of the braced
+  /// initializers, bound parameters and dim3 constructions it is built from.
+  std::optional<APValue> field(const Expr *Base, llvm::ArrayRef<const FieldDecl *> Path,
+                               std::string &Why, int Depth) {
+    if (Path.empty())
+      return value(Base, Why, Depth + 1);
+    if (!Base || Depth > 32)
+      return std::nullopt;
+    const Expr *B = Base->IgnoreImplicit();
+    if (const auto *D = dyn_cast<CXXDefaultArgExpr>(B))
+      B = D->getExpr()->IgnoreImplicit();
+    if (const auto *D = dyn_cast<CXXDefaultInitExpr>(B))
+      B = D->getExpr()->IgnoreImplicit();
+    B = B->IgnoreParens();
+    if (const auto *M = dyn_cast<MemberExpr>(B); M && !M->isArrow()) {
+      llvm::SmallVector<const FieldDecl *, 4> Longer;
+      const Expr *Inner = peelFields(M, Longer);
+      if (!Longer.empty()) {
+        Longer.append(Path.begin(), Path.end());
+        return field(Inner, Longer, Why, Depth + 1);
+      }
+    }
+    if (const auto *List = dyn_cast<InitListExpr>(B)) {
+      const InitListExpr *Sem = List->isSemanticForm() ? List : List->getSemanticForm();
+      const unsigned I = Path.front()->getFieldIndex();
+      if (Sem && I < Sem->getNumInits() && Sem->getType()->getAsRecordDecl() == Path.front()->getParent())
+        return field(Sem->getInit(I), Path.drop_front(), Why, Depth + 1);
+      return std::nullopt;
+    }
+    if (const auto *Copy = dyn_cast<CXXConstructExpr>(B)) {
+      if (Copy->getNumArgs() == 1 && Copy->getConstructor()->isCopyOrMoveConstructor())
+        return field(Copy->getArg(0), Path, Why, Depth + 1);
+      // dim3(x, y, z): its fields are its constructor's arguments, in order.
+      if (isDim3(Copy->getType()) && Copy->getNumArgs() == 3 && Path.front()->getFieldIndex() < 3)
+        return field(Copy->getArg(Path.front()->getFieldIndex()), Path.drop_front(), Why,
+                     Depth + 1);
+    }
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(B)) {
+      if (const auto *P = dyn_cast<ParmVarDecl>(DRE->getDecl())) {
+        if (const Expr *A = argumentFor(P))
+          return Caller->field(A, Path, Why, Depth + 1);
+        ownParameter(P);
+      } else if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()); VD && initializedOnly(VD)) {
+        return field(VD->getInit(), Path, Why, Depth + 1);
+      }
+    }
+    // A constant aggregate: its field.
+    Expr::EvalResult R;
+    if (!B->isValueDependent() && B->EvaluateAsRValue(R, Ctx) && !R.HasSideEffects) {
+      APValue V = R.Val;
+      for (const FieldDecl *F : Path) {
+        if (!V.isStruct() || F->getFieldIndex() >= V.getStructNumFields())
+          return std::nullopt;
+        APValue Next = V.getStructField(F->getFieldIndex());
+        V = Next;
+      }
+      return V;
+    }
+    return std::nullopt;
+  }
+
+  static bool isDim3(QualType T) {
+    const RecordDecl *RD = T->getAsRecordDecl();
+    return RD && RD->getName() == "dim3";
+  }
+
+  /// A dim3 constructed from values this evaluator reads: `dim3(a, b)`, `{x, y, z}`.
+  std::optional<APValue> dim3Value(const Expr *E, int Depth) {
+    const auto *C = dyn_cast<CXXConstructExpr>(E);
+    if (!C || !isDim3(C->getType()) || C->getNumArgs() != 3 || Depth > 32)
+      return std::nullopt;
+    APValue V(APValue::UninitStruct(), 0, 3);
+    for (unsigned I = 0; I < 3; ++I) {
+      std::string Ignored;
+      auto F = value(C->getArg(I), Ignored, Depth + 1);
+      if (!F || !F->isInt())
+        return std::nullopt;
+      V.getStructField(I) = *F;
+    }
+    return V;
+  }
+
+  /// The local variable \p E names, through `a.b` fields and references bound to a field of
+  /// another local (`auto &launch_config = cluster_launch_config.launch_config;`); \p Path gets
+  /// the fields from that variable down, outermost first.
+  const VarDecl *rootOf(const Expr *E, llvm::SmallVectorImpl<const FieldDecl *> &Path,
+                        int Depth = 0) {
+    llvm::SmallVector<const FieldDecl *, 4> Fields;
+    const auto *DRE = dyn_cast<DeclRefExpr>(peelFields(E, Fields));
+    const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+    if (!VD || !VD->isLocalVarDecl() || isa<ParmVarDecl>(VD) || Depth > 8)
+      return nullptr;
+    if (VD->getType()->isReferenceType()) {
+      if (!VD->getInit()) // a reference is never re-seated: it names what it was bound to
+        return nullptr;
+      const VarDecl *Root = rootOf(VD->getInit(), Path, Depth + 1);
+      Path.append(Fields.begin(), Fields.end());
+      return Root;
+    }
+    Path.append(Fields.begin(), Fields.end());
+    return VD;
+  }
+
+  /// What the fields \p Path of the local \p Root hold at \p Before (see configField).
+  std::optional<APValue> stateOf(const VarDecl *Root, llvm::ArrayRef<const FieldDecl *> Path,
+                                 SourceLocation Before, std::string &Why, int Depth) {
+    // The assignments before the launch, in source order: the last one wins.
+    struct Assignments : RecursiveASTVisitor<Assignments> {
+      LaunchEvaluator *Self;
+      const VarDecl *Root;
+      llvm::ArrayRef<const FieldDecl *> Path;
+      const SourceManager *SM;
+      SourceLocation Before;
+      const Expr *Last = nullptr;
+      bool Whole = false; ///< Assigned as a whole (or a part above the field).
+      void assigned(SourceLocation Where, const Expr *LHS, const Expr *RHS) {
+        if (!SM->isBeforeInTranslationUnit(Where, Before))
+          return;
+        llvm::SmallVector<const FieldDecl *, 4> Fields;
+        if (Self->rootOf(LHS, Fields) != Root)
+          return;
+        if (Fields.size() > Path.size() ||
+            !std::equal(Fields.begin(), Fields.end(), Path.begin()))
+          return;
+        if (Fields.size() == Path.size()) {
+          Last = RHS;
+          Whole = false;
+        } else {
+          Whole = true;
+        }
+      }
+      bool VisitBinaryOperator(BinaryOperator *B) {
+        if (B->getOpcode() == BO_Assign)
+          assigned(B->getBeginLoc(), B->getLHS(), B->getRHS());
+        return true;
+      }
+      // `cfg.blockDim = dim3(256)` calls dim3's assignment operator.
+      bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Op) {
+        if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2)
+          assigned(Op->getBeginLoc(), Op->getArg(0), Op->getArg(1));
+        return true;
+      }
+    } A;
+    A.Self = this;
+    A.Root = Root;
+    A.Path = Path;
+    A.SM = &Ctx.getSourceManager();
+    A.Before = Before;
+    A.TraverseStmt(Fn->getBody());
+    if (A.Whole) {
+      Why = "the configuration is assigned as a whole";
+      return std::nullopt;
+    }
+    if (A.Last)
+      return value(A.Last, Why, Depth + 1);
+    return initialValue(Root->getInit(), Path, Why, Depth + 1);
+  }
+
+  /// The fields \p Path of what \p Init initializes.
+  std::optional<APValue> initialValue(const Expr *Init, llvm::ArrayRef<const FieldDecl *> Path,
+                                      std::string &Why, int Depth) {
+    if (!Init || Depth > 32) {
+      Why = "it is never set";
+      return std::nullopt;
+    }
+    if (Path.empty())
+      return value(Init, Why, Depth + 1);
+    const Expr *E = Init->IgnoreImplicit();
+    if (const auto *D = dyn_cast<CXXDefaultInitExpr>(E))
+      E = D->getExpr()->IgnoreImplicit();
+    if (isa<ImplicitValueInitExpr>(E))
+      return integer(0);
+    if (const auto *List = dyn_cast<InitListExpr>(E)) {
+      const InitListExpr *Sem = List->isSemanticForm() ? List : List->getSemanticForm();
+      const unsigned I = Path.front()->getFieldIndex();
+      if (!Sem)
+        return std::nullopt;
+      if (I >= Sem->getNumInits())
+        return integer(0); // value-initialized
+      return initialValue(Sem->getInit(I), Path.drop_front(), Why, Depth + 1);
+    }
+    // A copy of what a function returns (`LaunchConfig c = make_cluster_launch_config(...)`):
+    // the local it returns, as it stands at its end, with this call's arguments.
+    if (const auto *Copy = dyn_cast<CXXConstructExpr>(E);
+        Copy && Copy->getNumArgs() == 1 && Copy->getConstructor()->isCopyOrMoveConstructor())
+      E = Copy->getArg(0)->IgnoreImplicit();
+    if (const auto *Call = dyn_cast<CallExpr>(E); Call && !isa<CXXOperatorCallExpr>(Call)) {
+      const FunctionDecl *Callee = Call->getDirectCallee();
+      const FunctionDecl *Def = Callee ? Callee->getDefinition() : nullptr;
+      if (const VarDecl *Returned = Def ? returnedLocal(Def) : nullptr) {
+        LaunchEvaluator Inner(Ctx, Def, ReadOnly, Call, this);
+        return Inner.stateOf(Returned, Path, Def->getBody()->getEndLoc(), Why, Depth + 1);
+      }
+    }
+    Why = "it is not set from values tilefit can follow";
+    return std::nullopt;
+  }
+
+  /// The one local variable every `return` of \p Fn returns, if there is one.
+  static const VarDecl *returnedLocal(const FunctionDecl *Fn) {
+    struct Returns : RecursiveASTVisitor<Returns> {
+      const VarDecl *Var = nullptr;
+      bool Other = false;
+      bool VisitReturnStmt(ReturnStmt *R) {
+        const Expr *E = R->getRetValue() ? R->getRetValue()->IgnoreImplicit() : nullptr;
+        if (const auto *Copy = dyn_cast_or_null<CXXConstructExpr>(E);
+            Copy && Copy->getNumArgs() == 1 && Copy->getConstructor()->isCopyOrMoveConstructor())
+          E = Copy->getArg(0)->IgnoreImplicit();
+        const auto *DRE = dyn_cast_or_null<DeclRefExpr>(E);
+        const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+        if (!VD || !VD->isLocalVarDecl() || (Var && Var != VD))
+          Other = true;
+        else
+          Var = VD;
+        return !Other;
+      }
+      bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+    } R;
+    if (!Fn->getBody())
+      return nullptr;
+    R.TraverseStmt(Fn->getBody());
+    return R.Other ? nullptr : R.Var;
+  }
+
   std::optional<uint64_t> fromValue(const APValue &V, std::string &Why) {
     if (V.isInt()) {
       if (V.getInt().isSigned() && V.getInt().isNegative()) {
@@ -289,126 +675,13 @@ private:
   ASTContext &Ctx;
   const FunctionDecl *Fn;
   llvm::DenseMap<const VarDecl *, bool> *ReadOnly;
+  const CallExpr *Site;      ///< The call this evaluator stands for, if any.
+  LaunchEvaluator *Caller;   ///< The evaluator of the function that makes it.
 };
 
-/// The kernel a launch API's function argument (or the callee of `<<<>>>`) names: `k`,
-/// `&k<32>`, `(const void *)k`, `reinterpret_cast<void *>(k)`, `*k`, or a variable initialized
-/// with one of those (`auto kernel_fptr = gemm_device<...>;`) that \p Fn's body never writes
-/// to afterwards.
-const FunctionDecl *resolveKernel(const Expr *E, const FunctionDecl *Fn, int Depth = 0) {
-  if (!E || Depth > 8)
-    return nullptr;
-  E = E->IgnoreParenImpCasts();
-  if (const auto *Cast = dyn_cast<ExplicitCastExpr>(E))
-    return resolveKernel(Cast->getSubExpr(), Fn, Depth + 1);
-  if (const auto *U = dyn_cast<UnaryOperator>(E);
-      U && (U->getOpcode() == UO_AddrOf || U->getOpcode() == UO_Deref))
-    return resolveKernel(U->getSubExpr(), Fn, Depth + 1);
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
-    if (const auto *FD = dyn_cast<FunctionDecl>(DRE->getDecl()))
-      return FD->hasAttr<CUDAGlobalAttr>() ? FD : nullptr;
-    if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()); VD && VD->getInit()) {
-      const bool Local = VD->isLocalVarDecl() && !VD->isStaticLocal();
-      const bool Constant = VD->getType().isConstQualified();
-      if (Local && !Constant && !(Fn && Fn->getBody() && neverWritten(VD, Fn->getBody())))
-        return nullptr;
-      return resolveKernel(VD->getInit(), Fn, Depth + 1);
-    }
-  }
-  return nullptr;
-}
+namespace {
 
-/// What a `cudaLaunchConfig_t` local variable holds at a launch: its initializer, then the
-/// assignments to its fields that come before the launch in the function.
-struct ConfigFields {
-  const Expr *Block = nullptr;
-  const Expr *Bytes = nullptr;
-  bool BytesZero = false; ///< Zero-initialized and never assigned.
-  bool Found = false;
-};
-
-ConfigFields readConfig(ASTContext &Ctx, const Expr *ConfigArg, const FunctionDecl *Fn,
-                        SourceLocation Launch) {
-  ConfigFields C;
-  const Expr *E = ConfigArg->IgnoreParenImpCasts();
-  if (const auto *U = dyn_cast<UnaryOperator>(E); U && U->getOpcode() == UO_AddrOf)
-    E = U->getSubExpr()->IgnoreParenImpCasts();
-  const auto *DRE = dyn_cast<DeclRefExpr>(E);
-  const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
-  if (!VD || !VD->isLocalVarDecl() || !Fn || !Fn->getBody())
-    return C;
-  C.Found = true;
-  auto FieldNamed = [](const FieldDecl *F, StringRef Name) { return F && F->getName() == Name; };
-  // The initializer: `= {grid, block, bytes, ...}`, designated, or `= {}` / `{0}`.
-  if (const Expr *Init = VD->getInit()) {
-    if (const auto *List = dyn_cast<InitListExpr>(Init->IgnoreImplicit())) {
-      const InitListExpr *Syntactic = List->isSemanticForm() ? List : List->getSemanticForm();
-      const RecordDecl *RD = VD->getType()->getAsRecordDecl();
-      if (Syntactic && RD) {
-        unsigned I = 0;
-        for (const FieldDecl *F : RD->fields()) {
-          if (I >= Syntactic->getNumInits())
-            break;
-          const Expr *V = Syntactic->getInit(I++);
-          bool Implicit = isa<ImplicitValueInitExpr>(V);
-          if (FieldNamed(F, "blockDim") && !Implicit)
-            C.Block = V;
-          if (FieldNamed(F, "dynamicSmemBytes")) {
-            if (Implicit)
-              C.BytesZero = true;
-            else
-              C.Bytes = V;
-          }
-        }
-        if (Syntactic->getNumInits() < 3 && !C.Bytes)
-          C.BytesZero = true;
-      }
-    }
-  }
-  // Assignments before the launch, in source order: the last one wins.
-  struct Assignments : RecursiveASTVisitor<Assignments> {
-    const VarDecl *VD;
-    const SourceManager *SM;
-    SourceLocation Before;
-    ConfigFields *C;
-    void assigned(SourceLocation Where, const Expr *LHS, const Expr *RHS) {
-      if (!SM->isBeforeInTranslationUnit(Where, Before))
-        return;
-      const auto *M = dyn_cast<MemberExpr>(LHS->IgnoreParenImpCasts());
-      if (!M)
-        return;
-      const auto *Base = dyn_cast<DeclRefExpr>(M->getBase()->IgnoreParenImpCasts());
-      const auto *F = dyn_cast<FieldDecl>(M->getMemberDecl());
-      if (!Base || Base->getDecl() != VD || !F)
-        return;
-      if (F->getName() == "dynamicSmemBytes") {
-        C->Bytes = RHS;
-        C->BytesZero = false;
-      } else if (F->getName() == "blockDim") {
-        C->Block = RHS;
-      }
-    }
-    bool VisitBinaryOperator(BinaryOperator *B) {
-      if (B->getOpcode() == BO_Assign)
-        assigned(B->getBeginLoc(), B->getLHS(), B->getRHS());
-      return true;
-    }
-    // `cfg.blockDim = dim3(256)` calls dim3's assignment operator.
-    bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Op) {
-      if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2)
-        assigned(Op->getBeginLoc(), Op->getArg(0), Op->getArg(1));
-      return true;
-    }
-  } A;
-  A.VD = VD;
-  A.SM = &Ctx.getSourceManager();
-  A.Before = Launch;
-  A.C = &C;
-  A.TraverseStmt(Fn->getBody());
-  return C;
-}
-
-void evaluateInto(Evaluator &Eval, const Expr *Bytes, bool BytesZero, const Expr *Block,
+void evaluateInto(LaunchEvaluator &Eval, const Expr *Bytes, bool BytesZero, const Expr *Block,
                   LaunchSite &L) {
   std::string Ignored;
   if (Block)
@@ -424,6 +697,27 @@ void evaluateInto(Evaluator &Eval, const Expr *Bytes, bool BytesZero, const Expr
   L.DynamicBytes = Eval.evaluate(Bytes, Why);
   if (!L.DynamicBytes)
     L.UnknownReason = "the dynamic shared memory size is not a compile-time constant: " + Why;
+}
+
+/// A cudaLaunchKernelEx/ExC launch's block size and bytes, read out of its configuration.
+void evaluateConfig(LaunchEvaluator &Eval, const Expr *Config, SourceLocation Launch,
+                    LaunchSite &L) {
+  bool Found = false;
+  std::string Why;
+  auto Bytes = Eval.configField(Config, "dynamicSmemBytes", Launch, Found, Why);
+  if (!Found) {
+    L.UnknownReason = "the launch configuration is not a local cudaLaunchConfig_t of this "
+                      "function";
+    return;
+  }
+  std::string Ignored;
+  if (Bytes)
+    L.DynamicBytes = Eval.number(*Bytes, Why);
+  if (!L.DynamicBytes)
+    L.UnknownReason = "the dynamic shared memory size is not a compile-time constant: " + Why;
+  bool BlockFound = false;
+  if (auto Block = Eval.configField(Config, "blockDim", Launch, BlockFound, Ignored))
+    L.BlockThreads = Eval.number(*Block, Ignored);
 }
 
 } // namespace
@@ -465,17 +759,28 @@ public:
   }
 
   bool VisitCallExpr(CallExpr *E) {
-    if (!Open.empty())
-      Of[E] = Open.back();
+    if (Open.empty())
+      return true;
+    Of[E] = Open.back();
+    // The calls a launch helper's call sites are found among: made from code that is not a
+    // template pattern, to a function (not an operator).
+    if (const FunctionDecl *Callee = E->getDirectCallee();
+        Callee && !isa<CXXOperatorCallExpr>(E) && !Open.back()->isTemplated())
+      CallsTo[Callee->getCanonicalDecl()].push_back(E);
     return true;
   }
 
   const FunctionDecl *of(const Stmt *S) const { return Of.lookup(S); }
+  llvm::ArrayRef<const CallExpr *> callsTo(const FunctionDecl *F) const {
+    auto It = CallsTo.find(F->getCanonicalDecl());
+    return It == CallsTo.end() ? llvm::ArrayRef<const CallExpr *>() : It->second;
+  }
 
 private:
   const SourceManager &SM;
   std::vector<const FunctionDecl *> Open;
   llvm::DenseMap<const Stmt *, const FunctionDecl *> Of;
+  llvm::DenseMap<const FunctionDecl *, llvm::SmallVector<const CallExpr *, 2>> CallsTo;
 };
 
 LaunchCollector::LaunchCollector() = default;
@@ -485,6 +790,13 @@ const FunctionDecl *LaunchCollector::enclosingFunction(ASTContext &Ctx, const St
   if (!Index)
     Index = std::make_unique<FunctionIndex>(Ctx);
   return Index->of(Call);
+}
+
+llvm::ArrayRef<const CallExpr *> LaunchCollector::callsTo(ASTContext &Ctx,
+                                                         const FunctionDecl *F) {
+  if (!Index)
+    Index = std::make_unique<FunctionIndex>(Ctx);
+  return Index->callsTo(F);
 }
 
 void LaunchCollector::registerMatchers(MatchFinder &Finder) {
@@ -507,7 +819,12 @@ void LaunchCollector::registerMatchers(MatchFinder &Finder) {
 /// Whether \p Target sits in a branch of \p Fn that never runs: under an `if` whose condition
 /// is a constant there (`if (smem_size >= (48 << 10))` with smem_size a constant of the
 /// instantiation), on the side the condition does not take.
-static bool inDeadBranch(const Stmt *Target, const FunctionDecl *Fn, Evaluator &Eval) {
+
+/// Whether \p Target sits in a branch of \p Fn that never runs: under an `if` whose condition
+/// is a constant there (`if (smem_size >= (48 << 10))` with smem_size a constant of the
+/// instantiation, or a parameter a call site binds to one), on the side the condition does
+/// not take.
+static bool inDeadBranch(const Stmt *Target, const FunctionDecl *Fn, LaunchEvaluator &Eval) {
   struct Path : RecursiveASTVisitor<Path> {
     const Stmt *Target;
     std::vector<std::pair<const IfStmt *, bool>> Open, Found;
@@ -541,7 +858,7 @@ static bool inDeadBranch(const Stmt *Target, const FunctionDecl *Fn, Evaluator &
     }
   } P;
   P.Target = Target;
-  if (!Fn->getBody())
+  if (!Fn || !Fn->getBody())
     return false;
   P.TraverseStmt(Fn->getBody());
   for (const auto &[If, Then] : P.Found) {
@@ -553,29 +870,119 @@ static bool inDeadBranch(const Stmt *Target, const FunctionDecl *Fn, Evaluator &
   return false;
 }
 
-void LaunchCollector::unresolved(ASTContext &Ctx, const SourcePos &Loc, const Expr *Kernel,
-                                 const Expr *Bytes) {
-  // A size of zero (or none) loses nothing; cudaLaunchKernelEx's is in its configuration.
-  if (Bytes && !isa<CXXDefaultArgExpr>(Bytes)) {
-    Expr::EvalResult R;
-    if (!Bytes->isValueDependent() && Bytes->EvaluateAsRValue(R, Ctx) && R.Val.isInt() &&
-        R.Val.getInt().isZero())
-      return;
-  }
+namespace {
+
+/// What one launch or opt-in reads as with an evaluator's bindings.
+struct Reading {
+  bool Ignore = false;    ///< Nothing to record (an attribute tilefit does not read, ...).
+  bool Attribute = false; ///< A cudaFuncSetAttribute call, not a launch.
+  const FunctionDecl *Kernel = nullptr;
+  LaunchSite L;
+  AttributeCall A;
+  const Expr *KernelArg = nullptr; ///< The kernel as the launch writes it.
+  /// What is not known depends on a parameter of the outermost function: its call sites may
+  /// tell it.
+  bool NeedsCaller = false;
+};
+
+/// Reads the launch or attribute call \p Matched with \p Eval.
+Reading read(ASTContext &Ctx, const Stmt *Matched, LaunchEvaluator &Eval) {
   const SourceManager &SM = Ctx.getSourceManager();
-  CharSourceRange Range = CharSourceRange::getTokenRange(Kernel->IgnoreImplicit()->getSourceRange());
-  std::string Text = Lexer::getSourceText(Range, SM, Ctx.getLangOpts()).str();
-  LostLaunch L{Loc, Text.empty() ? std::string("?") : Text, /*Unresolved=*/true, ""};
-  // A helper's own parameter: the kernel is its caller's.
-  const Expr *Inner = Kernel->IgnoreParenImpCasts();
-  while (const auto *Cast = dyn_cast<ExplicitCastExpr>(Inner))
-    Inner = Cast->getSubExpr()->IgnoreParenImpCasts();
-  if (const auto *Ref = dyn_cast<DeclRefExpr>(Inner))
-    if (const auto *P = dyn_cast<ParmVarDecl>(Ref->getDecl()))
-      if (const auto *F = dyn_cast_or_null<FunctionDecl>(P->getDeclContext()))
-        L.Helper = F->getQualifiedNameAsString();
-  Unresolved.push_back(std::move(L));
+  LaunchEvaluator &Top = Eval.top();
+  Reading R;
+  // The kernel first, then the values: which of them needs a caller.
+  auto Kernel = [&](const Expr *E) {
+    Top.ReachedParameter = false;
+    Top.KernelGivenUp = nullptr;
+    R.KernelArg = E;
+    R.Kernel = Eval.kernel(E);
+    const bool KernelNeeds = Top.ReachedParameter;
+    Top.ReachedParameter = false;
+    return KernelNeeds;
+  };
+  if (const auto *Call = dyn_cast<CUDAKernelCallExpr>(Matched)) {
+    R.L.Form = "<<<>>>";
+    R.L.Loc = toSourcePos(SM, Call->getBeginLoc());
+    const CallExpr *Config = Call->getConfig();
+    bool KernelNeeds = false;
+    if (const FunctionDecl *Direct = Call->getDirectCallee())
+      R.Kernel = Direct, R.KernelArg = Call->getCallee();
+    else
+      KernelNeeds = Kernel(Call->getCallee());
+    if (!Config || Config->getNumArgs() < 2 || (!R.Kernel && Call->containsErrors())) {
+      R.Ignore = true;
+      return R;
+    }
+    const Expr *Bytes = Config->getNumArgs() >= 3 ? Config->getArg(2) : nullptr;
+    bool Default = !Bytes || isa<CXXDefaultArgExpr>(Bytes);
+    evaluateInto(Eval, Default ? nullptr : Bytes, Default, Config->getArg(1), R.L);
+    R.NeedsCaller = R.Kernel ? !R.L.DynamicBytes && Top.ReachedParameter : KernelNeeds;
+    return R;
+  }
+  if (const auto *Call = dyn_cast<CallExpr>(Matched);
+      Call && Call->getDirectCallee() && Call->getDirectCallee()->getName() != "cudaFuncSetAttribute") {
+    R.L.Form = Call->getDirectCallee()->getName().str();
+    R.L.Loc = toSourcePos(SM, Call->getBeginLoc());
+    const bool Ex = R.L.Form == "cudaLaunchKernelEx" || R.L.Form == "cudaLaunchKernelExC";
+    const unsigned KernelIndex = Ex ? 1 : 0;
+    if (Call->getNumArgs() <= KernelIndex || Call->containsErrors()) {
+      R.Ignore = true;
+      return R;
+    }
+    const bool KernelNeeds = Kernel(Call->getArg(KernelIndex));
+    if (Ex) {
+      evaluateConfig(Eval, Call->getArg(0), Call->getBeginLoc(), R.L);
+    } else {
+      // cudaLaunchKernel(func, grid, block, args, sharedMem = 0, stream = 0), and the same for
+      // cudaLaunchCooperativeKernel.
+      const Expr *Bytes = Call->getNumArgs() > 4 ? Call->getArg(4) : nullptr;
+      bool Default = !Bytes || isa<CXXDefaultArgExpr>(Bytes);
+      evaluateInto(Eval, Default ? nullptr : Bytes, Default,
+                   Call->getNumArgs() > 2 ? Call->getArg(2) : nullptr, R.L);
+    }
+    R.NeedsCaller = R.Kernel ? !R.L.DynamicBytes && Top.ReachedParameter : KernelNeeds;
+    return R;
+  }
+  const auto *Call = cast<CallExpr>(Matched);
+  R.Attribute = true;
+  R.Ignore = true;
+  if (Call->getNumArgs() < 3)
+    return R;
+  R.A.Loc = toSourcePos(SM, Call->getBeginLoc());
+  Expr::EvalResult Which;
+  if (!Call->getArg(1)->EvaluateAsRValue(Which, Ctx) || !Which.Val.isInt())
+    return R; // an attribute chosen at run time: not one tilefit reads
+  // cudaFuncAttributeMaxDynamicSharedMemorySize = 8, ...PreferredSharedMemoryCarveout = 9
+  // (driver_types.h).
+  int64_t Attr = Which.Val.getInt().getSExtValue();
+  if (Attr == 8)
+    R.A.Attribute = AttributeCall::Kind::MaxDynamicSharedMemorySize;
+  else if (Attr == 9)
+    R.A.Attribute = AttributeCall::Kind::PreferredSharedMemoryCarveout;
+  else
+    return R;
+  R.Ignore = false;
+  const bool KernelNeeds = Kernel(Call->getArg(0));
+  std::string Why;
+  if (auto V = Eval.evaluate(Call->getArg(2), Why))
+    R.A.Value = static_cast<int64_t>(*V);
+  else
+    R.A.UnknownReason = "the value is not a compile-time constant: " + Why;
+  // An opt-in for a kernel not known statically: no launch of it is either.
+  R.NeedsCaller = R.Kernel ? !R.A.Value && Top.ReachedParameter : KernelNeeds;
+  if (!R.Kernel && !R.NeedsCaller)
+    R.Ignore = true;
+  return R;
 }
+
+std::string sourceText(ASTContext &Ctx, const Expr *E) {
+  CharSourceRange Range = CharSourceRange::getTokenRange(E->IgnoreImplicit()->getSourceRange());
+  std::string Text =
+      Lexer::getSourceText(Range, Ctx.getSourceManager(), Ctx.getLangOpts()).str();
+  return Text.empty() ? std::string("?") : Text;
+}
+
+} // namespace
 
 void LaunchCollector::run(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
@@ -587,105 +994,102 @@ void LaunchCollector::run(const MatchFinder::MatchResult &Result) {
   const FunctionDecl *Fn = Matched ? enclosingFunction(Ctx, Matched) : nullptr;
   if (!Fn || Fn->isTemplated())
     return;
-  Evaluator Eval(Ctx, Fn, &ReadOnly);
+  LaunchEvaluator Eval(Ctx, Fn, &ReadOnly);
+  // A kernel template's launch with an error in it: which specialization it launches is not
+  // decided, and none is instantiated for it.
+  if (const auto *Call = dyn_cast<CUDAKernelCallExpr>(Matched);
+      Call && !Call->getDirectCallee() && Call->containsErrors() && !inDeadBranch(Call, Fn, Eval))
+    if (const auto *Named = dyn_cast<OverloadExpr>(Call->getCallee()->IgnoreImplicit());
+        Named && llvm::any_of(Named->decls(), [](const NamedDecl *D) {
+          const auto *T = dyn_cast<FunctionTemplateDecl>(D->getUnderlyingDecl());
+          return T && T->getTemplatedDecl()->hasAttr<CUDAGlobalAttr>();
+        })) {
+      CharSourceRange R = CharSourceRange::getTokenRange(Named->getSourceRange());
+      Lost.push_back({toSourcePos(SM, Call->getBeginLoc()),
+                      Lexer::getSourceText(R, SM, Ctx.getLangOpts()).str(), false, ""});
+      return;
+    }
+  follow(Ctx, Matched, Eval, Eval, nullptr, 0);
+}
+
+void LaunchCollector::follow(ASTContext &Ctx, const Stmt *Matched, LaunchEvaluator &Inner,
+                             LaunchEvaluator &Top, const CallExpr *At, int Depth) {
   // Code under a condition that is false here does not run: no launch, no opt-in.
-  if (inDeadBranch(Matched, Fn, Eval))
+  if (inDeadBranch(Matched, Inner.function(), Inner))
     return;
-
-  if (const auto *Call = Result.Nodes.getNodeAs<CUDAKernelCallExpr>("chevron")) {
-    LaunchSite L;
-    L.Form = "<<<>>>";
-    L.Loc = toSourcePos(SM, Call->getBeginLoc());
-    const CallExpr *Config = Call->getConfig();
-    const FunctionDecl *Kernel = Call->getDirectCallee();
-    // Through a function pointer: `auto kernel_fptr = gemm_device<...>; kernel_fptr<<<...>>>`.
-    if (!Kernel)
-      Kernel = resolveKernel(Call->getCallee(), Fn);
-    if (!Kernel || !Config || Config->getNumArgs() < 2) {
-      if (Config && Config->getNumArgs() >= 3 && !isa<CXXDefaultArgExpr>(Config->getArg(2)) &&
-          !Call->containsErrors())
-        unresolved(Ctx, L.Loc, Call->getCallee(), Config->getArg(2));
-      // A kernel template's launch with an error in it: which specialization it launches is
-      // not decided, and none is instantiated for it.
-      if (const auto *Named = dyn_cast<OverloadExpr>(Call->getCallee()->IgnoreImplicit());
-          Named && Call->containsErrors() &&
-          llvm::any_of(Named->decls(), [](const NamedDecl *D) {
-            const auto *T = dyn_cast<FunctionTemplateDecl>(D->getUnderlyingDecl());
-            return T && T->getTemplatedDecl()->hasAttr<CUDAGlobalAttr>();
-          })) {
-        CharSourceRange R = CharSourceRange::getTokenRange(Named->getSourceRange());
-        Lost.push_back({L.Loc, Lexer::getSourceText(R, SM, Ctx.getLangOpts()).str()});
-      }
-      return;
+  Reading R = read(Ctx, Matched, Inner);
+  if (R.Ignore)
+    return;
+  // A launch helper (`ClusterLauncher::launch(grid, cluster, block, smem, stream, kernel,
+  // params)`): read again at each call of the outermost function, with its arguments.
+  if (R.NeedsCaller && Depth < 6) {
+    llvm::ArrayRef<const CallExpr *> Sites = callsTo(Ctx, Top.function());
+    bool Any = false;
+    for (const CallExpr *Site : Sites) {
+      const FunctionDecl *Caller = enclosingFunction(Ctx, Site);
+      if (!Caller || Caller->isTemplated() || Inner.onChain(Caller))
+        continue;
+      Any = true;
+      LaunchEvaluator Outer(Ctx, Caller, &ReadOnly);
+      if (inDeadBranch(Site, Caller, Outer))
+        continue;
+      Top.bind(Site, &Outer);
+      follow(Ctx, Matched, Inner, Outer, Site, Depth + 1);
+      Top.bind(nullptr, nullptr);
     }
-    const Expr *Bytes = Config->getNumArgs() >= 3 ? Config->getArg(2) : nullptr;
-    bool Default = !Bytes || isa<CXXDefaultArgExpr>(Bytes);
-    evaluateInto(Eval, Default ? nullptr : Bytes, Default, Config->getArg(1), L);
-    Launches.push_back({Kernel->getDefinition() ? Kernel->getDefinition() : Kernel, L});
-    return;
+    if (Any)
+      return;
+    // Nothing in this unit calls it: a helper in a header is called by the units that
+    // include it, and is read there.
+    const SourceManager &SM = Ctx.getSourceManager();
+    if (!R.Kernel && !SM.isInMainFile(SM.getExpansionLoc(Top.function()->getLocation())))
+      return;
   }
-
-  if (const auto *Call = Result.Nodes.getNodeAs<CallExpr>("api")) {
-    const FunctionDecl *Callee = Call->getDirectCallee();
-    LaunchSite L;
-    L.Form = Callee->getName().str();
-    L.Loc = toSourcePos(SM, Call->getBeginLoc());
-    const bool Ex = L.Form == "cudaLaunchKernelEx" || L.Form == "cudaLaunchKernelExC";
-    const FunctionDecl *Kernel =
-        Call->getNumArgs() > (Ex ? 1u : 0u) ? resolveKernel(Call->getArg(Ex ? 1 : 0), Fn) : nullptr;
-    if (!Kernel) {
-      if (Call->getNumArgs() > (Ex ? 1u : 0u) && !Call->containsErrors())
-        unresolved(Ctx, L.Loc, Call->getArg(Ex ? 1 : 0),
-                   Ex ? nullptr : (Call->getNumArgs() > 4 ? Call->getArg(4) : nullptr));
-      return;
-    }
-    if (Ex) {
-      ConfigFields C = readConfig(Ctx, Call->getArg(0), Fn, Call->getBeginLoc());
-      if (!C.Found)
-        L.UnknownReason = "the launch configuration is not a local cudaLaunchConfig_t of this "
-                          "function";
-      else
-        evaluateInto(Eval, C.Bytes, C.BytesZero, C.Block, L);
-    } else {
-      // cudaLaunchKernel(func, grid, block, args, sharedMem = 0, stream = 0), and the same for
-      // cudaLaunchCooperativeKernel.
-      const Expr *Bytes = Call->getNumArgs() > 4 ? Call->getArg(4) : nullptr;
-      bool Default = !Bytes || isa<CXXDefaultArgExpr>(Bytes);
-      evaluateInto(Eval, Default ? nullptr : Bytes, Default,
-                   Call->getNumArgs() > 2 ? Call->getArg(2) : nullptr, L);
-    }
-    Launches.push_back({Kernel->getDefinition() ? Kernel->getDefinition() : Kernel, L});
+  // Through a helper: at the call that told the rest, in the helper's name.
+  std::string Via;
+  if (At) {
+    const FunctionDecl *Helper = At->getDirectCallee();
+    Via = " through " + (Helper ? Helper->getQualifiedNameAsString() : std::string("?"));
+  }
+  const SourcePos Loc = At ? toSourcePos(Ctx.getSourceManager(), At->getBeginLoc()) : SourcePos();
+  if (R.Attribute) {
+    if (!R.Kernel)
+      return; // an opt-in for a kernel not known statically: no launch of it is either
+    if (At)
+      R.A.Loc = Loc;
+    Attributes.push_back({R.Kernel->getDefinition() ? R.Kernel->getDefinition() : R.Kernel, R.A});
     return;
   }
-
-  if (const auto *Call = Result.Nodes.getNodeAs<CallExpr>("attribute")) {
-    if (Call->getNumArgs() < 3)
+  if (!R.Kernel) {
+    // A size of zero loses nothing.
+    if (R.L.DynamicBytes && *R.L.DynamicBytes == 0)
       return;
-    AttributeCall A;
-    A.Loc = toSourcePos(SM, Call->getBeginLoc());
-    Expr::EvalResult Which;
-    if (!Call->getArg(1)->EvaluateAsRValue(Which, Ctx) || !Which.Val.isInt())
-      return; // an attribute chosen at run time: not one tilefit reads
-    // cudaFuncAttributeMaxDynamicSharedMemorySize = 8, ...PreferredSharedMemoryCarveout = 9
-    // (driver_types.h).
-    int64_t Attr = Which.Val.getInt().getSExtValue();
-    if (Attr == 8)
-      A.Attribute = AttributeCall::Kind::MaxDynamicSharedMemorySize;
-    else if (Attr == 9)
-      A.Attribute = AttributeCall::Kind::PreferredSharedMemoryCarveout;
-    else
-      return;
-    const FunctionDecl *Kernel = resolveKernel(Call->getArg(0), Fn);
-    if (!Kernel)
-      return; // An opt-in for a kernel not known statically: no launch of it is either.
-
-    std::string Why;
-    if (auto V = Eval.evaluate(Call->getArg(2), Why))
-      A.Value = static_cast<int64_t>(*V);
-    else
-      A.UnknownReason = "the value is not a compile-time constant: " + Why;
-    Attributes.push_back({Kernel->getDefinition() ? Kernel->getDefinition() : Kernel, A});
+    // At a call of a helper: the argument the kernel could not be told from.
+    const Expr *GivenUp = At && Top.KernelGivenUp ? Top.KernelGivenUp : R.KernelArg;
+    LostLaunch L{At ? Loc : R.L.Loc, sourceText(Ctx, GivenUp), /*Unresolved=*/true, ""};
+    // A helper's own parameter: the kernel is its caller's.
+    const Expr *Bare = GivenUp->IgnoreParenImpCasts();
+    while (const auto *Cast = dyn_cast<ExplicitCastExpr>(Bare))
+      Bare = Cast->getSubExpr()->IgnoreParenImpCasts();
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(Bare))
+      if (const auto *P = dyn_cast<ParmVarDecl>(Ref->getDecl()))
+        if (const auto *F = dyn_cast_or_null<FunctionDecl>(P->getDeclContext()))
+          L.Helper = F->getQualifiedNameAsString();
+    Unresolved.push_back(std::move(L));
+    return;
   }
+  const FunctionDecl *Kernel = R.Kernel->getDefinition() ? R.Kernel->getDefinition() : R.Kernel;
+  if (At) {
+    R.L.Loc = Loc;
+    R.L.Form += Via;
+    // The same call read through two launches of the helper (its branches) is one launch.
+    for (const auto &[K, L] : Launches)
+      if (K == Kernel && L.Loc.File == R.L.Loc.File && L.Loc.Line == R.L.Loc.Line &&
+          L.Loc.Column == R.L.Loc.Column && L.DynamicBytes == R.L.DynamicBytes &&
+          L.BlockThreads == R.L.BlockThreads)
+        return;
+  }
+  Launches.push_back({Kernel, R.L});
 }
 
 std::vector<HostKernelCalls> hostKernelCalls(ASTContext &Ctx, const LaunchCollector &Collector) {
@@ -709,7 +1113,7 @@ std::vector<HostKernelCalls> hostKernelCalls(ASTContext &Ctx, const LaunchCollec
 
 std::optional<uint64_t> evaluateConstant(ASTContext &Ctx, const FunctionDecl *Fn, const Expr *E,
                                          std::string &Why) {
-  return Evaluator(Ctx, Fn).evaluate(E, Why);
+  return LaunchEvaluator(Ctx, Fn).evaluate(E, Why);
 }
 
 std::optional<LaunchBounds> launchBoundsOf(const FunctionDecl *Kernel) {

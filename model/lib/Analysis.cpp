@@ -758,9 +758,8 @@ void analyzeUnit(const TranslationUnitFacts &TU, const CapacityDatabase &DB,
     D.Check = std::string(checkInfo(CheckId::Input).Name);
     D.Message = L.Unresolved && !L.Helper.empty()
                     ? "the kernel this launch starts is a parameter of '" + L.Helper + "' ('" +
-                          L.Callee + "'): tilefit does not follow a launch helper to its "
-                          "callers yet, so the dynamic shared memory of launches through it "
-                          "counts for no kernel"
+                          L.Callee + "') and no call of it in this unit tells which: its "
+                          "dynamic shared memory counts for no kernel"
                 : L.Unresolved
                     ? "the kernel this launch through '" + L.Callee +
                           "' starts is not known statically (not a kernel, nor a variable set "

@@ -322,6 +322,19 @@ std::vector<std::string> verify(const Fixture &F, const Report &R) {
         Problems.push_back(Arch + ": " + Where(*Exp) + ": kernel '" + K.Name +
                            "' is unknown because " + K.UnknownReason + ", expected a reason with '" +
                            Exp->Text + "'");
+      // A file that expects launches expects every launch it makes (one through a helper is
+      // reported at the call that names its kernel, not inside the helper).
+      if (std::any_of(F.Expectations.begin(), F.Expectations.end(),
+                      [](const Expectation &E) { return E.K == Expectation::Kind::Launch; }))
+        for (const LaunchReport &L : K.Launches)
+          if (L.Loc.File == Self &&
+              std::none_of(F.Expectations.begin(), F.Expectations.end(),
+                           [&](const Expectation &E) {
+                             return E.K == Expectation::Kind::Launch && E.Line == L.Loc.Line &&
+                                    E.Kernel == K.Name && appliesTo(E, Arch);
+                           }))
+            Problems.push_back(Arch + ": unexpected launch of '" + K.Name + "' at line " +
+                               std::to_string(L.Loc.Line));
       if (F.Status == "partial" && K.StaticBytes && !K.UnitHasErrors)
         Problems.push_back(Arch + ": kernel '" + K.Name +
                            "' of a unit with errors is not marked as untouched by them");

@@ -19,6 +19,7 @@
 
 namespace clang {
 class ASTContext;
+class CallExpr;
 class Expr;
 class FunctionDecl;
 class Stmt;
@@ -26,6 +27,8 @@ class Stmt;
 
 namespace tilefit {
 namespace matchers {
+
+class LaunchEvaluator;
 
 /// Collects launches and attribute calls; register its matchers, run the finder, then read.
 class LaunchCollector : public clang::ast_matchers::MatchFinder::MatchCallback {
@@ -46,9 +49,15 @@ public:
   ~LaunchCollector() override;
 
 private:
-  /// Records a launch of \p Kernel (not resolved) with \p Bytes of dynamic shared memory.
-  void unresolved(clang::ASTContext &Ctx, const SourcePos &Loc, const clang::Expr *Kernel,
-                  const clang::Expr *Bytes);
+  /// Reads the launch or attribute call \p Matched with \p Inner, whose chain of bindings
+  /// ends at \p Top (\p At: the call \p Top stands for, null at first), and records it; when
+  /// what it lacks depends on the parameters of \p Top's function, it is read again at each
+  /// call of that function in the unit instead (a launch helper).
+  void follow(clang::ASTContext &Ctx, const clang::Stmt *Matched, LaunchEvaluator &Inner,
+              LaunchEvaluator &Top, const clang::CallExpr *At, int Depth);
+  /// The calls of \p F in the unit's own code, from functions that are not template patterns.
+  llvm::ArrayRef<const clang::CallExpr *> callsTo(clang::ASTContext &Ctx,
+                                                  const clang::FunctionDecl *F);
 
   /// The function whose body holds \p Call (a lambda's call operator inside a lambda), in the
   /// unit's own code; null outside any.
