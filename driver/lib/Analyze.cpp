@@ -80,13 +80,19 @@ std::vector<frontend::CompileCommand> selectCommands(const AnalyzeRequest &Req, 
     R.ToolMessages.push_back(inputProblem(File, Msg));
     Failed = true;
   };
+  // The arguments after `--` are a command as the build would run it: pasted with its compiler
+  // (`nvcc -arch=sm_80 -c k.cu`), or the flags alone, read as nvcc's when they are spelled so.
   auto Adhoc = [&](const std::string &Src, const std::vector<std::string> &Args) {
     frontend::CompileCommand C;
     C.Directory = currentDir();
     C.File = absolutePath(Src);
-    C.Arguments.push_back("clang++");
+    const bool WithCompiler = !Args.empty() && frontend::isCompilerName(Args.front());
+    if (!WithCompiler)
+      C.Arguments.push_back(frontend::argumentsLookLikeNvcc(Args) ? "nvcc" : "clang++");
     C.Arguments.insert(C.Arguments.end(), Args.begin(), Args.end());
-    C.Arguments.push_back(C.File);
+    if (std::none_of(Args.begin(), Args.end(),
+                     [&](const std::string &A) { return absolutePath(A) == C.File; }))
+      C.Arguments.push_back(C.File);
     C.Origin = "command line";
     return C;
   };

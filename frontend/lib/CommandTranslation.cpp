@@ -23,6 +23,18 @@ bool isNvcc(llvm::StringRef Compiler) {
   return Base == "nvcc" || Base == "nvcc.exe" || Base.ends_with("-nvcc");
 }
 
+bool isCompilerName(llvm::StringRef Arg) {
+  if (Arg.starts_with("-") || isNvcc(Arg))
+    return !Arg.starts_with("-");
+  llvm::StringRef Base = llvm::sys::path::filename(Arg);
+  Base.consume_back(".exe");
+  if (!Base.consume_front("clang"))
+    return false;
+  Base.consume_front("++");
+  return Base.empty() || (Base.consume_front("-") && !Base.empty() &&
+                          Base.find_first_not_of("0123456789.") == llvm::StringRef::npos);
+}
+
 namespace {
 
 bool isCudaExtension(llvm::StringRef File) {
@@ -483,6 +495,30 @@ DeviceFlags translateNvcc(const CompileCommand &Cmd) {
 }
 
 } // namespace
+
+bool argumentsLookLikeNvcc(const std::vector<std::string> &Args) {
+  bool Nvcc = false;
+  for (llvm::StringRef Arg : Args) {
+    llvm::StringRef Name = Arg.take_until([](char C) { return C == '='; });
+    // Clang's own CUDA spellings: a clang command.
+    if (llvm::is_contained({"--cuda-gpu-arch", "--offload-arch", "--cuda-path", "-fgpu-rdc",
+                            "--cuda-device-only", "--cuda-host-only", "-nocudainc",
+                            "-nocudalib", "--no-cuda-gpu-arch", "--no-offload-arch"},
+                           Name))
+      return false;
+    // Spellings both compilers share say nothing; any other of nvcc's says nvcc.
+    if (const NvccOption *O = findNvccOption(Name);
+        O && !llvm::is_contained({"-I", "-isystem", "-D", "-U", "-include", "-std", "-x", "-o",
+                                  "-MF", "-MT", "-l", "-L", "-c", "-g", "-E", "-w", "-M", "-MD",
+                                  "-MMD", "-v", "-shared", "-O0", "-O1", "-O2", "-O3", "-Os",
+                                  "-Og", "-Wall", "-Wextra", "-pedantic", "-fPIC", "-pthread",
+                                  "-DNDEBUG", "-Werror", "-m64", "-Xlinker", "-pg",
+                                  "-ftemplate-depth", "-t"},
+                                 Name))
+      Nvcc = true;
+  }
+  return Nvcc;
+}
 
 DeviceFlags translateCommand(const CompileCommand &Cmd) {
   if (!Cmd.Arguments.empty() && isNvcc(Cmd.Arguments[0]))

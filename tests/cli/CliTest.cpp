@@ -60,6 +60,33 @@ TEST_F(CliTest, JsonForAKernelWithFlagsAfterDashDash) {
   EXPECT_EQ(J["kernels"][1]["arch"], "sm_90");
 }
 
+// The user's nvcc line after `--`, with its compiler or without: read as nvcc's, its
+// architectures analysed; a flag tilefit does not know is a warning, not a failed parse. Clang's
+// own spellings still go to Clang.
+TEST_F(CliTest, NvccFlagsAfterDashDashAreReadAsNvccs) {
+  std::string K = write("k.cu", GoodKernel);
+  auto Archs = [](const nlohmann::json &J) {
+    std::string A;
+    for (const auto &Kernel : J["kernels"])
+      A += (A.empty() ? "" : ",") + Kernel["arch"].get<std::string>();
+    return A;
+  };
+  CommandResult R = tilefit({"--format=json", K, "--", "-arch=sm_80", "--use_fast_math",
+                             "-gencode", "arch=compute_90,code=sm_90", "--frobnicate"});
+  ASSERT_EQ(R.Status, 0) << R.Err;
+  EXPECT_EQ(Archs(json(R)), "sm_80,sm_90") << R.Out;
+  EXPECT_NE(R.Err.find("--frobnicate"), std::string::npos) << R.Err;
+
+  R = tilefit({"--format=json", K, "--", "/usr/local/cuda/bin/nvcc", "-arch=sm_86",
+               "--expt-relaxed-constexpr", "-c", K, "-o", "k.o"});
+  ASSERT_EQ(R.Status, 0) << R.Err;
+  EXPECT_EQ(Archs(json(R)), "sm_86") << R.Out;
+
+  R = tilefit({"--format=json", K, "--", "--cuda-gpu-arch=sm_75", "-std=c++17"});
+  ASSERT_EQ(R.Status, 0) << R.Err;
+  EXPECT_EQ(Archs(json(R)), "sm_75") << R.Out;
+}
+
 // Each scope has its keys in the JSON report: registers and tensor_memory per kernel (null on
 // an architecture without Tensor Memory), constant_memory per unit.
 // With -rdc nvlink puts the __constant__ data of every unit into one bank: 2 x 40 KiB is

@@ -120,6 +120,26 @@ TEST(NvccTranslationTest, UnknownFlagsAreCollected) {
   EXPECT_EQ(targets(F), "sm_80@800");
 }
 
+// tilefit's own arguments after `--`: a pasted nvcc line, with or without its compiler.
+TEST(PastedCommandTest, NvccSpellingsSayNvccAndSharedOnesSayNothing) {
+  EXPECT_TRUE(argumentsLookLikeNvcc({"-arch=sm_80"}));
+  EXPECT_TRUE(argumentsLookLikeNvcc({"-I", "inc", "--use_fast_math"}));
+  EXPECT_TRUE(argumentsLookLikeNvcc({"-gencode", "arch=compute_90,code=sm_90"}));
+  EXPECT_TRUE(argumentsLookLikeNvcc({"-std=c++17", "--expt-relaxed-constexpr"}));
+  EXPECT_FALSE(argumentsLookLikeNvcc({"-std=c++17", "-I", "inc", "-DN=4", "-O3"}));
+  EXPECT_FALSE(argumentsLookLikeNvcc({"--cuda-gpu-arch=sm_80", "-std=c++17"}));
+  EXPECT_FALSE(argumentsLookLikeNvcc({"--offload-arch=sm_90", "--use_fast_math"}));
+  EXPECT_FALSE(argumentsLookLikeNvcc({}));
+}
+
+TEST(PastedCommandTest, CompilerNames) {
+  for (const char *C : {"nvcc", "/usr/local/cuda/bin/nvcc", "clang++", "clang", "clang++-19",
+                        "/usr/bin/clang-19", "nvcc.exe"})
+    EXPECT_TRUE(isCompilerName(C)) << C;
+  for (const char *C : {"-arch=sm_80", "k.cu", "clangd", "clang-tidy", "g++", "clang++-x"})
+    EXPECT_FALSE(isCompilerName(C)) << C;
+}
+
 TEST(NvccTranslationTest, NotCudaWithoutCuExtensionOrX) {
   EXPECT_FALSE(translate({"nvcc", "-c", "/src/host.cpp"}, "/src/host.cpp").IsCuda);
   EXPECT_TRUE(translate({"nvcc", "-x", "cu", "-c", "/src/host.cpp"}, "/src/host.cpp").IsCuda);

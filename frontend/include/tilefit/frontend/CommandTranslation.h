@@ -48,6 +48,16 @@ DeviceFlags translateCommand(const CompileCommand &Cmd);
 /// Whether \p Compiler (argv[0]) is nvcc.
 bool isNvcc(llvm::StringRef Compiler);
 
+/// Whether \p Arg names a CUDA compiler as the first word of a pasted command: nvcc, clang,
+/// clang++, clang++-19, with or without a folder.
+bool isCompilerName(llvm::StringRef Arg);
+
+/// Whether compiler arguments given without a compiler (tilefit's own after `--`) are nvcc's:
+/// some flag only nvcc spells so (`-arch=sm_80`, `-gencode ...`, `--use_fast_math`,
+/// `--expt-relaxed-constexpr`) and none of Clang's CUDA spellings (`--cuda-gpu-arch=`,
+/// `--offload-arch=`, `-fgpu-rdc`). Flags both share (`-I`, `-D`, `-std=`) say nothing.
+bool argumentsLookLikeNvcc(const std::vector<std::string> &Args);
+
 } // namespace frontend
 } // namespace tilefit
 
