@@ -387,6 +387,24 @@ class Bench:
                          self.tilefit_argv(archs, [heavy], ["-std=c++17"]), ROOT, cfg["heavy"],
                          [self.nvcc_argv(heavy, ["-std=c++17"], archs)], False)
 
+        # (b2) a CuTe-heavy unit (issue 19.6): CuTe's sgemm_sm80 tutorial with the flags
+        # CUTLASS's CMake gives nvcc, where a CUTLASS checkout is given (--cutlass or
+        # TILEFIT_CUTLASS_DIR); nothing is downloaded.
+        cutlass = self.args.cutlass or os.environ.get("TILEFIT_CUTLASS_DIR", "")
+        cute = os.path.join(cutlass, "examples", "cute", "tutorial", "sgemm_sm80.cu")
+        if cutlass and os.path.exists(cute):
+            cute_flags = ["-std=c++17", "--expt-relaxed-constexpr",
+                          "-DCUTLASS_ENABLE_TENSOR_CORE_MMA=1",
+                          "-I" + os.path.join(cutlass, "include"),
+                          "-I" + os.path.join(cutlass, "tools", "util", "include"),
+                          "-I" + os.path.join(cutlass, "examples", "common")]
+            self.compare("cute/sm_80", "CuTe sgemm_sm80 tutorial", ["sm_80"], 1,
+                         self.tilefit_argv(["sm_80"], [cute], cute_flags), ROOT, cfg["heavy"],
+                         [self.nvcc_argv(cute, cute_flags, ["sm_80"])], False)
+        else:
+            log("no CUTLASS checkout (--cutlass DIR or TILEFIT_CUTLASS_DIR): the CuTe unit is "
+                "not measured")
+
         # (c) the generated project: a sample of its units with all three tools, for one and
         # three architectures; the whole project for tilefit and Clang.
         n = cfg["gen_units"]
@@ -942,6 +960,8 @@ def main():
     ap.add_argument("--wait-quiet", type=int, default=0, metavar="S",
                     help="before each measurement wait (at most S s) until other processes "
                          "leave the CPUs idle; the default 0 does not wait")
+    ap.add_argument("--cutlass", default="", metavar="DIR",
+                    help="a CUTLASS checkout: its CuTe sgemm_sm80 tutorial is measured too")
     ap.add_argument("--keep-work", action="store_true", help="keep the scaling projects")
     ap.add_argument("--render", metavar="RESULTS_JSON",
                     help="only print the summary of an earlier run's results.json")

@@ -1,6 +1,8 @@
 //===- Output.cpp ---------------------------------------------------------===//
 #include "Output.h"
 
+#include "tilefit/driver/Analyze.h"
+
 #include "tilefit/model/Analysis.h"
 #include "tilefit/model/GlobList.h"
 #include "tilefit/reporters/JsonReporter.h"
@@ -61,38 +63,7 @@ void writeReport(const Report &R, const OutputSettings &S, std::ostream &OS) {
 }
 
 std::string defaultSourceRoot(const std::string &BuildPath, const Report &R) {
-  if (!BuildPath.empty()) {
-    llvm::SmallString<256> Cache(BuildPath);
-    if (!llvm::sys::fs::is_directory(Cache))
-      Cache.truncate(llvm::sys::path::parent_path(Cache).size()); // Not from itself.
-    llvm::sys::path::append(Cache, "CMakeCache.txt");
-    if (auto Buf = llvm::MemoryBuffer::getFile(Cache)) {
-      llvm::StringRef Text = (*Buf)->getBuffer();
-      for (llvm::StringRef Key : {"CMAKE_HOME_DIRECTORY:INTERNAL=", "CMAKE_HOME_DIRECTORY:STATIC="}) {
-        size_t P = Text.find(Key);
-        if (P != llvm::StringRef::npos)
-          return Text.substr(P + Key.size()).split('\n').first.rtrim().str();
-      }
-    }
-  }
-  // The deepest folder holding every unit's file.
-  std::string Common;
-  bool First = true;
-  for (const UnitReport &U : R.Units) {
-    std::string Dir = llvm::sys::path::parent_path(U.File).str();
-    if (First) {
-      Common = Dir;
-      First = false;
-      continue;
-    }
-    while (!Common.empty() && !(Dir == Common || llvm::StringRef(Dir).starts_with(Common + "/")))
-      Common = llvm::sys::path::parent_path(Common).str();
-  }
-  if (!Common.empty())
-    return Common;
-  llvm::SmallString<256> Cwd;
-  llvm::sys::fs::current_path(Cwd);
-  return std::string(Cwd);
+  return driver::projectRoot(BuildPath, R);
 }
 
 int exitStatus(const Report &R, bool Failed, Severity FailLevel) {

@@ -296,6 +296,7 @@ std::optional<AnalyzeRequest> analyzeRequest(const char *Argv0, std::vector<std:
   Req.Sources = Sources;
   Req.BuildPath = BuildPath;
   Req.Extra = std::move(Extra);
+  Req.SourceRoot = SourceRoot;
   Req.HaveDashDash = HaveDashDash;
   if (!Archs.empty())
     Req.Overrides.Architectures = std::vector<std::string>(Archs.begin(), Archs.end());

@@ -18,6 +18,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+
+#include <tuple>
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
@@ -370,6 +372,8 @@ AnalyzeResult analyze(const AnalyzeRequest &Req) {
   for (const frontend::UnitJob &J : UnitJobs) {
     Unknown.insert(J.Flags.Unknown.begin(), J.Flags.Unknown.end());
     Warnings.insert(J.Flags.Warnings.begin(), J.Flags.Warnings.end());
+    if (J.Flags.NativeArch && UnitSettings[J.Command.File]->Archs.empty())
+      Warnings.insert(frontend::nativeArchWarning());
     Refused.insert(J.Flags.Refused.begin(), J.Flags.Refused.end());
     if (!UnitSettings[J.Command.File]->Db.lookup(J.Target.Real))
       UnknownArchs.insert(J.Target.Real);
@@ -439,15 +443,55 @@ AnalyzeResult analyze(const AnalyzeRequest &Req) {
     checkProgram(UnitSettings[Facts.front().File]->Opts, R);
   finalizeReport(R);
 
-  // Findings in headers follow the header filter of their unit's configuration.
+  // Findings in headers follow the header filter of their unit's configuration; without one,
+  // those in the project's own headers (under its source folder, not in a folder its command
+  // includes with -isystem) are shown and count, as the unit's own do.
+  const std::string Root = Req.SourceRoot.empty() ? projectRoot(Req.BuildPath, R) : Req.SourceRoot;
+  std::map<std::string, std::vector<std::string>> SystemDirs; // by unit file
+  for (const frontend::UnitJob &J : UnitJobs) {
+    const std::vector<std::string> &A = J.Flags.ClangArgs;
+    for (size_t I = 0; I + 1 < A.size(); ++I)
+      if (A[I] == "-isystem") {
+        SmallString<256> Dir(A[I + 1]);
+        sys::fs::make_absolute(J.Command.Directory, Dir);
+        sys::path::remove_dots(Dir, /*remove_dot_dot=*/true);
+        SystemDirs[J.Command.File].push_back(std::string(Dir));
+      }
+  }
+  auto Under = [](StringRef File, StringRef Dir) {
+    return !Dir.empty() && File.starts_with(Dir) &&
+           (Dir.ends_with("/") || File.substr(Dir.size()).starts_with("/"));
+  };
   size_t Hidden = filterHeaderFindings(R, [&](const Diagnostic &D) {
     auto It = UnitSettings.find(D.TranslationUnit);
-    return It != UnitSettings.end() && It->second->HeaderFilter &&
-           It->second->HeaderFilter->match(D.Loc.File);
+    if (It != UnitSettings.end() && It->second->HeaderFilter)
+      return It->second->HeaderFilter->match(D.Loc.File);
+    if (!Under(D.Loc.File, Root))
+      return false;
+    for (const std::string &Dir : SystemDirs[D.TranslationUnit])
+      if (Under(D.Loc.File, Dir))
+        return false;
+    return true;
   });
+  // A header's finding is reported once, whichever units include it.
+  {
+    std::set<std::tuple<std::string, unsigned, unsigned, std::string, std::string, std::string>>
+        SeenInHeaders;
+    R.Diagnostics.erase(
+        std::remove_if(R.Diagnostics.begin(), R.Diagnostics.end(),
+                       [&](const Diagnostic &D) {
+                         return !D.TranslationUnit.empty() && D.Loc.File != D.TranslationUnit &&
+                                !SeenInHeaders
+                                     .insert({D.Loc.File, D.Loc.Line, D.Loc.Column, D.Arch,
+                                              D.Check, D.Message})
+                                     .second;
+                       }),
+        R.Diagnostics.end());
+  }
   if (Hidden && !Req.Quiet)
-    toolMessage(Req, "note", std::to_string(Hidden) + " finding(s) in headers not shown (use " +
-                            "--header-filter=<regex> to show them)");
+    toolMessage(Req, "note", std::to_string(Hidden) + " finding(s) in headers outside the " +
+                            "project (" + Root + ") not shown (use --header-filter=<regex> to " +
+                            "show them)");
 
   // NOLINT comments.
   applySuppressions(R, [&](const std::string &File) { return frontend::readSource(Env, File); });
@@ -464,6 +508,41 @@ AnalyzeResult analyze(const AnalyzeRequest &Req) {
     }
   }
   return Result;
+}
+
+std::string projectRoot(const std::string &BuildPath, const Report &R) {
+  if (!BuildPath.empty()) {
+    SmallString<256> Cache(BuildPath);
+    if (!sys::fs::is_directory(Cache))
+      Cache.truncate(sys::path::parent_path(Cache).size()); // Not from itself.
+    sys::path::append(Cache, "CMakeCache.txt");
+    if (auto Buf = MemoryBuffer::getFile(Cache)) {
+      StringRef Text = (*Buf)->getBuffer();
+      for (StringRef Key : {"CMAKE_HOME_DIRECTORY:INTERNAL=", "CMAKE_HOME_DIRECTORY:STATIC="}) {
+        size_t P = Text.find(Key);
+        if (P != StringRef::npos)
+          return Text.substr(P + Key.size()).split('\n').first.rtrim().str();
+      }
+    }
+  }
+  // The deepest folder holding every unit's file.
+  std::string Common;
+  bool First = true;
+  for (const UnitReport &U : R.Units) {
+    std::string Dir = sys::path::parent_path(U.File).str();
+    if (First) {
+      Common = Dir;
+      First = false;
+      continue;
+    }
+    while (!Common.empty() && !(Dir == Common || StringRef(Dir).starts_with(Common + "/")))
+      Common = sys::path::parent_path(Common).str();
+  }
+  if (!Common.empty())
+    return Common;
+  SmallString<256> Cwd;
+  sys::fs::current_path(Cwd);
+  return std::string(Cwd);
 }
 
 } // namespace driver

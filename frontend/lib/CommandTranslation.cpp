@@ -23,6 +23,11 @@ bool isNvcc(llvm::StringRef Compiler) {
   return Base == "nvcc" || Base == "nvcc.exe" || Base.ends_with("-nvcc");
 }
 
+std::string nativeArchWarning() {
+  return "-arch=native names the GPU of the building machine, which tilefit cannot know; "
+         "analysing " + std::string(DefaultArch) + " (use --arch to choose)";
+}
+
 bool isCompilerName(llvm::StringRef Arg) {
   if (Arg.starts_with("-") || isNvcc(Arg))
     return !Arg.starts_with("-");
@@ -461,9 +466,7 @@ DeviceFlags translateNvcc(const CompileCommand &Cmd) {
       if (V == "native") {
         // The GPU of the machine that builds: unknown here. Documented choice: nvcc's
         // default architecture, with a warning for the run.
-        F.Warnings.push_back("-arch=native names the GPU of the building machine, which tilefit "
-                             "cannot know; analysing " + std::string(DefaultArch) +
-                             " (use --arch to choose)");
+        F.NativeArch = true;
         auto P = parseArch(DefaultArch);
         addTarget(F, {P->name(), P->cudaArchMacro()});
         continue;

@@ -321,7 +321,11 @@ void checkOccupancy(KernelReport &K, const KernelContext &C,
   const bool Bounded = K.Bounds && K.Bounds->MinBlocks;
   const bool OnlySmem = O.LimitedBy == "shared memory";
   const bool BySmem = O.LimitedBy.find("shared memory") != std::string::npos;
-  if (!Bounded && !OnlySmem)
+  // Only where shared memory is what limits the blocks: when warps, registers or the block
+  // limit do, less shared memory would not give one more block (ggml's kernels, bounded and
+  // small, had a remark each).
+  const bool TooFew = Bounded && Blocks < *K.Bounds->MinBlocks && BySmem;
+  if (!TooFew && !OnlySmem)
     return;
   std::string Fits = "kernel '" + K.Name + "' fits " + std::to_string(Blocks) +
                      (Blocks == 1 ? " block" : " blocks") + " of " +
@@ -329,7 +333,7 @@ void checkOccupancy(KernelReport &K, const KernelContext &C,
                      " (limited by " + O.LimitedBy + ", " + bytesPhrase(*O.SmemPerBlock) +
                      " of shared memory per block)";
   Diagnostic D = makeDiagnostic(CheckId::Occupancy, K, Fits);
-  if (Bounded && Blocks < *K.Bounds->MinBlocks && BySmem) {
+  if (TooFew) {
     D.Message += ", fewer than the " + std::to_string(*K.Bounds->MinBlocks) +
                  " its __launch_bounds__ asks for";
     D.Notes.push_back({"__launch_bounds__ asks for " + std::to_string(*K.Bounds->MinBlocks) +

@@ -82,6 +82,14 @@ TEST_F(CliTest, NvccFlagsAfterDashDashAreReadAsNvccs) {
   ASSERT_EQ(R.Status, 0) << R.Err;
   EXPECT_EQ(Archs(json(R)), "sm_86") << R.Out;
 
+  // -arch=native: said when tilefit has to choose, not when --arch chose.
+  R = tilefit({"--format=json", K, "--", "-arch=native"});
+  EXPECT_EQ(Archs(json(R)), "sm_75") << R.Out;
+  EXPECT_NE(R.Err.find("-arch=native"), std::string::npos) << R.Err;
+  R = tilefit({"--format=json", "--arch=sm_90", K, "--", "-arch=native"});
+  EXPECT_EQ(Archs(json(R)), "sm_90") << R.Out;
+  EXPECT_EQ(R.Err.find("-arch=native"), std::string::npos) << R.Err;
+
   R = tilefit({"--format=json", K, "--", "--cuda-gpu-arch=sm_75", "-std=c++17"});
   ASSERT_EQ(R.Status, 0) << R.Err;
   EXPECT_EQ(Archs(json(R)), "sm_75") << R.Out;
@@ -330,27 +338,61 @@ __global__ void acc(const float *in, float *out) {
   EXPECT_EQ(J["translation_units"][0]["source_fixups"][0]["rule"], "shared-constructor");
 }
 
-TEST_F(CliTest, FindingsInHeadersFollowHeaderFilter) {
-  write("inc/big_kernel.cuh", R"(
+// SGEMM_CUDA defines every kernel in the project's .cuh files: a finding there is the project's,
+// shown and counted for the exit status, once however many units include the header. Headers
+// outside the project, or in a folder its commands include with -isystem, are not; the header
+// filter, when given, decides alone.
+TEST_F(CliTest, FindingsInTheProjectsHeadersFailTheGate) {
+  const char *Big = R"(
 __global__ void big(float *o) {
-  __shared__ float tile[64][200];
-  tile[threadIdx.x % 64][threadIdx.y % 200] = o[threadIdx.x];
+  __shared__ float tile[64][256];
+  tile[threadIdx.x % 64][threadIdx.y % 256] = o[threadIdx.x];
   __syncthreads();
-  o[threadIdx.x] = tile[(threadIdx.x + 1) % 64][threadIdx.y % 200];
+  o[threadIdx.x] = tile[(threadIdx.x + 1) % 64][threadIdx.y % 256];
 }
-)");
-  std::string K = write("main.cu", "#include \"inc/big_kernel.cuh\"\n");
-  CommandResult Hidden = tilefit({"--arch=sm_90", K, "--"});
-  EXPECT_EQ(Hidden.Status, 0) << "a suppressed finding does not fail the run\n" << Hidden.Out;
-  EXPECT_EQ(Hidden.Out.find("[tilefit-static-limit]"), std::string::npos) << Hidden.Out;
-  EXPECT_NE(Hidden.Err.find("1 finding(s) in headers not shown"), std::string::npos) << Hidden.Err;
-  EXPECT_NE(Hidden.Out.find("50 KiB"), std::string::npos) << "figures are still reported";
+)";
+  write("project/inc/big_kernel.cuh", Big);
+  write("project/third_party/vendored.cuh", std::string(Big).replace(17, 3, "vendored"));
+  write("elsewhere/outside.cuh", std::string(Big).replace(17, 3, "outside"));
+  std::string A = write("project/a.cu", "#include \"inc/big_kernel.cuh\"\n"
+                                        "#include \"third_party/vendored.cuh\"\n"
+                                        "#include \"../elsewhere/outside.cuh\"\n");
+  std::string B = write("project/b.cu", "#include \"inc/big_kernel.cuh\"\n");
+  const std::vector<std::string> Flags = {"--", "-std=c++17", "-isystem",
+                                          Dir + "/project/third_party"};
+  auto Run = [&](std::vector<std::string> Args) {
+    Args.insert(Args.end(), Flags.begin(), Flags.end());
+    return tilefit(Args);
+  };
+  CommandResult R = Run({"--arch=sm_90", "--source-root=" + Dir + "/project", A, B});
+  EXPECT_EQ(R.Status, 1) << "a 64 KiB tile in a project header fails the gate\n" << R.Out;
+  auto Count = [](const std::string &Text, const std::string &What) {
+    size_t N = 0;
+    for (size_t P = Text.find(What); P != std::string::npos; P = Text.find(What, P + 1))
+      ++N;
+    return N;
+  };
+  EXPECT_EQ(Count(R.Out, "big_kernel.cuh:2:17: error:"), 1u) << "once per run\n" << R.Out;
+  EXPECT_EQ(R.Out.find("vendored.cuh:2:17: error:"), std::string::npos) << R.Out;
+  EXPECT_EQ(R.Out.find("outside.cuh:2:17: error:"), std::string::npos) << R.Out;
+  EXPECT_NE(R.Err.find("finding(s) in headers outside the project"), std::string::npos) << R.Err;
 
-  CommandResult Shown = tilefit({"--arch=sm_90", "--header-filter=.*_kernel\\.cuh$", K, "--"});
-  EXPECT_EQ(Shown.Status, 1);
-  EXPECT_NE(Shown.Out.find("big_kernel.cuh:2:17: error:"), std::string::npos) << Shown.Out;
+  // The project's folder by default: the deepest holding every unit.
+  R = Run({"--arch=sm_90", A, B});
+  EXPECT_EQ(R.Status, 1) << R.Out;
+  EXPECT_EQ(Count(R.Out, "big_kernel.cuh:2:17: error:"), 1u) << R.Out;
 
-  EXPECT_EQ(tilefit({"--header-filter=(", K, "--"}).Status, 2) << "a bad regex is a usage error";
+  // --header-filter decides alone: here only the vendored header's finding.
+  R = Run({"--arch=sm_90", "--header-filter=.*vendored\\.cuh$", A});
+  EXPECT_EQ(R.Status, 1);
+  EXPECT_NE(R.Out.find("vendored.cuh:2:17: error:"), std::string::npos) << R.Out;
+  EXPECT_EQ(R.Out.find("big_kernel.cuh:2:17: error:"), std::string::npos) << R.Out;
+  // And one that matches nothing hides every header's finding: figures are still reported.
+  R = Run({"--arch=sm_90", "--header-filter=^$", A});
+  EXPECT_EQ(R.Status, 0) << R.Out;
+  EXPECT_NE(R.Out.find("64 KiB"), std::string::npos) << R.Out;
+
+  EXPECT_EQ(tilefit({"--header-filter=(", A, "--"}).Status, 2) << "a bad regex is a usage error";
 }
 
 TEST_F(CliTest, OneUnitThatCrashesClangDoesNotStopTheOthers) {

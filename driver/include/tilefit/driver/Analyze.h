@@ -22,6 +22,9 @@ namespace driver {
 struct AnalyzeRequest {
   std::vector<std::string> Sources;
   std::string BuildPath;              ///< -p
+  /// --source-root: the project's folder; findings in headers under it are the project's.
+  /// Empty: projectRoot's answer.
+  std::string SourceRoot;
   std::vector<std::string> Extra;     ///< After `--`.
   bool HaveDashDash = false;
   /// Commands given directly (the launcher's own compile command); replace the selection.
@@ -70,6 +73,11 @@ struct AnalyzeResult {
 /// Selects the commands, parses every unit for every architecture, analyses them, and applies
 /// the header filter, NOLINT comments and --warnings-as-errors of each unit's configuration.
 AnalyzeResult analyze(const AnalyzeRequest &Req);
+
+/// The project's source folder: the CMake project's (CMakeCache.txt's CMAKE_HOME_DIRECTORY in
+/// \p BuildPath, the build folder or its compile_commands.json), else the deepest folder holding
+/// every unit of \p R, else the current folder.
+std::string projectRoot(const std::string &BuildPath, const Report &R);
 
 /// The effective configuration for \p File (the nearest .tilefit.yaml, --config-file,
 /// --config, then the command line), or an error.

@@ -40,10 +40,16 @@ struct DeviceFlags {
   std::vector<std::string> Unknown;    ///< Flags not understood, dropped (one warning per run).
   std::vector<std::string> Refused;    ///< Flags that would load code into tilefit: dropped.
   std::vector<std::string> Warnings;   ///< Choices the user should hear about, once per run.
+  /// `-arch=native`: the building machine's GPU, unknown here; nvcc's default architecture is
+  /// analysed instead, and the run says so (nativeArchWarning) unless --arch chose.
+  bool NativeArch = false;
 };
 
 /// Translates \p Cmd. Response files must already be expanded.
 DeviceFlags translateCommand(const CompileCommand &Cmd);
+
+/// What a run says when a command asks for `-arch=native` and no --arch chose.
+std::string nativeArchWarning();
 
 /// Whether \p Compiler (argv[0]) is nvcc.
 bool isNvcc(llvm::StringRef Compiler);
