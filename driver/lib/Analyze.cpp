@@ -19,7 +19,6 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
-#include <tuple>
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
@@ -445,7 +444,8 @@ AnalyzeResult analyze(const AnalyzeRequest &Req) {
 
   // Findings in headers follow the header filter of their unit's configuration; without one,
   // those in the project's own headers (under its source folder, not in a folder its command
-  // includes with -isystem) are shown and count, as the unit's own do.
+  // includes with -isystem) are shown and count, as the unit's own do (finalizeReport has made
+  // a header's finding one, whichever units include it).
   const std::string Root = Req.SourceRoot.empty() ? projectRoot(Req.BuildPath, R) : Req.SourceRoot;
   std::map<std::string, std::vector<std::string>> SystemDirs; // by unit file
   for (const frontend::UnitJob &J : UnitJobs) {
@@ -473,21 +473,6 @@ AnalyzeResult analyze(const AnalyzeRequest &Req) {
         return false;
     return true;
   });
-  // A header's finding is reported once, whichever units include it.
-  {
-    std::set<std::tuple<std::string, unsigned, unsigned, std::string, std::string, std::string>>
-        SeenInHeaders;
-    R.Diagnostics.erase(
-        std::remove_if(R.Diagnostics.begin(), R.Diagnostics.end(),
-                       [&](const Diagnostic &D) {
-                         return !D.TranslationUnit.empty() && D.Loc.File != D.TranslationUnit &&
-                                !SeenInHeaders
-                                     .insert({D.Loc.File, D.Loc.Line, D.Loc.Column, D.Arch,
-                                              D.Check, D.Message})
-                                     .second;
-                       }),
-        R.Diagnostics.end());
-  }
   if (Hidden && !Req.Quiet)
     toolMessage(Req, "note", std::to_string(Hidden) + " finding(s) in headers outside the " +
                             "project (" + Root + ") not shown (use --header-filter=<regex> to " +

@@ -1,0 +1,47 @@
+//===- Capacity.cpp - tilefit-capacity -----------------------------------===//
+//
+// Shared memory per block above what a block can have on the architecture even with opt-in.
+//
+//===----------------------------------------------------------------------===//
+#include "CheckSupport.h"
+
+namespace tilefit {
+namespace checks {
+namespace {
+
+class CapacityCheck : public KernelCheck {
+public:
+  void check(const KernelReport &K, const KernelContext &C, const Recorder &Record) const override {
+    if (!K.StaticBytes)
+      return;
+    const uint64_t Static = *K.StaticBytes;
+    const uint64_t Total = totalBytes(K);
+    const std::string Who = "kernel '" + K.Name + "'";
+    if (K.Limit.BlockOptinMax && Total > *K.Limit.BlockOptinMax) {
+      Diagnostic D = makeDiagnostic(
+          CheckId::Capacity, K,
+          Who + " needs " + totalPhrase(K, Total) + " of shared memory per block on " + K.Arch +
+              ", more than the " + bytesPhrase(*K.Limit.BlockOptinMax) +
+              " a block can have there even with opt-in");
+      D.Notes = allocationNotes(K, Total > Static ? "" : "shrink it for " + K.Arch);
+      addLaunchNotes(K, D);
+      const uint64_t Max = *K.Limit.BlockOptinMax, Dynamic = Total - Static;
+      for (Note &N : C.Fit.extentNotes([&](uint64_t T) { return T + Dynamic <= Max; },
+                                       "fits a block on " + K.Arch))
+        D.Notes.push_back(std::move(N));
+      if (Dynamic > 0 && Static < Max)
+        D.Notes.push_back({"a launch may ask for at most " + bytesPhrase(Max - Static) +
+                               " of dynamic shared memory for this kernel on " + K.Arch,
+                           K.Launches[*K.WorstLaunch].Loc});
+      addInstantiationNote(K, D);
+      Record(std::move(D));
+    }
+  }
+};
+
+} // namespace
+
+std::unique_ptr<KernelCheck> createCapacityCheck() { return std::make_unique<CapacityCheck>(); }
+
+} // namespace checks
+} // namespace tilefit

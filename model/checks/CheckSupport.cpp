@@ -1,0 +1,175 @@
+//===- CheckSupport.cpp ---------------------------------------------------===//
+#include "CheckSupport.h"
+
+#include "tilefit/model/Units.h"
+
+#include <algorithm>
+
+namespace tilefit {
+namespace checks {
+
+std::string bytesPhrase(uint64_t Bytes) {
+  std::string S = std::to_string(Bytes) + (Bytes == 1 ? " byte" : " bytes");
+  if (Bytes >= 1024)
+    S += " (" + humanBytes(Bytes) + ")";
+  return S;
+}
+
+std::string shapeSuffix(const SharedVar &V) {
+  return V.Type.empty() ? "" : " (" + V.Type + ")";
+}
+
+/// One note per allocation, largest first; \p Advice is appended to the largest one's note.
+std::vector<Note> allocationNotes(const KernelReport &K, const std::string &Advice) {
+  std::vector<const AllocationReport *> Sorted;
+  for (const AllocationReport &A : K.Allocations)
+    Sorted.push_back(&A);
+  std::stable_sort(Sorted.begin(), Sorted.end(),
+                   [](const AllocationReport *L, const AllocationReport *R) {
+                     return L->Var.Bytes.value_or(0) > R->Var.Bytes.value_or(0);
+                   });
+  std::vector<Note> Notes;
+  for (const AllocationReport *A : Sorted) {
+    std::string Msg = "'" + A->Var.Name + "' takes " +
+                      (A->Var.Bytes ? bytesPhrase(*A->Var.Bytes) : std::string("an unknown size")) +
+                      shapeSuffix(A->Var);
+    if (A->Offset)
+      Msg += " at offset " + std::to_string(*A->Offset);
+    if (A->SharedWithOtherKernels)
+      Msg += ", shared with other kernels of the translation unit";
+    if (Notes.empty() && !Advice.empty())
+      Msg += "; " + Advice;
+    Notes.push_back({Msg, A->Var.Loc});
+  }
+  return Notes;
+}
+
+void addInstantiationNote(const KernelReport &K, Diagnostic &D) {
+  if (K.InstantiatedAt)
+    D.Notes.push_back({"in instantiation of kernel '" + K.Name + "' requested here",
+                       *K.InstantiatedAt});
+}
+
+Diagnostic makeDiagnostic(CheckId Id, const KernelReport &K, std::string Message) {
+  const CheckInfo &C = checkInfo(Id);
+  Diagnostic D;
+  D.Level = C.DefaultSeverity;
+  D.Check = std::string(C.Name);
+  D.Message = std::move(Message);
+  D.Loc = K.Loc;
+  D.Arch = K.Arch;
+  D.TranslationUnit = K.TranslationUnit;
+  D.Kernel = K.Name;
+  if (K.StaticBytes)
+    D.Figures.push_back({"static_smem_bytes", *K.StaticBytes});
+  if (K.WorstLaunch)
+    D.Figures.push_back({"dynamic_smem_bytes", *K.Launches[*K.WorstLaunch].DynamicBytes});
+  if (K.Limit.BlockOptinMax)
+    D.Figures.push_back({"block_optin_max", *K.Limit.BlockOptinMax});
+  if (K.Occupancy.BlocksPerSm)
+    D.Figures.push_back({"blocks_per_sm", *K.Occupancy.BlocksPerSm});
+  return D;
+}
+
+/// Notes for the launch that asks the most and for the `extern __shared__` arrays it sizes.
+void addLaunchNotes(const KernelReport &K, Diagnostic &D) {
+  if (!K.WorstLaunch)
+    return;
+  const LaunchReport &L = K.Launches[*K.WorstLaunch];
+  if (L.DynamicBytes && *L.DynamicBytes > 0) {
+    D.Notes.push_back({"launched here with " + bytesPhrase(*L.DynamicBytes) +
+                           " of dynamic shared memory",
+                       L.Loc});
+    for (const SharedVar &V : K.DynamicVars)
+      D.Notes.push_back({"'" + V.Name + "' is dynamic shared memory, sized at launch", V.Loc});
+  }
+}
+
+/// "53248 bytes (52 KiB)", or "… (1024 static + 52224 dynamic at launch)" with a launch.
+std::string totalPhrase(const KernelReport &K, uint64_t Total) {
+  std::string S = bytesPhrase(Total);
+  if (K.WorstLaunch && K.StaticBytes && Total > *K.StaticBytes)
+    S += " (" + std::to_string(*K.StaticBytes) + " static + " +
+         std::to_string(Total - *K.StaticBytes) + " dynamic at launch)";
+  return S;
+}
+
+OccupancyInput occupancyInput(const KernelReport &K, uint64_t Threads,
+                              std::optional<uint64_t> Registers, std::optional<int> Carveout) {
+  OccupancyInput In;
+  In.BlockThreads = Threads;
+  In.Registers = Registers.value_or(0);
+  In.StaticBytes = K.StaticBytes.value_or(0);
+  In.DynamicBytes = K.WorstLaunch ? *K.Launches[*K.WorstLaunch].DynamicBytes : 0;
+  In.OptInBytes = K.OptInBytes;
+  In.CarveoutPercent = Carveout;
+  return In;
+}
+
+uint64_t totalBytes(const KernelReport &K) {
+  return K.WorstLaunch ? *K.Launches[*K.WorstLaunch].TotalBytes : K.StaticBytes.value_or(0);
+}
+
+std::string registersPhrase(uint64_t Registers) {
+  return std::to_string(Registers) + (Registers == 1 ? " 32-bit register" : " 32-bit registers");
+}
+
+std::string fileName(const std::string &Path) {
+  size_t Slash = Path.rfind('/');
+  return Slash == std::string::npos ? Path : Path.substr(Slash + 1);
+}
+
+std::vector<Note> FitAdvisor::extentNotes(const std::function<bool(uint64_t)> &Fits,
+                                          const std::string &Goal) const {
+  std::vector<Note> Notes;
+  KernelLayout Now = Layout.layout(Kernel);
+  for (const Placement &P : Now.Placed) {
+    const SharedVar &V = TU.Vars[P.Var];
+    if (!V.Bytes)
+      continue;
+    for (size_t D = 0; D < V.Shape.size() && D < V.ExtentNames.size(); ++D) {
+      const uint64_t Extent = V.Shape[D];
+      if (V.ExtentNames[D].empty() || Extent < 2 || *V.Bytes % Extent)
+        continue;
+      const uint64_t Unit = *V.Bytes / Extent;
+      auto TotalWith = [&](uint64_t X) { return Layout.layoutWith(Kernel, P.Var, Unit * X).Total; };
+      auto Ok = [&](uint64_t X) {
+        auto T = TotalWith(X);
+        return T && Fits(*T);
+      };
+      if (!Ok(1))
+        continue;
+      uint64_t Lo = 1, Hi = Extent - 1; // the largest X in [Lo, Hi] with Ok(X)
+      while (Lo < Hi) {
+        uint64_t Mid = Lo + (Hi - Lo + 1) / 2;
+        if (Ok(Mid))
+          Lo = Mid;
+        else
+          Hi = Mid - 1;
+      }
+      Notes.push_back({"with " + V.ExtentNames[D] + " = " + std::to_string(Lo) + " (it is " +
+                           std::to_string(Extent) + "), '" + V.Name + "' takes " +
+                           bytesPhrase(Unit * Lo) + " and the kernel " + Goal,
+                       V.Loc});
+    }
+  }
+  return Notes;
+}
+
+std::optional<uint64_t> FitAdvisor::largest(uint64_t Max,
+                                            const std::function<bool(uint64_t)> &Ok) {
+  if (!Ok(0))
+    return std::nullopt;
+  uint64_t Lo = 0, Hi = Max;
+  while (Lo < Hi) {
+    uint64_t Mid = Lo + (Hi - Lo + 1) / 2;
+    if (Ok(Mid))
+      Lo = Mid;
+    else
+      Hi = Mid - 1;
+  }
+  return Lo;
+}
+
+} // namespace checks
+} // namespace tilefit

@@ -1,0 +1,106 @@
+//===- CheckSupport.h - What every check of a kernel shares -----*- C++ -*-===//
+//
+// The checks live one per file in this folder, each behind the KernelCheck interface and
+// registered in Registry.cpp from the table in Checks.def (TILEFIT_KERNEL_CHECK), as clang-tidy's
+// modules register theirs. A check reads the kernel's report, with every figure filled in by
+// analyzeUnit, and records its findings; it changes nothing else. Adding one is a file here that
+// defines `create<Enum>Check()` and a line in Checks.def.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEFIT_MODEL_CHECKS_CHECKSUPPORT_H
+#define TILEFIT_MODEL_CHECKS_CHECKSUPPORT_H
+
+#include "tilefit/model/Analysis.h"
+#include "tilefit/model/Capacity.h"
+#include "tilefit/model/Checks.h"
+#include "tilefit/model/Layout.h"
+#include "tilefit/model/Occupancy.h"
+#include "tilefit/model/Report.h"
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tilefit {
+namespace checks {
+
+/// "53248 bytes (52 KiB)".
+std::string bytesPhrase(uint64_t Bytes);
+/// " (float[64][33])", or "" without a type.
+std::string shapeSuffix(const SharedVar &V);
+std::string registersPhrase(uint64_t Registers);
+/// The last component of a path.
+std::string fileName(const std::string &Path);
+
+/// One note per allocation, largest first; \p Advice is appended to the largest one's note.
+std::vector<Note> allocationNotes(const KernelReport &K, const std::string &Advice);
+void addInstantiationNote(const KernelReport &K, Diagnostic &D);
+/// A finding of check \p Id about \p K, at the kernel, with its figures.
+Diagnostic makeDiagnostic(CheckId Id, const KernelReport &K, std::string Message);
+/// Notes for the launch that asks the most and for the `extern __shared__` arrays it sizes.
+void addLaunchNotes(const KernelReport &K, Diagnostic &D);
+/// "53248 bytes (52 KiB)", or "… (1024 static + 52224 dynamic at launch)" with a launch.
+std::string totalPhrase(const KernelReport &K, uint64_t Total);
+/// The largest request of any launch whose dynamic size is known; the static part alone
+/// without launches. Only for a kernel whose static figure is known.
+uint64_t totalBytes(const KernelReport &K);
+/// The occupancy calculator's input for \p K at its largest launch.
+OccupancyInput occupancyInput(const KernelReport &K, uint64_t Threads,
+                              std::optional<uint64_t> Registers, std::optional<int> Carveout);
+
+/// What would fit: for each array extent written as one name (a template parameter, a
+/// constant, a macro), the largest value that meets a goal, found by laying the kernel out
+/// again with that extent smaller; and the most dynamic memory that meets it.
+class FitAdvisor {
+public:
+  FitAdvisor(const TranslationUnitFacts &TU, const UnitLayout &Layout, size_t Kernel)
+      : TU(TU), Layout(Layout), Kernel(Kernel) {}
+
+  /// One note per changeable extent whose smaller value makes \p Fits(static total) true.
+  std::vector<Note> extentNotes(const std::function<bool(uint64_t)> &Fits,
+                                const std::string &Goal) const;
+
+  /// The largest value in [0, Max] for which \p Ok holds (Ok is monotone, true at 0).
+  static std::optional<uint64_t> largest(uint64_t Max, const std::function<bool(uint64_t)> &Ok);
+
+private:
+  const TranslationUnitFacts &TU;
+  const UnitLayout &Layout;
+  size_t Kernel;
+};
+
+/// What a check of one kernel sees besides the kernel's report.
+struct KernelContext {
+  const FitAdvisor &Fit;
+  const ArchCapacity *Arch;
+  const AnalysisOptions &Opts;
+  std::optional<uint64_t> Registers; ///< For occupancy: --registers, else -maxrregcount.
+  std::optional<int> Carveout;       ///< The kernel's preferred carveout, when set.
+};
+
+/// Records a finding (dropped when its check is not enabled).
+using Recorder = std::function<void(Diagnostic)>;
+
+/// One check over one kernel.
+class KernelCheck {
+public:
+  virtual ~KernelCheck() = default;
+  virtual void check(const KernelReport &K, const KernelContext &C,
+                     const Recorder &Record) const = 0;
+};
+
+/// Every kernel check of Checks.def, in its order.
+const std::vector<std::unique_ptr<KernelCheck>> &kernelChecks();
+
+/// tilefit-constant over one unit's `__constant__` data (the per-module limit), and over the
+/// units of the program compiled with -rdc (nvlink's).
+void checkConstantMemory(const TranslationUnitFacts &TU, const ConstantMemoryReport &C,
+                         const AnalysisOptions &Opts, std::vector<Diagnostic> &Out);
+void checkProgramConstantMemory(const AnalysisOptions &Opts, Report &R);
+
+} // namespace checks
+} // namespace tilefit
+
+#endif
