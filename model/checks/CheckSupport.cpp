@@ -139,14 +139,8 @@ std::vector<Note> FitAdvisor::extentNotes(const std::function<bool(uint64_t)> &F
       };
       if (!Ok(1))
         continue;
-      uint64_t Lo = 1, Hi = Extent - 1; // the largest X in [Lo, Hi] with Ok(X)
-      while (Lo < Hi) {
-        uint64_t Mid = Lo + (Hi - Lo + 1) / 2;
-        if (Ok(Mid))
-          Lo = Mid;
-        else
-          Hi = Mid - 1;
-      }
+      // The largest X below the extent with Ok(X) (at least 1).
+      const uint64_t Lo = *largest(Extent - 1, [&](uint64_t X) { return X == 0 || Ok(X); });
       Notes.push_back({"with " + V.ExtentNames[D] + " = " + std::to_string(Lo) + " (it is " +
                            std::to_string(Extent) + "), '" + V.Name + "' takes " +
                            bytesPhrase(Unit * Lo) + " and the kernel " + Goal,
