@@ -55,20 +55,7 @@ size_t commonFolderLength(StringRef A, StringRef B) {
 std::string findDatabaseFor(const std::string &File, const std::string &FixedDir) {
   if (!FixedDir.empty())
     return databaseIn(FixedDir);
-  SmallString<256> Dir(sys::path::parent_path(File));
-  while (!Dir.empty()) {
-    if (std::string Db = databaseIn(Dir); !Db.empty())
-      return Db;
-    SmallString<256> Build(Dir);
-    sys::path::append(Build, "build");
-    if (std::string Db = databaseIn(Build); !Db.empty())
-      return Db;
-    StringRef Parent = sys::path::parent_path(Dir);
-    if (Parent == Dir)
-      break;
-    Dir.truncate(Parent.size()); // Parent points into Dir: no self-assignment.
-  }
-  return "";
+  return frontend::findCompilationDatabaseAbove(sys::path::parent_path(File));
 }
 
 frontend::CompileCommand borrowCommand(const frontend::CompileCommand &Neighbour,

@@ -224,7 +224,7 @@ std::string findFileAbove(llvm::StringRef Dir, llvm::ArrayRef<llvm::StringRef> N
 }
 
 std::string findCompilationDatabaseAbove(llvm::StringRef Dir) {
-  return findFileAbove(Dir, {"compile_commands.json"});
+  return findFileAbove(Dir, {"compile_commands.json", "build/compile_commands.json"});
 }
 
 } // namespace frontend

@@ -133,6 +133,12 @@ TEST_F(CompileCommandTest, FoundAboveASource) {
   write("compile_commands.json", "[]");
   write("a/b/k.cu", "");
   EXPECT_EQ(findCompilationDatabaseAbove(Dir + "/a/b"), Dir + "/compile_commands.json");
+  // clangd's rule, for the command line and the editor alike: a folder's build/ too, the
+  // nearest first.
+  write("a/build/compile_commands.json", "[]");
+  EXPECT_EQ(findCompilationDatabaseAbove(Dir + "/a/b"), Dir + "/a/build/compile_commands.json");
+  write("a/b/compile_commands.json", "[]");
+  EXPECT_EQ(findCompilationDatabaseAbove(Dir + "/a/b"), Dir + "/a/b/compile_commands.json");
 }
 
 TEST(SplitCommandLineTest, ShellQuoting) {

@@ -29,9 +29,9 @@ struct FoundCommand {
   std::vector<std::string> Warnings;   ///< Problems with the database (malformed entries).
 };
 
-/// The folder holding the compilation database for \p File: \p FixedDir when given, else the
-/// first of DIR/compile_commands.json and DIR/build/compile_commands.json going up from the
-/// file's folder. Empty if there is none.
+/// The compilation database for \p File: the one in \p FixedDir when given, else the one the
+/// command line would use (frontend::findCompilationDatabaseAbove from the file's folder).
+/// Empty if there is none.
 std::string findDatabaseFor(const std::string &File, const std::string &FixedDir);
 
 /// \p Neighbour's command with \p File compiled instead (as CUDA when \p File is a header).

@@ -41,7 +41,9 @@ std::vector<std::string> splitCommandLine(llvm::StringRef Command);
 llvm::Error expandResponseFiles(CompileCommand &Cmd,
                                 const std::function<bool(llvm::StringRef)> &MayRead = {});
 
-/// Finds compile_commands.json in \p Dir or a parent of it (as clang-tidy does). Empty if none.
+/// The compilation database for sources in \p Dir, by the one rule the command line and the
+/// language server share (clangd's): the first of DIR/compile_commands.json and
+/// DIR/build/compile_commands.json going up from \p Dir. Empty if none.
 std::string findCompilationDatabaseAbove(llvm::StringRef Dir);
 
 /// The first regular file named one of \p Names (tried in order) in \p Dir or the nearest
