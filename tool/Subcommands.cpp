@@ -133,6 +133,8 @@ int runLauncher(const char *Argv0, const std::vector<std::string> &Compiler,
     C.Origin = "compiler launcher";
     AnalyzeRequest Req;
     Req.Commands.push_back(C);
+    // The project root as CMake knows it: the build folder is the launcher's caller's.
+    Req.BuildPath = findBuildFolder(std::string(Cwd));
     Req.ShareDir = ShareDir;
     Req.Quiet = true;
     Req.Threads = 1;
@@ -147,8 +149,6 @@ int runLauncher(const char *Argv0, const std::vector<std::string> &Compiler,
         std::ofstream Out(std::string(ReportPath), std::ios::binary);
         ToolInfo Info;
         Info.Version = TILEFIT_VERSION;
-        // The project root as CMake knows it: the build folder is the launcher's caller's.
-        Result.R.SourceRoot = defaultSourceRoot(findBuildFolder(std::string(Cwd)), Result.R);
         renderJson(Result.R, Info, Out);
         if (!Out.good())
           toolMessage("warning", "cannot write " + ReportPath);

@@ -418,9 +418,8 @@ int runAnalysis(const char *Argv0, std::vector<std::string> Extra, bool HaveDash
   }
   OutputSettings Out;
   Out.Format = *Fmt;
-  Out.SourceRoot = SourceRoot.empty() ? defaultSourceRoot(BuildPath, Result.R) : SourceRoot.getValue();
+  Out.SourceRoot = Result.R.SourceRoot; // the driver's policy pass chose it
   Out.NameWidth = NameWidth;
-  Result.R.SourceRoot = Out.SourceRoot;
   if (!emit(Result.R, Out))
     return ExitFailure;
   int Status = exitStatus(Result.R, Result.Failed, *Fail);

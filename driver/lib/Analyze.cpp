@@ -290,6 +290,89 @@ Expected<frontend::Config> effectiveConfig(const AnalyzeRequest &Req, const std:
   return configFrom(Req, configFileFor(Req, File));
 }
 
+namespace {
+
+/// The one policy pass, after the checks and before anything reads the report; nothing
+/// changes the report after it. In order: the project's folder (R.SourceRoot); which findings
+/// in headers are shown (the header filter of each unit's configuration, else the project's
+/// own headers); NOLINT comments; --warnings-as-errors.
+void applyPolicy(const AnalyzeRequest &Req,
+                 const std::map<std::string, const Settings *> &UnitSettings,
+                 const std::vector<frontend::UnitJob> &UnitJobs,
+                 const frontend::ParseEnvironment &Env, Report &R) {
+  // Findings in headers follow the header filter of their unit's configuration; without one,
+  // those in the project's own headers (under its source folder, not in a folder its command
+  // includes with -isystem) are shown and count, as the unit's own do (finalizeReport has made
+  // a header's finding one, whichever units include it).
+  const std::string Root = Req.SourceRoot.empty() ? projectRoot(Req.BuildPath, R) : Req.SourceRoot;
+  R.SourceRoot = Root;
+  std::map<std::string, std::vector<std::string>> SystemDirs; // by unit file
+  for (const frontend::UnitJob &J : UnitJobs) {
+    const std::vector<std::string> &A = J.Flags.ClangArgs;
+    for (size_t I = 0; I + 1 < A.size(); ++I)
+      if (A[I] == "-isystem") {
+        SmallString<256> Dir(A[I + 1]);
+        sys::fs::make_absolute(J.Command.Directory, Dir);
+        sys::path::remove_dots(Dir, /*remove_dot_dot=*/true);
+        SystemDirs[J.Command.File].push_back(std::string(Dir));
+      }
+  }
+  auto Under = [](StringRef File, StringRef Dir) {
+    return !Dir.empty() && File.starts_with(Dir) &&
+           (Dir.ends_with("/") || File.substr(Dir.size()).starts_with("/"));
+  };
+  size_t Hidden = filterHeaderFindings(R, [&](const Diagnostic &D) {
+    auto It = UnitSettings.find(D.TranslationUnit);
+    if (It != UnitSettings.end() && It->second->HeaderFilter)
+      return It->second->HeaderFilter->match(D.Loc.File);
+    if (!Under(D.Loc.File, Root))
+      return false;
+    auto Dirs = SystemDirs.find(D.TranslationUnit);
+    return Dirs == SystemDirs.end() ||
+           std::none_of(Dirs->second.begin(), Dirs->second.end(),
+                        [&](const std::string &Dir) { return Under(D.Loc.File, Dir); });
+  });
+  if (Hidden && !Req.Quiet)
+    toolMessage(Req, "note", std::to_string(Hidden) + " finding(s) in headers outside the " +
+                            "project (" + Root + ") not shown (use --header-filter=<regex> to " +
+                            "show them)");
+
+  // NOLINT comments.
+  applySuppressions(R, [&](const std::string &File) { return frontend::readSource(Env, File); });
+
+  // --warnings-as-errors, per unit.
+  for (Diagnostic &D : R.Diagnostics) {
+    auto It = UnitSettings.find(D.TranslationUnit);
+    if (It == UnitSettings.end() || It->second->WarningsAsErrors.empty())
+      continue;
+    if (D.Level == Severity::Warning &&
+        GlobList(It->second->WarningsAsErrors).contains(D.Check)) {
+      D.Level = Severity::Error;
+      D.PromotedToError = true;
+    }
+  }
+}
+
+/// The run cannot start (a broken configuration, capacity database or toolkit): the message,
+/// and a finding on each source named (or given a command) at its first line, for whoever shows the report (the
+/// editor).
+void usageError(const AnalyzeRequest &Req, AnalyzeResult &Result, std::string Message) {
+  std::vector<std::string> Files = Req.Sources;
+  for (const frontend::CompileCommand &C : Req.Commands)
+    Files.push_back(C.File);
+  for (const std::string &Source : Files) {
+    Diagnostic D;
+    D.Level = Severity::Error;
+    D.Check = std::string(checkInfo(CheckId::Input).Name);
+    D.Message = Message;
+    D.Loc = {Source, 1, 1};
+    Result.R.Diagnostics.push_back(std::move(D));
+  }
+  Result.UsageError = std::move(Message);
+}
+
+} // namespace
+
 AnalyzeResult analyze(const AnalyzeRequest &Req) {
   AnalyzeResult Result;
   Report &R = Result.R;
@@ -299,7 +382,7 @@ AnalyzeResult analyze(const AnalyzeRequest &Req) {
   if (!Req.NoCudaToolkit)
     Env.Toolkit = frontend::findCudaToolkit(Req.CudaPath, ToolkitError);
   if (!ToolkitError.empty()) {
-    Result.UsageError = ToolkitError;
+    usageError(Req, Result, ToolkitError);
     return Result;
   }
   if (Req.NoCudaToolkit && !Req.Quiet)
@@ -339,7 +422,7 @@ AnalyzeResult analyze(const AnalyzeRequest &Req) {
   {
     auto Global = settingsFrom(Req, Req.ConfigFile);
     if (!Global) {
-      Result.UsageError = toString(Global.takeError());
+      usageError(Req, Result, toString(Global.takeError()));
       return Result;
     }
     SettingsOf.emplace(Req.ConfigFile, std::move(*Global));
@@ -442,56 +525,7 @@ AnalyzeResult analyze(const AnalyzeRequest &Req) {
     checkProgram(UnitSettings[Facts.front().File]->Opts, R);
   finalizeReport(R);
 
-  // Findings in headers follow the header filter of their unit's configuration; without one,
-  // those in the project's own headers (under its source folder, not in a folder its command
-  // includes with -isystem) are shown and count, as the unit's own do (finalizeReport has made
-  // a header's finding one, whichever units include it).
-  const std::string Root = Req.SourceRoot.empty() ? projectRoot(Req.BuildPath, R) : Req.SourceRoot;
-  std::map<std::string, std::vector<std::string>> SystemDirs; // by unit file
-  for (const frontend::UnitJob &J : UnitJobs) {
-    const std::vector<std::string> &A = J.Flags.ClangArgs;
-    for (size_t I = 0; I + 1 < A.size(); ++I)
-      if (A[I] == "-isystem") {
-        SmallString<256> Dir(A[I + 1]);
-        sys::fs::make_absolute(J.Command.Directory, Dir);
-        sys::path::remove_dots(Dir, /*remove_dot_dot=*/true);
-        SystemDirs[J.Command.File].push_back(std::string(Dir));
-      }
-  }
-  auto Under = [](StringRef File, StringRef Dir) {
-    return !Dir.empty() && File.starts_with(Dir) &&
-           (Dir.ends_with("/") || File.substr(Dir.size()).starts_with("/"));
-  };
-  size_t Hidden = filterHeaderFindings(R, [&](const Diagnostic &D) {
-    auto It = UnitSettings.find(D.TranslationUnit);
-    if (It != UnitSettings.end() && It->second->HeaderFilter)
-      return It->second->HeaderFilter->match(D.Loc.File);
-    if (!Under(D.Loc.File, Root))
-      return false;
-    for (const std::string &Dir : SystemDirs[D.TranslationUnit])
-      if (Under(D.Loc.File, Dir))
-        return false;
-    return true;
-  });
-  if (Hidden && !Req.Quiet)
-    toolMessage(Req, "note", std::to_string(Hidden) + " finding(s) in headers outside the " +
-                            "project (" + Root + ") not shown (use --header-filter=<regex> to " +
-                            "show them)");
-
-  // NOLINT comments.
-  applySuppressions(R, [&](const std::string &File) { return frontend::readSource(Env, File); });
-
-  // --warnings-as-errors, per unit.
-  for (Diagnostic &D : R.Diagnostics) {
-    auto It = UnitSettings.find(D.TranslationUnit);
-    if (It == UnitSettings.end() || It->second->WarningsAsErrors.empty())
-      continue;
-    if (D.Level == Severity::Warning &&
-        GlobList(It->second->WarningsAsErrors).contains(D.Check)) {
-      D.Level = Severity::Error;
-      D.PromotedToError = true;
-    }
-  }
+  applyPolicy(Req, UnitSettings, UnitJobs, Env, R);
   return Result;
 }
 

@@ -599,15 +599,8 @@ void Server::State::analyse(const std::string &Path, std::unique_lock<std::mutex
   if (Result.Cancelled || Stopping || DocIt == Docs.end() ||
       DocIt->second.Generation != Generation)
     return; // Stale: a newer edit is queued (or the file was closed).
-  if (!Result.UsageError.empty()) {
-    // A broken configuration or capacity database: say so on the file, at its first line.
-    Diagnostic D;
-    D.Level = Severity::Error;
-    D.Check = "tilefit-input";
-    D.Message = Result.UsageError;
-    D.Loc = {Path, 1, 1};
-    Result.R.Diagnostics.push_back(D);
-  }
+  // A broken configuration or capacity database: the driver has said so on the file, at its
+  // first line.
   for (const Diagnostic &D : Result.R.ToolMessages)
     log(D.Level == Severity::Error ? 1 : 2, "tilefit: " + D.Message);
   Analysis &A = Results[Path];

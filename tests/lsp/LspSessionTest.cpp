@@ -361,6 +361,19 @@ TEST_F(LspSession, CompileCommandsDirAndConfigurationChanges) {
   ASSERT_EQ(P["diagnostics"].size(), 1u) << P.dump();
   EXPECT_EQ(P["diagnostics"][0]["code"], "tilefit-budget");
   EXPECT_EQ(P["diagnostics"][0]["severity"], 2);
+
+  // A capacity database that cannot be read: the run cannot start, and the file says so at
+  // its first line.
+  C->notify("workspace/didChangeConfiguration",
+            {{"settings", {{"tilefit", {{"capacityDatabase", Dir + "/missing.json"}}}}}});
+  P = nextDiagnostics(*C, Src);
+  ASSERT_EQ(P["diagnostics"].size(), 1u) << P.dump();
+  EXPECT_EQ(P["diagnostics"][0]["code"], "tilefit-input");
+  EXPECT_EQ(P["diagnostics"][0]["severity"], 1);
+  EXPECT_EQ(P["diagnostics"][0]["range"]["start"]["line"], 0);
+  EXPECT_NE(P["diagnostics"][0]["message"].get<std::string>().find("missing.json"),
+            std::string::npos)
+      << P.dump();
   shutdown(*C);
 }
 
