@@ -15,6 +15,7 @@
 
 #include "tilefit/model/Analysis.h"
 #include "tilefit/model/Calc.h"
+#include "tilefit/reporters/CalcReporter.h"
 #include "tilefit/model/Capacity.h"
 #include "tilefit/model/Layout.h"
 #include "tilefit/model/Occupancy.h"

@@ -9,6 +9,7 @@
 #include "TilefitMain.h"
 
 #include "tilefit/model/Calc.h"
+#include "tilefit/reporters/CalcReporter.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"

@@ -8,13 +8,6 @@
 namespace tilefit {
 namespace checks {
 
-std::string bytesPhrase(uint64_t Bytes) {
-  std::string S = std::to_string(Bytes) + (Bytes == 1 ? " byte" : " bytes");
-  if (Bytes >= 1024)
-    S += " (" + humanBytes(Bytes) + ")";
-  return S;
-}
-
 std::string shapeSuffix(const SharedVar &V) {
   return V.Type.empty() ? "" : " (" + V.Type + ")";
 }

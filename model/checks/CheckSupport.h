@@ -16,6 +16,7 @@
 #include "tilefit/model/Layout.h"
 #include "tilefit/model/Occupancy.h"
 #include "tilefit/model/Report.h"
+#include "tilefit/model/Units.h"
 
 #include <functional>
 #include <memory>
@@ -26,8 +27,8 @@
 namespace tilefit {
 namespace checks {
 
-/// "53248 bytes (52 KiB)".
-std::string bytesPhrase(uint64_t Bytes);
+using tilefit::bytesPhrase;
+
 /// " (float[64][33])", or "" without a type.
 std::string shapeSuffix(const SharedVar &V);
 std::string registersPhrase(uint64_t Registers);

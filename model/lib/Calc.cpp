@@ -4,7 +4,6 @@
 #include "tilefit/model/Arch.h"
 #include "tilefit/model/Units.h"
 
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <numeric>
@@ -13,7 +12,6 @@
 namespace tilefit {
 namespace {
 
-using json = nlohmann::ordered_json;
 
 ErrorMessage error(std::string Text) { return ErrorMessage{std::move(Text)}; }
 
@@ -24,26 +22,8 @@ std::string join(const std::vector<std::string> &Parts, const char *Sep) {
   return Out;
 }
 
-std::string tileText(const std::vector<uint64_t> &Tile) {
-  std::vector<std::string> Dims;
-  for (uint64_t D : Tile)
-    Dims.push_back(std::to_string(D));
-  return join(Dims, " x ");
-}
-
-/// `262144 bytes (256 KiB)`; `32 bytes`.
-std::string bytesText(uint64_t Bytes) {
-  if (Bytes < 1024)
-    return std::to_string(Bytes) + (Bytes == 1 ? " byte" : " bytes");
-  return std::to_string(Bytes) + " bytes (" + humanBytes(Bytes) + ")";
-}
-
 /// ceil(A / B), B > 0, without overflow.
 uint64_t ceilDiv(uint64_t A, uint64_t B) { return A / B + (A % B != 0); }
-
-std::string plural(uint64_t N, const char *One, const char *Many) {
-  return std::to_string(N) + " " + (N == 1 ? One : Many);
-}
 
 ErrorMessage unknownType(const std::string &Name) {
   std::vector<std::string> Short, Cuda;
@@ -117,7 +97,7 @@ Result<CalcFit> archFit(CalcResult &R, const std::string &Arch, const ArchCapaci
     F.Used = *R.RegistersPerThread * 4; // Below 2^64: the bytes per thread fit, rounded to 4.
     uint64_t Threads = *R.Threads;
     if (C.ThreadsPerBlock && Threads > *C.ThreadsPerBlock)
-      F.Problems.push_back(plural(Threads, "thread", "threads") + ": a block on " + Arch +
+      F.Problems.push_back(countPhrase(Threads, "thread", "threads") + ": a block on " + Arch +
                            " has at most " + std::to_string(*C.ThreadsPerBlock) +
                            " (threads.per_block)");
     if (C.RegistersPerBlock) {
@@ -127,8 +107,8 @@ Result<CalcFit> archFit(CalcResult &R, const std::string &Arch, const ArchCapaci
       if (Block)
         F.RegistersPerBlock = *Block;
       if (!Block || *Block > *C.RegistersPerBlock)
-        F.Problems.push_back(plural(Threads, "thread", "threads") + " x " +
-                             plural(*R.RegistersPerThread, "register", "registers") + " = " +
+        F.Problems.push_back(countPhrase(Threads, "thread", "threads") + " x " +
+                             countPhrase(*R.RegistersPerThread, "register", "registers") + " = " +
                              (Block ? std::to_string(*Block) : std::string("more than 2^64")) +
                              " registers, more than the " + std::to_string(*C.RegistersPerBlock) +
                              " of a block (registers.per_block)");
@@ -163,43 +143,15 @@ void finishFit(CalcFit &F) {
   F.Over = F.Used > F.Capacity ? F.Used - F.Capacity : 0;
 }
 
-/// `fits (3 KiB left)`, `does not fit (29696 bytes over)`.
-std::string verdictText(const CalcFit &F) {
-  bool InRegisters = F.RegisterLimit.has_value();
-  auto Amount = [&](uint64_t Bytes) {
-    return InRegisters ? plural(Bytes / 4, "register", "registers") : plural(Bytes, "byte", "bytes");
-  };
-  if (F.Fits)
-    return "fits (" + Amount(F.Headroom) + " left)";
-  if (F.Over)
-    return "does not fit (" + Amount(F.Over) + " over)";
-  return "does not fit:"; // The problems follow.
-}
-
-/// What the capacity is, e.g. `232448 bytes (227 KiB) per block with opt-in`.
-std::string capacityText(const CalcFit &F) {
-  if (F.RegisterLimit)
-    return plural(*F.RegisterLimit, "register", "registers") + " (" +
-           std::to_string(F.Capacity) + " bytes) per thread";
-  return bytesText(F.Capacity) + (F.Arch.empty() ? std::string(", given") : " " + F.Basis);
-}
-
-std::string typeText(const ElementType &T) {
-  if (T.packed())
-    return std::to_string(T.Bits) + " bits, packed " + T.packing();
-  if (T.ValueBits != T.Bits)
-    return std::to_string(T.ValueBits) + "-bit values, " + T.packing();
-  return std::to_string(T.Bits) + " bits";
-}
-
-/// Left column of the text report: at least two spaces after the label.
-std::string label(const std::string &L) {
-  return L + std::string(L.size() + 2 < 14 ? 14 - L.size() : 2, ' ');
-}
-
-json optionalNumber(const std::optional<uint64_t> &V) { return V ? json(*V) : json(nullptr); }
 
 } // namespace
+
+std::string tileText(const std::vector<uint64_t> &Tile) {
+  std::vector<std::string> Dims;
+  for (uint64_t D : Tile)
+    Dims.push_back(std::to_string(D));
+  return join(Dims, " x ");
+}
 
 std::string ElementType::packing() const {
   if (Bits < 8) {
@@ -368,163 +320,6 @@ Result<CalcResult> calculate(const CalcRequest &Req, const CapacityDatabase *Db)
     R.Notes.push_back("registers hold the arrays alone: the compiler needs registers of its own "
                       "besides");
   return R;
-}
-
-void renderCalcText(const CalcResult &R, std::ostream &OS) {
-  OS << "tile " << tileText(R.Tile) << " " << R.Type->Name << " (" << typeText(*R.Type) << "), "
-     << plural(R.Versions, "version", "versions") << "\n";
-  OS << label("elements") << R.Elements << "\n";
-  OS << label("per copy") << bytesText(R.BytesPerCopy) << "\n";
-  OS << label("total") << bytesText(R.TotalBytes) << "\n";
-  if (R.Threads)
-    OS << label("per thread") << plural(*R.BytesPerThread, "byte", "bytes") << " over "
-       << plural(*R.Threads, "thread", "threads") << " = "
-       << plural(*R.RegistersPerThread, "32-bit register", "32-bit registers") << "\n";
-  if (R.Fit) {
-    const CalcFit &F = *R.Fit;
-    std::string L = F.Arch.empty() ? "capacity" : F.Arch + " " + scopeInfo(R.Scope).Name;
-    OS << label(L) << capacityText(F) << ": " << verdictText(F) << "\n";
-    for (const std::string &P : F.Problems)
-      OS << label("") << P << "\n";
-    if (F.TmemColumns)
-      OS << label("columns") << *F.TmemColumns << " of " << *F.TmemColumnsAvailable << "\n";
-  }
-  for (const std::string &N : R.Notes)
-    OS << "note: " << N << "\n";
-}
-
-void renderCalcJson(const CalcResult &R, std::ostream &OS) {
-  json J;
-  J["schema"] = "tilefit-calc/1";
-  J["tile"] = R.Tile;
-  J["dtype"] = R.Type->Name;
-  J["dtype_bits"] = R.Type->Bits;
-  J["value_bits"] = R.Type->ValueBits;
-  J["packed"] = R.Type->packed();
-  J["versions"] = R.Versions;
-  J["elements"] = R.Elements;
-  J["bytes_per_copy"] = R.BytesPerCopy;
-  J["total_bytes"] = R.TotalBytes;
-  J["per_copy_human"] = humanBytes(R.BytesPerCopy);
-  J["total_human"] = humanBytes(R.TotalBytes);
-  J["total_kib"] = static_cast<double>(R.TotalBytes) / 1024;
-  J["total_mib"] = static_cast<double>(R.TotalBytes) / (1024 * 1024);
-  J["scope"] = scopeInfo(R.Scope).Name;
-  J["threads"] = optionalNumber(R.Threads);
-  J["bytes_per_thread"] = optionalNumber(R.BytesPerThread);
-  J["registers_per_thread"] = optionalNumber(R.RegistersPerThread);
-  J["fits"] = R.Fit ? json(R.Fit->Fits) : json(nullptr);
-  if (R.Fit) {
-    const CalcFit &F = *R.Fit;
-    json C;
-    C["arch"] = F.Arch.empty() ? json(nullptr) : json(F.Arch);
-    C["field"] = F.Field;
-    C["basis"] = F.Basis;
-    C["bytes"] = F.Capacity;
-    C["human"] = humanBytes(F.Capacity);
-    C["used_bytes"] = F.Used;
-    C["fits"] = F.Fits;
-    C["headroom_bytes"] = F.Headroom;
-    C["over_bytes"] = F.Over;
-    C["problems"] = F.Problems;
-    if (F.RegisterLimit) {
-      C["registers_per_thread_limit"] = *F.RegisterLimit;
-      C["registers_per_block"] = optionalNumber(F.RegistersPerBlock);
-      C["registers_per_block_limit"] = optionalNumber(F.RegisterLimitPerBlock);
-    }
-    if (F.TmemColumns) {
-      C["tmem_columns"] = *F.TmemColumns;
-      C["tmem_columns_available"] = *F.TmemColumnsAvailable;
-    }
-    J["capacity"] = C;
-  } else {
-    J["capacity"] = nullptr;
-  }
-  J["notes"] = R.Notes;
-  OS << J.dump(2) << "\n";
-}
-
-void renderCalcArithmetic(const CalcResult &R, std::ostream &OS) {
-  auto Line = [&](std::string Name, std::string Formula, const std::string &Value) {
-    Name.resize(std::max<size_t>(Name.size(), 10), ' ');
-    Formula.resize(std::max<size_t>(Formula.size(), 35), ' ');
-    OS << "  " << Name << " = " << Formula << " = " << Value << "\n";
-  };
-  const ElementType &T = *R.Type;
-  std::string Bits = std::to_string(T.Bits);
-  Line("elements", tileText(R.Tile), std::to_string(R.Elements));
-  if (auto AllBits = checkedMul(R.Elements, T.Bits)) {
-    Line("bits", std::to_string(R.Elements) + " x " + Bits + " bits", std::to_string(*AllBits) + " bits");
-    Line("per copy", "ceil(" + std::to_string(*AllBits) + " / 8)", bytesText(R.BytesPerCopy));
-  } else {
-    Line("per copy", "ceil(" + std::to_string(R.Elements) + " x " + Bits + " / 8)",
-         bytesText(R.BytesPerCopy));
-  }
-  Line("total", std::to_string(R.BytesPerCopy) + " x " + plural(R.Versions, "version", "versions"),
-       bytesText(R.TotalBytes));
-  if (R.Threads) {
-    Line("per thread", "ceil(" + std::to_string(R.TotalBytes) + " / " + std::to_string(*R.Threads) + ")",
-         bytesText(*R.BytesPerThread));
-    Line("registers", "ceil(" + std::to_string(*R.BytesPerThread) + " / 4)",
-         std::to_string(*R.RegistersPerThread) + " per thread");
-  }
-  if (!R.Fit)
-    return;
-  const CalcFit &F = *R.Fit;
-  std::string Source = F.Arch.empty() ? "--capacity" : F.Arch + " " + F.Field;
-  if (F.RegisterLimit) {
-    Source = F.Arch + " " + std::to_string(*F.RegisterLimit) + " registers x 4";
-    Line("used", std::to_string(*R.RegistersPerThread) + " registers x 4", bytesText(F.Used));
-  } else if (F.TmemColumns) {
-    Source = F.Arch + " " + std::to_string(*F.TmemColumnsAvailable) + " columns x " +
-             std::to_string(TmemLanes) + " x " + std::to_string(TmemCellBytes);
-  }
-  Line("capacity", Source, bytesText(F.Capacity));
-  bool Within = F.Used <= F.Capacity;
-  Line("verdict", std::to_string(F.Used) + (Within ? " <= " : " > ") + std::to_string(F.Capacity),
-       Within ? (F.Fits ? "fits, " + plural(F.Headroom, "byte", "bytes") + " left" : "does not fit")
-              : "does not fit, " + plural(F.Over, "byte", "bytes") + " over");
-}
-
-void renderElementTypes(bool Json, std::ostream &OS) {
-  if (Json) {
-    json A = json::array();
-    for (const ElementType &T : elementTypes())
-      A.push_back({{"name", T.Name},
-                   {"cuda", T.CudaNames},
-                   {"bits", T.Bits},
-                   {"value_bits", T.ValueBits},
-                   {"packed", T.packed()},
-                   {"packing", T.packing()},
-                   {"note", T.Note}});
-    OS << json{{"dtypes", A}}.dump(2) << "\n";
-    return;
-  }
-  auto Pad = [](std::string S, size_t W) {
-    S.resize(std::max(S.size(), W), ' ');
-    return S;
-  };
-  OS << Pad("dtype", 24) << Pad("CUDA", 30) << Pad("bits", 6) << Pad("packing", 16) << "note\n";
-  for (const ElementType &T : elementTypes()) {
-    std::string Cuda = T.CudaNames.empty() ? "-" : join(T.CudaNames, ", ");
-    std::string Line = Pad(T.Name, 24) + Pad(Cuda, 30) + Pad(std::to_string(T.Bits), 6) +
-                       Pad(T.packing(), 16) + T.Note;
-    Line.erase(Line.find_last_not_of(' ') + 1);
-    OS << Line << "\n";
-  }
-}
-
-void renderScopes(bool Json, std::ostream &OS) {
-  if (Json) {
-    json A = json::array();
-    for (const ScopeInfo &S : calcScopes())
-      A.push_back({{"name", S.Name}, {"holds", S.Holds}, {"capacity", S.Capacity}});
-    OS << json{{"scopes", A}}.dump(2) << "\n";
-    return;
-  }
-  for (const ScopeInfo &S : calcScopes())
-    OS << label(S.Name) << "holds: " << S.Holds << "\n"
-       << label("") << "capacity: " << S.Capacity << "\n";
 }
 
 } // namespace tilefit

@@ -5,6 +5,17 @@
 
 namespace tilefit {
 
+std::string bytesPhrase(uint64_t Bytes) {
+  std::string S = std::to_string(Bytes) + (Bytes == 1 ? " byte" : " bytes");
+  if (Bytes >= 1024)
+    S += " (" + humanBytes(Bytes) + ")";
+  return S;
+}
+
+std::string countPhrase(uint64_t N, const char *One, const char *Many) {
+  return std::to_string(N) + " " + (N == 1 ? One : Many);
+}
+
 std::string humanBytes(uint64_t Bytes) {
   static const char *const Names[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   if (Bytes < 1024)

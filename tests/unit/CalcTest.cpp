@@ -1,5 +1,6 @@
 //===- CalcTest.cpp - The footprint calculator (tilefit calc) -------------===//
 #include "tilefit/model/Calc.h"
+#include "tilefit/reporters/CalcReporter.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

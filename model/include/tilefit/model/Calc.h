@@ -116,20 +116,9 @@ struct CalcResult {
 /// architecture and a capacity.
 Result<CalcResult> calculate(const CalcRequest &R, const CapacityDatabase *Db);
 
-/// The text report, e.g.
-///   tile 128 x 256 float32 (32 bits), 2 versions
-///   elements      32768
-///   per copy      131072 bytes (128 KiB)
-///   total         262144 bytes (256 KiB)
-///   sm_90 shared  232448 bytes (227 KiB) per block with opt-in: does not fit (29696 bytes over)
-void renderCalcText(const CalcResult &R, std::ostream &OS);
-/// One JSON document (`tilefit-calc/1`; the fields are described in the README).
-void renderCalcJson(const CalcResult &R, std::ostream &OS);
-/// The arithmetic of \p R, line by line (the worked example).
-void renderCalcArithmetic(const CalcResult &R, std::ostream &OS);
+/// `128 x 64`.
+std::string tileText(const std::vector<uint64_t> &Tile);
 
-void renderElementTypes(bool Json, std::ostream &OS);
-void renderScopes(bool Json, std::ostream &OS);
 
 } // namespace tilefit
 

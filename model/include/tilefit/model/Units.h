@@ -11,6 +11,12 @@ namespace tilefit {
 /// `812 B`, `12.2 KiB`, `1.5 MiB`: KiB = 1024 bytes. Exact values keep no decimals (`48 KiB`).
 std::string humanBytes(uint64_t Bytes);
 
+/// `262144 bytes (256 KiB)`, `32 bytes`, `1 byte`: the exact count, and above 1 KiB as people
+/// read it.
+std::string bytesPhrase(uint64_t Bytes);
+/// `1 version`, `3 versions`.
+std::string countPhrase(uint64_t N, const char *One, const char *Many);
+
 /// A * B, or nothing on 64-bit overflow.
 std::optional<uint64_t> checkedMul(uint64_t A, uint64_t B);
 /// A + B, or nothing on 64-bit overflow.

@@ -1,0 +1,28 @@
+//===- CalcReporter.h - The calculator's results, rendered ------*- C++ -*-===//
+#ifndef TILEFIT_REPORTERS_CALCREPORTER_H
+#define TILEFIT_REPORTERS_CALCREPORTER_H
+
+#include "tilefit/model/Calc.h"
+
+#include <ostream>
+
+namespace tilefit {
+
+/// The text report, e.g.
+///   tile 128 x 256 float32 (32 bits), 2 versions
+///   elements      32768
+///   per copy      131072 bytes (128 KiB)
+///   total         262144 bytes (256 KiB)
+///   sm_90 shared  232448 bytes (227 KiB) per block with opt-in: does not fit (29696 bytes over)
+void renderCalcText(const CalcResult &R, std::ostream &OS);
+/// One JSON document (`tilefit-calc/1`; the fields are described in the README).
+void renderCalcJson(const CalcResult &R, std::ostream &OS);
+/// The arithmetic of \p R, line by line (the worked example).
+void renderCalcArithmetic(const CalcResult &R, std::ostream &OS);
+
+void renderElementTypes(bool Json, std::ostream &OS);
+void renderScopes(bool Json, std::ostream &OS);
+
+} // namespace tilefit
+
+#endif

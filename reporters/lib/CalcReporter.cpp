@@ -1,0 +1,217 @@
+//===- CalcReporter.cpp - The calculator's results, for people and tools ---===//
+#include "tilefit/reporters/CalcReporter.h"
+
+#include "tilefit/model/Units.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+namespace tilefit {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+json optionalNumber(const std::optional<uint64_t> &V) { return V ? json(*V) : json(nullptr); }
+
+std::string join(const std::vector<std::string> &Parts, const char *Sep) {
+  std::string Out;
+  for (const std::string &P : Parts)
+    Out += (Out.empty() ? "" : Sep) + P;
+  return Out;
+}
+
+/// `fits (3 KiB left)`, `does not fit (29696 bytes over)`.
+std::string verdictText(const CalcFit &F) {
+  bool InRegisters = F.RegisterLimit.has_value();
+  auto Amount = [&](uint64_t Bytes) {
+    return InRegisters ? countPhrase(Bytes / 4, "register", "registers") : countPhrase(Bytes, "byte", "bytes");
+  };
+  if (F.Fits)
+    return "fits (" + Amount(F.Headroom) + " left)";
+  if (F.Over)
+    return "does not fit (" + Amount(F.Over) + " over)";
+  return "does not fit:"; // The problems follow.
+}
+
+/// What the capacity is, e.g. `232448 bytes (227 KiB) per block with opt-in`.
+std::string capacityText(const CalcFit &F) {
+  if (F.RegisterLimit)
+    return countPhrase(*F.RegisterLimit, "register", "registers") + " (" +
+           std::to_string(F.Capacity) + " bytes) per thread";
+  return bytesPhrase(F.Capacity) + (F.Arch.empty() ? std::string(", given") : " " + F.Basis);
+}
+
+std::string typeText(const ElementType &T) {
+  if (T.packed())
+    return std::to_string(T.Bits) + " bits, packed " + T.packing();
+  if (T.ValueBits != T.Bits)
+    return std::to_string(T.ValueBits) + "-bit values, " + T.packing();
+  return std::to_string(T.Bits) + " bits";
+}
+
+/// Left column of the text report: at least two spaces after the label.
+std::string label(const std::string &L) {
+  return L + std::string(L.size() + 2 < 14 ? 14 - L.size() : 2, ' ');
+}
+
+} // namespace
+
+void renderCalcText(const CalcResult &R, std::ostream &OS) {
+  OS << "tile " << tileText(R.Tile) << " " << R.Type->Name << " (" << typeText(*R.Type) << "), "
+     << countPhrase(R.Versions, "version", "versions") << "\n";
+  OS << label("elements") << R.Elements << "\n";
+  OS << label("per copy") << bytesPhrase(R.BytesPerCopy) << "\n";
+  OS << label("total") << bytesPhrase(R.TotalBytes) << "\n";
+  if (R.Threads)
+    OS << label("per thread") << countPhrase(*R.BytesPerThread, "byte", "bytes") << " over "
+       << countPhrase(*R.Threads, "thread", "threads") << " = "
+       << countPhrase(*R.RegistersPerThread, "32-bit register", "32-bit registers") << "\n";
+  if (R.Fit) {
+    const CalcFit &F = *R.Fit;
+    std::string L = F.Arch.empty() ? "capacity" : F.Arch + " " + scopeInfo(R.Scope).Name;
+    OS << label(L) << capacityText(F) << ": " << verdictText(F) << "\n";
+    for (const std::string &P : F.Problems)
+      OS << label("") << P << "\n";
+    if (F.TmemColumns)
+      OS << label("columns") << *F.TmemColumns << " of " << *F.TmemColumnsAvailable << "\n";
+  }
+  for (const std::string &N : R.Notes)
+    OS << "note: " << N << "\n";
+}
+
+void renderCalcJson(const CalcResult &R, std::ostream &OS) {
+  json J;
+  J["schema"] = "tilefit-calc/1";
+  J["tile"] = R.Tile;
+  J["dtype"] = R.Type->Name;
+  J["dtype_bits"] = R.Type->Bits;
+  J["value_bits"] = R.Type->ValueBits;
+  J["packed"] = R.Type->packed();
+  J["versions"] = R.Versions;
+  J["elements"] = R.Elements;
+  J["bytes_per_copy"] = R.BytesPerCopy;
+  J["total_bytes"] = R.TotalBytes;
+  J["per_copy_human"] = humanBytes(R.BytesPerCopy);
+  J["total_human"] = humanBytes(R.TotalBytes);
+  J["total_kib"] = static_cast<double>(R.TotalBytes) / 1024;
+  J["total_mib"] = static_cast<double>(R.TotalBytes) / (1024 * 1024);
+  J["scope"] = scopeInfo(R.Scope).Name;
+  J["threads"] = optionalNumber(R.Threads);
+  J["bytes_per_thread"] = optionalNumber(R.BytesPerThread);
+  J["registers_per_thread"] = optionalNumber(R.RegistersPerThread);
+  J["fits"] = R.Fit ? json(R.Fit->Fits) : json(nullptr);
+  if (R.Fit) {
+    const CalcFit &F = *R.Fit;
+    json C;
+    C["arch"] = F.Arch.empty() ? json(nullptr) : json(F.Arch);
+    C["field"] = F.Field;
+    C["basis"] = F.Basis;
+    C["bytes"] = F.Capacity;
+    C["human"] = humanBytes(F.Capacity);
+    C["used_bytes"] = F.Used;
+    C["fits"] = F.Fits;
+    C["headroom_bytes"] = F.Headroom;
+    C["over_bytes"] = F.Over;
+    C["problems"] = F.Problems;
+    if (F.RegisterLimit) {
+      C["registers_per_thread_limit"] = *F.RegisterLimit;
+      C["registers_per_block"] = optionalNumber(F.RegistersPerBlock);
+      C["registers_per_block_limit"] = optionalNumber(F.RegisterLimitPerBlock);
+    }
+    if (F.TmemColumns) {
+      C["tmem_columns"] = *F.TmemColumns;
+      C["tmem_columns_available"] = *F.TmemColumnsAvailable;
+    }
+    J["capacity"] = C;
+  } else {
+    J["capacity"] = nullptr;
+  }
+  J["notes"] = R.Notes;
+  OS << J.dump(2) << "\n";
+}
+
+void renderCalcArithmetic(const CalcResult &R, std::ostream &OS) {
+  auto Line = [&](std::string Name, std::string Formula, const std::string &Value) {
+    Name.resize(std::max<size_t>(Name.size(), 10), ' ');
+    Formula.resize(std::max<size_t>(Formula.size(), 35), ' ');
+    OS << "  " << Name << " = " << Formula << " = " << Value << "\n";
+  };
+  const ElementType &T = *R.Type;
+  std::string Bits = std::to_string(T.Bits);
+  Line("elements", tileText(R.Tile), std::to_string(R.Elements));
+  if (auto AllBits = checkedMul(R.Elements, T.Bits)) {
+    Line("bits", std::to_string(R.Elements) + " x " + Bits + " bits", std::to_string(*AllBits) + " bits");
+    Line("per copy", "ceil(" + std::to_string(*AllBits) + " / 8)", bytesPhrase(R.BytesPerCopy));
+  } else {
+    Line("per copy", "ceil(" + std::to_string(R.Elements) + " x " + Bits + " / 8)",
+         bytesPhrase(R.BytesPerCopy));
+  }
+  Line("total", std::to_string(R.BytesPerCopy) + " x " + countPhrase(R.Versions, "version", "versions"),
+       bytesPhrase(R.TotalBytes));
+  if (R.Threads) {
+    Line("per thread", "ceil(" + std::to_string(R.TotalBytes) + " / " + std::to_string(*R.Threads) + ")",
+         bytesPhrase(*R.BytesPerThread));
+    Line("registers", "ceil(" + std::to_string(*R.BytesPerThread) + " / 4)",
+         std::to_string(*R.RegistersPerThread) + " per thread");
+  }
+  if (!R.Fit)
+    return;
+  const CalcFit &F = *R.Fit;
+  std::string Source = F.Arch.empty() ? "--capacity" : F.Arch + " " + F.Field;
+  if (F.RegisterLimit) {
+    Source = F.Arch + " " + std::to_string(*F.RegisterLimit) + " registers x 4";
+    Line("used", std::to_string(*R.RegistersPerThread) + " registers x 4", bytesPhrase(F.Used));
+  } else if (F.TmemColumns) {
+    Source = F.Arch + " " + std::to_string(*F.TmemColumnsAvailable) + " columns x " +
+             std::to_string(TmemLanes) + " x " + std::to_string(TmemCellBytes);
+  }
+  Line("capacity", Source, bytesPhrase(F.Capacity));
+  bool Within = F.Used <= F.Capacity;
+  Line("verdict", std::to_string(F.Used) + (Within ? " <= " : " > ") + std::to_string(F.Capacity),
+       Within ? (F.Fits ? "fits, " + countPhrase(F.Headroom, "byte", "bytes") + " left" : "does not fit")
+              : "does not fit, " + countPhrase(F.Over, "byte", "bytes") + " over");
+}
+
+void renderElementTypes(bool Json, std::ostream &OS) {
+  if (Json) {
+    json A = json::array();
+    for (const ElementType &T : elementTypes())
+      A.push_back({{"name", T.Name},
+                   {"cuda", T.CudaNames},
+                   {"bits", T.Bits},
+                   {"value_bits", T.ValueBits},
+                   {"packed", T.packed()},
+                   {"packing", T.packing()},
+                   {"note", T.Note}});
+    OS << json{{"dtypes", A}}.dump(2) << "\n";
+    return;
+  }
+  auto Pad = [](std::string S, size_t W) {
+    S.resize(std::max(S.size(), W), ' ');
+    return S;
+  };
+  OS << Pad("dtype", 24) << Pad("CUDA", 30) << Pad("bits", 6) << Pad("packing", 16) << "note\n";
+  for (const ElementType &T : elementTypes()) {
+    std::string Cuda = T.CudaNames.empty() ? "-" : join(T.CudaNames, ", ");
+    std::string Line = Pad(T.Name, 24) + Pad(Cuda, 30) + Pad(std::to_string(T.Bits), 6) +
+                       Pad(T.packing(), 16) + T.Note;
+    Line.erase(Line.find_last_not_of(' ') + 1);
+    OS << Line << "\n";
+  }
+}
+
+void renderScopes(bool Json, std::ostream &OS) {
+  if (Json) {
+    json A = json::array();
+    for (const ScopeInfo &S : calcScopes())
+      A.push_back({{"name", S.Name}, {"holds", S.Holds}, {"capacity", S.Capacity}});
+    OS << json{{"scopes", A}}.dump(2) << "\n";
+    return;
+  }
+  for (const ScopeInfo &S : calcScopes())
+    OS << label(S.Name) << "holds: " << S.Holds << "\n"
+       << label("") << "capacity: " << S.Capacity << "\n";
+}
+
+} // namespace tilefit
