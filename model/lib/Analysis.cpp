@@ -132,6 +132,15 @@ std::string unitErrorReason(const TranslationUnitFacts &TU, const UnitLayout &La
 
 } // namespace
 
+std::optional<size_t> worstLaunch(const std::vector<LaunchReport> &Launches) {
+  std::optional<size_t> Worst;
+  for (size_t I = 0; I < Launches.size(); ++I)
+    if (Launches[I].TotalBytes &&
+        (!Worst || *Launches[I].TotalBytes > *Launches[*Worst].TotalBytes))
+      Worst = I;
+  return Worst;
+}
+
 void analyzeUnit(const TranslationUnitFacts &TU, const CapacityDatabase &DB,
                  const AnalysisOptions &Opts, Report &Out) {
   UnitReport U;
@@ -228,11 +237,9 @@ void analyzeUnit(const TranslationUnitFacts &TU, const CapacityDatabase &DB,
       L.BlockThreads = Site.BlockThreads;
       if (K.StaticBytes && Site.DynamicBytes)
         L.TotalBytes = checkedAdd(*K.StaticBytes, *Site.DynamicBytes);
-      if (L.TotalBytes &&
-          (!K.WorstLaunch || *L.TotalBytes > *K.Launches[*K.WorstLaunch].TotalBytes))
-        K.WorstLaunch = K.Launches.size();
       K.Launches.push_back(std::move(L));
     }
+    K.WorstLaunch = worstLaunch(K.Launches);
     K.Limit = Lim;
     K.Attributes = KF.Attributes;
     K.Bounds = KF.Bounds;

@@ -1,6 +1,8 @@
 //===- JsonReader.cpp -----------------------------------------------------===//
 #include "tilefit/reporters/JsonReader.h"
 
+#include "tilefit/model/Analysis.h"
+
 #include <nlohmann/json.hpp>
 
 #include <fstream>
@@ -166,10 +168,9 @@ public:
         L.UnknownReason = strOr(Ls[I], "unknown_reason", LP);
         L.BlockThreads = opt(Ls[I], "block_threads", LP);
         L.TotalBytes = opt(Ls[I], "total_bytes", LP);
-        if (L.TotalBytes && (!K.WorstLaunch || *L.TotalBytes > *K.Launches[*K.WorstLaunch].TotalBytes))
-          K.WorstLaunch = K.Launches.size();
         K.Launches.push_back(std::move(L));
       }
+      K.WorstLaunch = worstLaunch(K.Launches);
     }
     K.OptInBytes = opt(Dyn, "opt_in_bytes", DP);
     if (Dyn.contains("attribute_calls"))

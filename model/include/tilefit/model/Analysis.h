@@ -32,6 +32,10 @@ struct AnalysisOptions {
   std::optional<uint64_t> Registers;
 };
 
+/// The launch asking for the most shared memory (by TotalBytes; the first of equals), if any
+/// is known: KernelReport::WorstLaunch, for the analysis and for a report read back from JSON.
+std::optional<size_t> worstLaunch(const std::vector<LaunchReport> &Launches);
+
 /// Lays out every kernel of \p TU, checks it against \p DB, and appends the unit, its kernels
 /// and its findings to \p Out.
 void analyzeUnit(const TranslationUnitFacts &TU, const CapacityDatabase &DB,
