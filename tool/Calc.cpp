@@ -11,6 +11,7 @@
 #include "tilefit/model/Calc.h"
 #include "tilefit/reporters/CalcReporter.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -25,28 +26,41 @@ namespace tool {
 cl::SubCommand CalcCommand("calc", "Footprint of a tile: elements, bytes, whether it fits shared "
                                    "memory, registers or Tensor Memory");
 
-namespace {
-
 cl::OptionCategory CalcCategory("tilefit calc options");
 
+const char CalcOverview[] =
+    "tilefit calc: what a tile takes on chip, by hand: its elements and bytes for an element\n"
+    "type (float32, bf16, e4m3, nvfp4, cutlass::half_t, torch.bfloat16, ...), copies, and\n"
+    "whether it fits an architecture's shared memory, registers or Tensor Memory (or a\n"
+    "capacity you give). With no options: a worked example.\n\n"
+    "  tilefit calc --tile 128x64 --dtype bf16 --versions 3 --arch sm_80,sm_90\n"
+    "  tilefit calc --tile 64 64 --dtype fp16 --capacity 48KiB --explain\n"
+    "  tilefit calc --tile 128 128 --dtype float32 --scope registers --threads 256 --arch sm_90\n\n"
+    "Exit status: 0 fits (or nothing to check), 1 does not fit, 2 bad input.\n";
+
+namespace {
+
 cl::list<std::string> Tile("tile", cl::CommaSeparated,
-                           cl::desc("The tile's dimensions: --tile 128 256, --tile 128,256 or\n"
-                                    "--tile 128 --tile 256"),
+                           cl::desc("The tile's dimensions: --tile 128 256, --tile 128x256,\n"
+                                    "--tile 128,256 or --tile 128 --tile 256"),
                            cl::value_desc("d1 d2 ..."), cl::sub(CalcCommand), cl::cat(CalcCategory));
 cl::opt<std::string> DType("dtype",
-                           cl::desc("Element type, by short name or CUDA type (float32, __half,\n"
-                                    "float4_e2m1fn, ...; see --list-dtypes)"),
+                           cl::desc("Element type, by short name, CUDA type or the names of\n"
+                                    "PyTorch and CUTLASS (float32, bf16, __half, e4m3, nvfp4,\n"
+                                    "cutlass::half_t, torch.bfloat16, ...; see --list-dtypes)"),
                            cl::value_desc("type"), cl::sub(CalcCommand), cl::cat(CalcCategory));
 cl::opt<std::string> Versions("versions",
                               cl::desc("Copies of the tile (2 when double-buffered; default 1)"),
                               cl::init("1"), cl::value_desc("n"), cl::sub(CalcCommand),
                               cl::cat(CalcCategory));
 cl::opt<std::string> CalcArch("arch",
-                              cl::desc("Check against this architecture's capacity for the scope"),
-                              cl::value_desc("sm_XX"), cl::sub(CalcCommand), cl::cat(CalcCategory));
+                              cl::desc("Check against these architectures' capacity for the scope\n"
+                                       "(--arch sm_80,sm_90: a column per architecture)"),
+                              cl::value_desc("sm_XX,..."), cl::sub(CalcCommand),
+                              cl::cat(CalcCategory));
 cl::opt<std::string> Capacity("capacity",
                               cl::desc("Check against this capacity instead of an architecture's\n"
-                                       "(bytes; for registers, bytes per thread)"),
+                                       "(bytes, or 228KiB, 1.5MiB; for registers, per thread)"),
                               cl::value_desc("bytes"), cl::sub(CalcCommand), cl::cat(CalcCategory));
 cl::opt<std::string> Threads("threads",
                              cl::desc("Threads the tile is spread over: prints the 32-bit registers\n"
@@ -61,14 +75,17 @@ cl::opt<bool> ListDTypes("list-dtypes", cl::desc("List the element types and exi
                          cl::sub(CalcCommand), cl::cat(CalcCategory));
 cl::opt<bool> ListScopes("list-scopes", cl::desc("List the scopes and their capacities and exit"),
                          cl::sub(CalcCommand), cl::cat(CalcCategory));
+cl::opt<bool> Explain("explain",
+                      cl::desc("Show the arithmetic, line by line, after the result"),
+                      cl::sub(CalcCommand), cl::cat(CalcCategory));
 cl::opt<std::string> CalcFormat("format", cl::desc("Output format: text (default) or json"),
                                 cl::init("text"), cl::value_desc("text|json"),
                                 cl::sub(CalcCommand), cl::cat(CalcCategory));
 
 const char Usage[] =
     "usage: tilefit calc --tile D1 [D2 ...] --dtype TYPE [--versions N]\n"
-    "                    [--arch sm_XX | --capacity BYTES] [--threads N]\n"
-    "                    [--scope shared|registers|tmem] [--format=text|json]\n"
+    "                    [--arch sm_XX[,sm_YY...] | --capacity BYTES] [--threads N]\n"
+    "                    [--scope shared|registers|tmem] [--explain] [--format=text|json]\n"
     "       tilefit calc --list-dtypes | --list-scopes\n";
 
 int usageError(const std::string &Message) {
@@ -116,7 +133,7 @@ std::vector<const char *> joinTileValues(std::vector<const char *> Args) {
     return Args;
   auto IsValue = [](StringRef A) {
     // A dimension, a comma list of them, or a negative number (an error said later, clearly).
-    return !A.empty() && !A.starts_with("--") && A.find_first_not_of("0123456789,-") == StringRef::npos &&
+    return !A.empty() && !A.starts_with("--") && A.find_first_not_of("0123456789,-xX") == StringRef::npos &&
            A.find_first_of("0123456789") != StringRef::npos;
   };
   std::vector<const char *> Out;
@@ -163,11 +180,17 @@ int runCalc(const std::string &CapacityDbPath) {
     Req.Versions = 2;
     Req.Arch = "sm_90";
   } else {
-    for (const std::string &D : Tile) {
-      auto N = number("tile dimension", D);
-      if (!N)
-        return ExitFailure;
-      Req.Tile.push_back(*N);
+    // 128x64 is 128 64.
+    for (const std::string &Dims : Tile) {
+      SmallVector<StringRef, 4> Parts;
+      StringRef(Dims).split(Parts, 'x');
+      for (StringRef P : Parts)
+        for (StringRef D : llvm::split(P, 'X')) {
+          auto N = number("tile dimension", D.str());
+          if (!N)
+            return ExitFailure;
+          Req.Tile.push_back(*N);
+        }
     }
     Req.DType = DType;
     auto V = number("--versions", Versions);
@@ -179,8 +202,10 @@ int runCalc(const std::string &CapacityDbPath) {
         return ExitFailure;
     }
     if (Capacity.getNumOccurrences()) {
-      if (!(Req.Capacity = number("--capacity", Capacity)))
-        return ExitFailure;
+      auto Bytes = parseCalcBytes("--capacity", Capacity);
+      if (!Bytes)
+        return usageError(Bytes.error());
+      Req.Capacity = *Bytes;
     }
     auto S = parseCalcScope(Scope);
     if (!S)
@@ -189,6 +214,13 @@ int runCalc(const std::string &CapacityDbPath) {
     Req.Arch = CalcArch;
   }
 
+  // One result per architecture named (--arch sm_80,sm_90), else one.
+  std::vector<std::string> Archs;
+  for (StringRef A : llvm::split(Req.Arch, ','))
+    if (!A.trim().empty())
+      Archs.push_back(A.trim().str());
+  if (Archs.empty())
+    Archs.push_back("");
   std::optional<CapacityDatabase> Db;
   if (!Req.Arch.empty()) {
     auto Loaded = CapacityDatabase::load(CapacityDbPath);
@@ -196,16 +228,32 @@ int runCalc(const std::string &CapacityDbPath) {
       return usageError(Loaded.error());
     Db = std::move(*Loaded);
   }
-  auto R = calculate(Req, Db ? &*Db : nullptr);
-  if (!R)
-    return usageError(R.error());
+  std::vector<CalcResult> Results;
+  for (const std::string &A : Archs) {
+    CalcRequest One = Req;
+    One.Arch = A;
+    auto R = calculate(One, Db ? &*Db : nullptr);
+    if (!R)
+      return usageError(R.error());
+    Results.push_back(std::move(*R));
+  }
   if (Example)
-    return workedExample(*R, Json);
-  if (Json)
-    renderCalcJson(*R, std::cout);
-  else
-    renderCalcText(*R, std::cout);
-  return R->Fit && !R->Fit->Fits ? ExitFindings : ExitOk;
+    return workedExample(Results.front(), Json);
+  if (Json) {
+    renderCalcJson(Results, std::cout);
+  } else {
+    renderCalcText(Results, std::cout);
+    if (Explain)
+      for (const CalcResult &R : Results) {
+        std::cout << "\nBy hand" << (Results.size() > 1 ? " (" + R.Fit->Arch + ")" : "")
+                  << ":\n";
+        renderCalcArithmetic(R, std::cout);
+      }
+  }
+  for (const CalcResult &R : Results)
+    if (R.Fit && !R.Fit->Fits)
+      return ExitFindings;
+  return ExitOk;
 }
 
 } // namespace tool

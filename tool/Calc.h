@@ -12,6 +12,10 @@ namespace tool {
 
 /// `tilefit calc --tile 128 256 --dtype float32 ...`
 extern llvm::cl::SubCommand CalcCommand;
+/// Its options, shown by `tilefit calc --help`.
+extern llvm::cl::OptionCategory CalcCategory;
+/// What `tilefit calc --help` says first.
+extern const char CalcOverview[];
 
 /// llvm::cl takes one value per flag: for `tilefit calc`, `--tile 128 256` (the numbers after
 /// --tile, up to the next option) becomes `--tile=128,256`. Other command lines are returned

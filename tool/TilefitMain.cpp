@@ -51,6 +51,9 @@ cl::OptionCategory Category("tilefit options");
 // `tilefit diff OLD.json NEW.json` and `tilefit merge A.json B.json ...`.
 cl::SubCommand DiffCommand("diff", "Compare two JSON reports: kernels added, removed, grown, shrunk");
 cl::SubCommand MergeCommand("merge", "Combine JSON reports (shards, launcher reports) into one");
+// `tilefit lsp` becomes --lsp before the options are read; listed here so that --help names it.
+cl::SubCommand LspCommand("lsp", "The language server (LSP over stdin and stdout): the same "
+                                 "diagnostics and footprints in an editor");
 cl::list<std::string> DiffInputs(cl::Positional, cl::desc("<old.json> <new.json>"),
                                  cl::sub(DiffCommand), cl::cat(Category));
 cl::list<std::string> MergeInputs(cl::Positional, cl::desc("<report.json>..."),
@@ -470,11 +473,29 @@ int tilefitMain(int argc, const char **argv) {
   }
   Own = joinTileValues(std::move(Own));
 
-  cl::HideUnrelatedOptions(Category);
+  // A mistyped subcommand (`tilefit dif a.json b.json`) is not a source file.
+  if (Own.size() > 1) {
+    StringRef First(Own[1]);
+    const bool LooksLikeAName = !First.starts_with("-") &&
+                                First.find_first_of("./\\") == StringRef::npos &&
+                                !sys::fs::exists(First);
+    if (LooksLikeAName && !llvm::is_contained({"calc", "diff", "merge", "lsp"}, First)) {
+      for (StringRef Known : {"calc", "diff", "merge", "lsp"})
+        if (First.edit_distance(Known) <= 2) {
+          toolMessage("error", "unknown subcommand '" + First.str() + "'; did you mean '" +
+                                   Known.str() + "'? (tilefit --help lists them)");
+          return ExitFailure;
+        }
+    }
+  }
+
+  cl::HideUnrelatedOptions({&Category, &CalcCategory});
   cl::SetVersionPrinter(printVersion);
   std::string ParseErrors;
   raw_string_ostream ErrOS(ParseErrors);
-  if (!cl::ParseCommandLineOptions(static_cast<int>(Own.size()), Own.data(), Overview, &ErrOS)) {
+  const bool Calc = Own.size() > 1 && StringRef(Own[1]) == "calc";
+  if (!cl::ParseCommandLineOptions(static_cast<int>(Own.size()), Own.data(),
+                                   Calc ? CalcOverview : Overview, &ErrOS)) {
     ErrOS.flush();
     errs() << ParseErrors;
     return ExitFailure;

@@ -32,7 +32,9 @@ ErrorMessage unknownType(const std::string &Name) {
     Cuda.insert(Cuda.end(), T.CudaNames.begin(), T.CudaNames.end());
   }
   std::string Msg = "unknown element type '" + Name + "'; known: " + join(Short, ", ") +
-                    "; or as CUDA spells them: " + join(Cuda, ", ");
+                    "; or as CUDA spells them: " + join(Cuda, ", ") +
+                    " (and the short names of PyTorch and CUTLASS: bf16, fp16, e4m3, nvfp4, "
+                    "...; tilefit calc --list-dtypes)";
   // CUDA's vector types (__nv_fp4x2_e2m1, __nv_fp6x4_e2m3) hold several values per element.
   if (Name.rfind("__nv_fp", 0) == 0 &&
       (Name.find("x2_") != std::string::npos || Name.find("x4_") != std::string::npos))
@@ -166,31 +168,57 @@ std::string ElementType::packing() const {
 
 const std::vector<ElementType> &elementTypes() {
   static const std::vector<ElementType> Types = {
-      {"bool", {"bool"}, 8, 8, "one byte each, as C++ stores bool"},
-      {"int4", {}, 4, 4, "a 4-bit integer, not CUDA's int4 (a vector of four ints, 16 bytes)"},
-      {"int8", {"int8_t", "signed char", "char"}, 8, 8, ""},
-      {"uint8", {"uint8_t", "unsigned char"}, 8, 8, ""},
-      {"float8_e4m3fn", {"__nv_fp8_e4m3"}, 8, 8, ""},
-      {"float8_e5m2", {"__nv_fp8_e5m2"}, 8, 8, ""},
-      {"float6_e2m3fn", {}, 6, 6, "packed by bits"},
-      {"float6_e2m3fn_unpacked", {"__nv_fp6_e2m3"}, 8, 6, "one value per byte (CUDA's sizeof 1)"},
-      {"float6_e3m2fn", {}, 6, 6, "packed by bits"},
-      {"float6_e3m2fn_unpacked", {"__nv_fp6_e3m2"}, 8, 6, "one value per byte (CUDA's sizeof 1)"},
-      {"float4_e2m1fn", {}, 4, 4, "packed, as __nv_fp4x2_e2m1 holds them"},
-      {"float4_e2m1fn_unpacked", {"__nv_fp4_e2m1"}, 8, 4, "one value per byte (CUDA's sizeof 1)"},
-      {"float16", {"__half", "half"}, 16, 16, ""},
-      {"bfloat16", {"__nv_bfloat16", "nv_bfloat16"}, 16, 16, ""},
-      {"float32", {"float"}, 32, 32, ""},
-      {"float64", {"double"}, 64, 64, ""},
+      {"bool", {"bool"}, {}, 8, 8, "one byte each, as C++ stores bool"},
+      {"int4", {}, {"s4", "i4", "int4b_t", "int4_t"}, 4, 4,
+       "a 4-bit integer, not CUDA's int4 (a vector of four ints, 16 bytes)"},
+      {"int8", {"int8_t", "signed char", "char"}, {"s8", "i8"}, 8, 8, ""},
+      {"uint8", {"uint8_t", "unsigned char"}, {"u8"}, 8, 8, ""},
+      {"float8_e4m3fn", {"__nv_fp8_e4m3"},
+       {"e4m3", "e4m3fn", "fp8", "fp8_e4m3", "float8_e4m3", "float_e4m3_t", "mxfp8"}, 8, 8,
+       "mxfp8: its scale factors (one byte per 32 values) are not counted"},
+      {"float8_e5m2", {"__nv_fp8_e5m2"}, {"e5m2", "fp8_e5m2", "float_e5m2_t"}, 8, 8, ""},
+      {"float6_e2m3fn", {}, {"e2m3", "fp6", "fp6_e2m3", "float_e2m3_t", "mxfp6"}, 6, 6,
+       "packed by bits"},
+      {"float6_e2m3fn_unpacked", {"__nv_fp6_e2m3"}, {}, 8, 6,
+       "one value per byte (CUDA's sizeof 1)"},
+      {"float6_e3m2fn", {}, {"e3m2", "fp6_e3m2", "float_e3m2_t"}, 6, 6, "packed by bits"},
+      {"float6_e3m2fn_unpacked", {"__nv_fp6_e3m2"}, {}, 8, 6,
+       "one value per byte (CUDA's sizeof 1)"},
+      {"float4_e2m1fn", {}, {"e2m1", "fp4", "fp4_e2m1", "float_e2m1_t", "float4_e2m1fn_x2",
+                             "nvfp4", "mxfp4"}, 4, 4,
+       "packed, as __nv_fp4x2_e2m1 holds them; nvfp4/mxfp4: their scale factors are not counted"},
+      {"float4_e2m1fn_unpacked", {"__nv_fp4_e2m1"}, {}, 8, 4,
+       "one value per byte (CUDA's sizeof 1)"},
+      {"float16", {"__half", "half"}, {"fp16", "f16", "half_t"}, 16, 16, ""},
+      {"bfloat16", {"__nv_bfloat16", "nv_bfloat16"}, {"bf16", "bfloat16_t"}, 16, 16, ""},
+      {"float32", {"float"}, {"fp32", "f32", "tf32", "tfloat32_t"}, 32, 32,
+       "tf32 is stored in 32 bits"},
+      {"float64", {"double"}, {"fp64", "f64"}, 64, 64, ""},
   };
   return Types;
 }
 
 const ElementType *findElementType(std::string_view Name) {
-  for (const ElementType &T : elementTypes())
-    if (T.Name == Name ||
-        std::find(T.CudaNames.begin(), T.CudaNames.end(), Name) != T.CudaNames.end())
+  // Case aside, and without the namespace people write it in (torch.float16,
+  // cutlass::half_t, cute::half_t, torch::kBFloat16 is not a spelling).
+  auto Normal = [](std::string_view S) {
+    std::string L;
+    for (char C : S)
+      L += static_cast<char>(C >= 'A' && C <= 'Z' ? C - 'A' + 'a' : C);
+    for (std::string_view Prefix : {"torch.", "cutlass::", "cute::", "numpy.", "np."})
+      if (L.rfind(Prefix, 0) == 0)
+        return L.substr(Prefix.size());
+    return L;
+  };
+  const std::string Want = Normal(Name);
+  for (const ElementType &T : elementTypes()) {
+    if (Normal(T.Name) == Want)
       return &T;
+    for (const std::vector<std::string> *Names : {&T.CudaNames, &T.Aliases})
+      for (const std::string &N : *Names)
+        if (Normal(N) == Want)
+          return &T;
+  }
   return nullptr;
 }
 
@@ -219,6 +247,61 @@ std::optional<CalcScope> parseCalcScope(std::string_view Name) {
 
 const ScopeInfo &scopeInfo(CalcScope S) {
   return calcScopes()[static_cast<size_t>(S)]; // The table is in the enum's order.
+}
+
+Result<uint64_t> parseCalcBytes(std::string_view What, std::string_view Text) {
+  std::string W(What), T(Text);
+  if (!Text.empty() && Text[0] == '-')
+    return error(W + " " + T + " is negative");
+  size_t End = 0;
+  while (End < Text.size() && ((Text[End] >= '0' && Text[End] <= '9') || Text[End] == '.'))
+    ++End;
+  std::string_view Number = Text.substr(0, End), Unit = Text.substr(End);
+  while (!Unit.empty() && Unit.front() == ' ')
+    Unit.remove_prefix(1);
+  std::string U;
+  for (char C : Unit)
+    U += static_cast<char>(C >= 'A' && C <= 'Z' ? C - 'A' + 'a' : C);
+  uint64_t Scale = 1;
+  if (U == "" || U == "b")
+    Scale = 1;
+  else if (U == "k" || U == "kb" || U == "kib")
+    Scale = 1024;
+  else if (U == "m" || U == "mb" || U == "mib")
+    Scale = 1024 * 1024;
+  else if (U == "g" || U == "gb" || U == "gib")
+    Scale = 1024ull * 1024 * 1024;
+  else
+    return error(W + " '" + T + "': expected bytes, or a number with KiB, MiB or GiB");
+  if (Scale == 1 || Number.find('.') == std::string_view::npos) {
+    auto N = parseCalcNumber(What, Number.empty() ? Text : Number);
+    if (!N)
+      return N;
+    if (auto V = checkedMul(*N, Scale))
+      return *V;
+    return error(W + " " + T + " does not fit in 64 bits");
+  }
+  // A fraction of a unit (1.5MiB): whole bytes only.
+  const size_t Dot = Number.find('.');
+  auto Whole = parseCalcNumber(What, Number.substr(0, Dot).empty() ? "0" : Number.substr(0, Dot));
+  std::string_view Frac = Number.substr(Dot + 1);
+  if (!Whole || Frac.empty() || Frac.size() > 6 ||
+      Frac.find_first_not_of("0123456789") != std::string_view::npos)
+    return error(W + " '" + T + "' is not a number of bytes");
+  uint64_t Den = 1, Num = 0;
+  for (char C : Frac) {
+    Den *= 10;
+    Num = Num * 10 + static_cast<uint64_t>(C - '0');
+  }
+  auto Base = checkedMul(*Whole, Scale);
+  auto Part = checkedMul(Num, Scale);
+  if (!Base || !Part)
+    return error(W + " " + T + " does not fit in 64 bits");
+  if (*Part % Den)
+    return error(W + " " + T + " is not a whole number of bytes");
+  if (auto V = checkedAdd(*Base, *Part / Den))
+    return *V;
+  return error(W + " " + T + " does not fit in 64 bits");
 }
 
 Result<uint64_t> parseCalcNumber(std::string_view What, std::string_view Text) {

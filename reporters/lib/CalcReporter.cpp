@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <sstream>
 
 namespace tilefit {
 namespace {
@@ -78,6 +79,88 @@ void renderCalcText(const CalcResult &R, std::ostream &OS) {
   }
   for (const std::string &N : R.Notes)
     OS << "note: " << N << "\n";
+}
+
+void renderCalcText(const std::vector<CalcResult> &Rs, std::ostream &OS) {
+  if (Rs.size() == 1 || Rs.empty() || !Rs.front().Fit) {
+    for (const CalcResult &R : Rs)
+      renderCalcText(R, OS);
+    return;
+  }
+  // The tile once, then a column per architecture.
+  CalcResult First = Rs.front();
+  First.Fit.reset();
+  First.Notes.clear();
+  renderCalcText(First, OS);
+  std::vector<std::vector<std::string>> Rows = {{""}, {scopeInfo(First.Scope).Name}, {"verdict"}};
+  bool Columns = false;
+  for (const CalcResult &R : Rs) {
+    const CalcFit &F = *R.Fit;
+    Rows[0].push_back(F.Arch);
+    Rows[1].push_back(F.RegisterLimit ? capacityText(F) : bytesPhrase(F.Capacity));
+    std::string V = verdictText(F);
+    for (const std::string &P : F.Problems)
+      V += " " + P;
+    Rows[2].push_back(V);
+    Columns |= F.TmemColumns.has_value();
+  }
+  // What each capacity is (`per block with opt-in`), once when they agree.
+  std::vector<std::string> Basis = {"of it"};
+  for (const CalcResult &R : Rs)
+    Basis.push_back(R.Fit->RegisterLimit ? "" : R.Fit->Basis);
+  if (std::any_of(Basis.begin() + 1, Basis.end(), [](const std::string &B) { return !B.empty(); }))
+    Rows.insert(Rows.begin() + 2, Basis);
+  if (Columns) {
+    Rows.push_back({"columns"});
+    for (const CalcResult &R : Rs)
+      Rows.back().push_back(R.Fit->TmemColumns ? std::to_string(*R.Fit->TmemColumns) + " of " +
+                                                     std::to_string(*R.Fit->TmemColumnsAvailable)
+                                               : "");
+  }
+  std::vector<size_t> Width(Rs.size() + 1, 0);
+  for (const auto &Row : Rows)
+    for (size_t C = 1; C < Row.size(); ++C)
+      Width[C] = std::max(Width[C], Row[C].size());
+  for (const auto &Row : Rows) {
+    std::string Line = label(Row[0]);
+    for (size_t C = 1; C < Row.size(); ++C) {
+      std::string Cell = Row[C];
+      if (C + 1 < Row.size())
+        Cell.resize(Width[C] + 2, ' ');
+      Line += Cell;
+    }
+    Line.erase(Line.find_last_not_of(' ') + 1);
+    OS << Line << "\n";
+  }
+  std::vector<std::string> Notes;
+  for (const CalcResult &R : Rs)
+    for (const std::string &N : R.Notes)
+      if (std::find(Notes.begin(), Notes.end(), N) == Notes.end())
+        Notes.push_back(N);
+  for (const std::string &N : Notes)
+    OS << "note: " << N << "\n";
+}
+
+void renderCalcJson(const std::vector<CalcResult> &Rs, std::ostream &OS) {
+  if (Rs.size() == 1) {
+    renderCalcJson(Rs.front(), OS);
+    return;
+  }
+  // The first architecture's document, with every architecture's capacity beside it.
+  std::ostringstream First;
+  renderCalcJson(Rs.front(), First);
+  json J = json::parse(First.str());
+  json All = json::array();
+  bool Fits = true;
+  for (const CalcResult &R : Rs) {
+    std::ostringstream One;
+    renderCalcJson(R, One);
+    All.push_back(json::parse(One.str())["capacity"]);
+    Fits = Fits && R.Fit && R.Fit->Fits;
+  }
+  J["capacities"] = All;
+  J["fits"] = Fits;
+  OS << J.dump(2) << "\n";
 }
 
 void renderCalcJson(const CalcResult &R, std::ostream &OS) {
@@ -183,6 +266,7 @@ void renderElementTypes(bool Json, std::ostream &OS) {
                    {"value_bits", T.ValueBits},
                    {"packed", T.packed()},
                    {"packing", T.packing()},
+                   {"aliases", T.Aliases},
                    {"note", T.Note}});
     OS << json{{"dtypes", A}}.dump(2) << "\n";
     return;
@@ -194,8 +278,11 @@ void renderElementTypes(bool Json, std::ostream &OS) {
   OS << Pad("dtype", 24) << Pad("CUDA", 30) << Pad("bits", 6) << Pad("packing", 16) << "note\n";
   for (const ElementType &T : elementTypes()) {
     std::string Cuda = T.CudaNames.empty() ? "-" : join(T.CudaNames, ", ");
+    std::string Note = T.Note;
+    if (!T.Aliases.empty())
+      Note += (Note.empty() ? "" : "; ") + std::string("also ") + join(T.Aliases, ", ");
     std::string Line = Pad(T.Name, 24) + Pad(Cuda, 30) + Pad(std::to_string(T.Bits), 6) +
-                       Pad(T.packing(), 16) + T.Note;
+                       Pad(T.packing(), 16) + Note;
     Line.erase(Line.find_last_not_of(' ') + 1);
     OS << Line << "\n";
   }

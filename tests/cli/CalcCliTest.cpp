@@ -93,10 +93,11 @@ TEST_F(CalcCliTest, ExitStatuses) {
     const char *Message;
   };
   const Bad Cases[] = {
-      {{"--tile", "128", "--dtype", "fp32"}, "unknown element type 'fp32'; known: bool, int4"},
+      {{"--tile", "128", "--dtype", "fp31"}, "unknown element type 'fp31'; known: bool, int4"},
       {{"--tile", "128", "0", "--dtype", "float32"}, "tile dimension 2 is 0"},
       {{"--tile", "128", "-5", "--dtype", "float32"}, "tile dimension -5 is negative"},
-      {{"--tile", "12x4", "--dtype", "float32"}, "tile dimension '12x4' is not a whole number"},
+      {{"--tile", "12y4", "--dtype", "float32"}, "tile dimension '12y4' is not a whole number"},
+      {{"--tile", "12x", "--dtype", "float32"}, "tile dimension '' is not a whole number"},
       {{"--tile", "4294967296", "4294967296", "--dtype", "float32"},
        "tile 4294967296 x 4294967296: the element count overflows 64 bits"},
       {{"--tile", "128", "--dtype", "float32", "--versions", "0"}, "--versions 0"},
@@ -197,6 +198,90 @@ TEST_F(CalcCliTest, TensorMemory) {
   EXPECT_EQ(R.Status, 2);
   EXPECT_TRUE(contains(R.Err, "tilefit calc: error: no tensor memory on sm_90")) << R.Err;
   EXPECT_EQ(R.Out, "");
+}
+
+// What people type (issue 15.6): 128x64, bf16 and the other names of CUDA, PyTorch and CUTLASS,
+// 228KiB, several architectures, the arithmetic on request; calc's own --help; a mistyped
+// subcommand.
+TEST_F(CalcCliTest, WhatPeopleType) {
+  const char *Bf16 = "tile 128 x 64 bfloat16 (16 bits), 3 versions\n"
+                     "elements      8192\n"
+                     "per copy      16384 bytes (16 KiB)\n"
+                     "total         49152 bytes (48 KiB)\n";
+  for (const char *T : {"128x64", "128X64"}) {
+    CommandResult R = calc({"--tile", T, "--dtype", "bf16", "--versions", "3"});
+    EXPECT_EQ(R.Status, 0) << T << R.Err;
+    EXPECT_TRUE(contains(R.Out, Bf16)) << T << "\n" << R.Out;
+  }
+  for (const char *D : {"bf16", "BF16", "torch.bfloat16", "cutlass::bfloat16_t", "__nv_bfloat16"}) {
+    CommandResult R = calc({"--tile", "128x64", "--dtype", D, "--versions", "3"});
+    EXPECT_TRUE(contains(R.Out, Bf16)) << D << "\n" << R.Out << R.Err;
+  }
+  // The 16 KiB of a 128 x 64 tile at 16 bits, 8 at 8 bits, 4 packed at 4 bits.
+  for (auto [D, Bytes] : std::vector<std::pair<const char *, int>>{
+           {"fp16", 16384}, {"cutlass::half_t", 16384}, {"e4m3", 8192}, {"e5m2", 8192},
+           {"mxfp8", 8192}, {"torch.float8_e4m3fn", 8192}, {"nvfp4", 4096}, {"fp4", 4096},
+           {"fp32", 32768}, {"tf32", 32768}}) {
+    CommandResult R = calc({"--tile", "128x64", "--dtype", D, "--format=json"});
+    ASSERT_EQ(R.Status, 0) << D << R.Err;
+    EXPECT_EQ(json(R)["total_bytes"], Bytes) << D;
+  }
+  // 228KiB is 233472 bytes.
+  CommandResult R = calc({"--tile", "233472", "--dtype", "int8", "--capacity", "228KiB"});
+  EXPECT_EQ(R.Status, 0) << R.Err;
+  EXPECT_TRUE(contains(R.Out, "233472 bytes (228 KiB), given: fits (0 bytes left)")) << R.Out;
+  R = calc({"--tile", "233473", "--dtype", "int8", "--capacity", "228 KiB"});
+  EXPECT_EQ(R.Status, 1) << R.Err;
+  R = calc({"--tile", "8", "--dtype", "int8", "--capacity", "12 parsecs"});
+  EXPECT_EQ(R.Status, 2);
+  EXPECT_TRUE(contains(R.Err, "expected bytes, or a number with KiB")) << R.Err;
+
+  // A column per architecture; any that does not fit fails.
+  R = calc({"--tile", "128x256", "--dtype", "float32", "--versions", "2", "--arch", "sm_80,sm_90"});
+  EXPECT_EQ(R.Status, 1) << R.Err;
+  EXPECT_TRUE(contains(R.Out, "              sm_80                            sm_90\n")) << R.Out;
+  EXPECT_TRUE(contains(R.Out, "shared        166912 bytes (163 KiB)           232448 bytes (227 "
+                              "KiB)\n"))
+      << R.Out;
+  EXPECT_TRUE(contains(R.Out, "verdict       does not fit (95232 bytes over)  does not fit "
+                              "(29696 bytes over)"))
+      << R.Out;
+  R = calc({"--tile", "128x256", "--dtype", "float32", "--arch", "sm_80,sm_90", "--format=json"});
+  EXPECT_EQ(R.Status, 0) << R.Err;
+  nlohmann::json J = json(R);
+  ASSERT_EQ(J["capacities"].size(), 2u);
+  EXPECT_EQ(J["capacities"][1]["arch"], "sm_90");
+  EXPECT_EQ(J["capacities"][1]["bytes"], 232448);
+  EXPECT_EQ(J["fits"], true);
+
+  // The arithmetic for any input.
+  R = calc({"--tile", "64x64", "--dtype", "fp16", "--capacity", "8KiB", "--explain"});
+  EXPECT_EQ(R.Status, 0) << R.Err;
+  EXPECT_TRUE(contains(R.Out, "By hand:")) << R.Out;
+  EXPECT_TRUE(contains(R.Out, "per copy   = ceil(65536 / 8)")) << R.Out;
+
+  // calc's --help is calc's.
+  R = calc({"--help"});
+  EXPECT_EQ(R.Status, 0);
+  EXPECT_EQ(R.Out.rfind("OVERVIEW: tilefit calc:", 0), 0u) << R.Out.substr(0, 300);
+  EXPECT_TRUE(contains(R.Out, "--explain")) << R.Out;
+  EXPECT_FALSE(contains(R.Out, "compile_commands.json")) << R.Out;
+}
+
+TEST_F(CalcCliTest, HelpListsEverySubcommandAndTyposAreNotFiles) {
+  CommandResult R = tilefit({"--help"});
+  EXPECT_EQ(R.Status, 0);
+  for (const char *S : {"calc ", "diff ", "merge ", "lsp "})
+    EXPECT_TRUE(contains(R.Out, std::string("  ") + S)) << S << "\n" << R.Out;
+  R = tilefit({"dif", "a.json", "b.json"});
+  EXPECT_EQ(R.Status, 2);
+  EXPECT_TRUE(contains(R.Err, "unknown subcommand 'dif'; did you mean 'diff'?")) << R.Err;
+  R = tilefit({"cacl", "--tile", "8"});
+  EXPECT_TRUE(contains(R.Err, "did you mean 'calc'?")) << R.Err;
+  // A file of that name is a source, as it always was.
+  write("merg", "");
+  R = tilefit({Dir + "/merg", "--"});
+  EXPECT_FALSE(contains(R.Err, "did you mean")) << R.Err;
 }
 
 } // namespace

@@ -84,9 +84,35 @@ TEST(CalcTest, EveryElementTypeByNameAndCudaSpelling) {
     // One element, rounded up to a whole byte.
     EXPECT_EQ(calc(request({1}, E.Name)).BytesPerCopy, 1u + (E.Bits - 1) / 8) << E.Name;
   }
-  EXPECT_EQ(findElementType("fp32"), nullptr);
+  EXPECT_EQ(findElementType("fp31"), nullptr);
   EXPECT_EQ(findElementType("__nv_fp4x2_e2m1"), nullptr); // Two values per element.
-  EXPECT_EQ(findElementType("Float32"), nullptr);
+  EXPECT_EQ(findElementType("Float31"), nullptr);
+}
+
+TEST(CalcTest, AliasesAndByteCounts) {
+  for (auto [Alias, Name] : std::vector<std::pair<const char *, const char *>>{
+           {"bf16", "bfloat16"}, {"BF16", "bfloat16"}, {"torch.bfloat16", "bfloat16"},
+           {"cutlass::half_t", "float16"}, {"fp16", "float16"}, {"e4m3", "float8_e4m3fn"},
+           {"mxfp8", "float8_e4m3fn"}, {"e5m2", "float8_e5m2"}, {"nvfp4", "float4_e2m1fn"},
+           {"cute::float_e2m1_t", "float4_e2m1fn"}, {"fp32", "float32"}, {"tf32", "float32"},
+           {"fp64", "float64"}, {"s4", "int4"}, {"u8", "uint8"}, {"Float32", "float32"}}) {
+    const ElementType *T = findElementType(Alias);
+    ASSERT_NE(T, nullptr) << Alias;
+    EXPECT_EQ(T->Name, Name) << Alias;
+  }
+  EXPECT_EQ(findElementType("bf17"), nullptr);
+  EXPECT_EQ(findElementType("torch."), nullptr);
+  for (auto [Text, Bytes] : std::vector<std::pair<const char *, uint64_t>>{
+           {"232448", 232448}, {"228KiB", 233472}, {"228 KiB", 233472}, {"227K", 232448},
+           {"64kb", 65536}, {"1.5MiB", 1572864}, {"2M", 2097152}, {"1GiB", 1073741824},
+           {"0.5KiB", 512}, {"12B", 12}}) {
+    auto B = parseCalcBytes("--capacity", Text);
+    ASSERT_TRUE(B) << Text << ": " << B.error();
+    EXPECT_EQ(*B, Bytes) << Text;
+  }
+  for (const char *Bad : {"", "KiB", "1.0001KiB", "12 parsecs", "-4KiB", "99999999999999999999",
+                          "17179869184GiB", "1..5K"})
+    EXPECT_FALSE(parseCalcBytes("--capacity", Bad)) << Bad;
 }
 
 TEST(CalcTest, SubByteTypesPackByBits) {
@@ -177,8 +203,8 @@ TEST(CalcTest, OverflowIsAnErrorNeverAWrongNumber) {
 }
 
 TEST(CalcTest, Errors) {
-  std::string E = errorOf(request({128}, "fp32"));
-  EXPECT_TRUE(contains(E, "unknown element type 'fp32'")) << E;
+  std::string E = errorOf(request({128}, "fp31"));
+  EXPECT_TRUE(contains(E, "unknown element type 'fp31'")) << E;
   EXPECT_TRUE(contains(E, "float4_e2m1fn_unpacked")) << E;
   EXPECT_TRUE(contains(E, "__nv_bfloat16")) << E;
   EXPECT_TRUE(contains(errorOf(request({128}, "__nv_fp4x2_e2m1")), "holds several values"));

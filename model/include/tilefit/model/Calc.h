@@ -28,6 +28,9 @@ namespace tilefit {
 struct ElementType {
   std::string Name;                   ///< `float32`
   std::vector<std::string> CudaNames; ///< `float`; empty when CUDA has no such scalar type.
+  /// Other spellings people type: PyTorch's, CUTLASS's, the short ones (`bf16`, `fp16`,
+  /// `e4m3`, `nvfp4`, `cutlass::half_t`, `torch.bfloat16`).
+  std::vector<std::string> Aliases;
   unsigned Bits = 0;                  ///< Bits each element takes in memory.
   unsigned ValueBits = 0;             ///< Bits of the value's format (4 for both fp4 forms).
   std::string Note;
@@ -39,7 +42,8 @@ struct ElementType {
 
 /// Every element type, in the order `--list-dtypes` prints them.
 const std::vector<ElementType> &elementTypes();
-/// By short name (`float16`) or CUDA spelling (`__half`); null when unknown.
+/// By short name (`float16`), CUDA spelling (`__half`) or alias (`fp16`, `torch.float16`,
+/// `cutlass::half_t`), case aside; null when unknown.
 const ElementType *findElementType(std::string_view Name);
 
 /// Where the tile lives, which decides what its capacity is.
@@ -65,6 +69,9 @@ inline constexpr uint64_t TmemCellBytes = 4;
 /// (`tile dimension`, `--versions`). Negative numbers, other text and values above 2^64 - 1 are
 /// errors; 0 is accepted here (calculate() says where it is not allowed).
 Result<uint64_t> parseCalcNumber(std::string_view What, std::string_view Text);
+/// A byte count as people type it: `232448`, `228KiB`, `228 KiB`, `227K`, `1.5MiB`, `64KB` (K,
+/// KB and KiB are all 1024 bytes, as CUDA's documentation counts them; M and G likewise).
+Result<uint64_t> parseCalcBytes(std::string_view What, std::string_view Text);
 
 struct CalcRequest {
   std::vector<uint64_t> Tile; ///< Dimensions; their product is the element count.

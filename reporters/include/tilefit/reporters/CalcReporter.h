@@ -5,6 +5,7 @@
 #include "tilefit/model/Calc.h"
 
 #include <ostream>
+#include <vector>
 
 namespace tilefit {
 
@@ -17,6 +18,12 @@ namespace tilefit {
 void renderCalcText(const CalcResult &R, std::ostream &OS);
 /// One JSON document (`tilefit-calc/1`; the fields are described in the README).
 void renderCalcJson(const CalcResult &R, std::ostream &OS);
+/// One tile checked against several architectures (`--arch sm_80,sm_90`): the tile once, then
+/// a column per architecture with its capacity and verdict. One result: as above.
+void renderCalcText(const std::vector<CalcResult> &Rs, std::ostream &OS);
+/// Several architectures: the first one's document, `capacities` (one object per
+/// architecture, as `capacity`) and `fits` (every one fits).
+void renderCalcJson(const std::vector<CalcResult> &Rs, std::ostream &OS);
 /// The arithmetic of \p R, line by line (the worked example).
 void renderCalcArithmetic(const CalcResult &R, std::ostream &OS);
 
