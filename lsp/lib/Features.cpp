@@ -254,6 +254,73 @@ bool onToken(const Document &Doc, const SourcePos &Loc, Position P, PositionEnco
 
 } // namespace
 
+namespace {
+
+/// \p Text with each whole occurrence of \p Arch (not `sm_90` inside `sm_90a`) replaced by
+/// \p With.
+std::string replaceArch(const std::string &Text, const std::string &Arch,
+                        const std::string &With) {
+  if (Arch.empty())
+    return Text;
+  std::string Out;
+  size_t From = 0;
+  for (size_t At = Text.find(Arch); At != std::string::npos; At = Text.find(Arch, At + 1)) {
+    const size_t End = At + Arch.size();
+    const bool Whole = End >= Text.size() || !std::isalnum(static_cast<unsigned char>(Text[End]));
+    if (!Whole || At < From)
+      continue;
+    Out += Text.substr(From, At - From) + With;
+    From = End;
+  }
+  return Out + Text.substr(From);
+}
+
+/// The same finding on several architectures (the same place, check and words but for the
+/// architecture's name) is one diagnostic naming them: `on sm_80, sm_90 and sm_120`.
+std::vector<Diagnostic> mergeArchitectures(std::vector<Diagnostic> Ds) {
+  const std::string Slot = "\x01";
+  auto Key = [&](const Diagnostic &D) {
+    std::string K = D.Loc.File + ":" + std::to_string(D.Loc.Line) + ":" +
+                    std::to_string(D.Loc.Column) + "|" + std::to_string(int(D.Level)) + "|" +
+                    D.Check + "|" + replaceArch(D.Message, D.Arch, Slot);
+    for (const Note &N : D.Notes)
+      K += "|" + replaceArch(N.Message, D.Arch, Slot) + "@" + N.Loc.File + ":" +
+           std::to_string(N.Loc.Line);
+    return K;
+  };
+  std::vector<Diagnostic> Out;
+  std::vector<std::string> Keys;
+  std::vector<std::vector<std::string>> Archs;
+  for (Diagnostic &D : Ds) {
+    const std::string K = D.Arch.empty() ? std::string() : Key(D);
+    auto It = K.empty() ? Keys.end() : std::find(Keys.begin(), Keys.end(), K);
+    if (It != Keys.end()) {
+      auto &A = Archs[It - Keys.begin()];
+      if (std::find(A.begin(), A.end(), D.Arch) == A.end())
+        A.push_back(D.Arch);
+      continue;
+    }
+    Keys.push_back(K);
+    Archs.push_back({D.Arch});
+    Out.push_back(std::move(D));
+  }
+  for (size_t I = 0; I < Out.size(); ++I) {
+    const auto &A = Archs[I];
+    if (A.size() < 2)
+      continue;
+    std::string Names;
+    for (size_t J = 0; J < A.size(); ++J)
+      Names += (J == 0 ? "" : J + 1 == A.size() ? " and " : ", ") + A[J];
+    Diagnostic &D = Out[I];
+    D.Message = replaceArch(D.Message, D.Arch, Names);
+    for (Note &N : D.Notes)
+      N.Message = replaceArch(N.Message, D.Arch, Names);
+  }
+  return Out;
+}
+
+} // namespace
+
 json diagnosticsFor(const Report &R, const std::string &Path, const Document &Doc,
                     const FeatureOptions &Opts) {
   json Out = json::array();
@@ -261,20 +328,20 @@ json diagnosticsFor(const Report &R, const std::string &Path, const Document &Do
   // CuTe's kernel names run to thousands of characters: the editor gets the short forms the
   // text report prints.
   const KernelNames Names(R, DefaultNameWidth);
-  auto Add = [&](const Diagnostic &D) {
+  std::vector<Diagnostic> Ds;
+  for (const UnitReport &U : R.Units)
+    if (U.File == Path)
+      Ds.insert(Ds.end(), U.Messages.begin(), U.Messages.end());
+  for (const Diagnostic &D : R.Diagnostics)
+    if (D.Loc.File == Path || D.TranslationUnit == Path)
+      Ds.push_back(D);
+  for (const Diagnostic &D : mergeArchitectures(std::move(Ds))) {
     json J = diagnosticJson(D, Path, Doc, Opts, Names);
     // A path or message that is not UTF-8 (a file named in Latin-1) must not throw here:
     // the key only tells duplicates apart, and the transport replaces such bytes too.
     if (Seen.insert(J.dump(-1, ' ', false, json::error_handler_t::replace)).second)
       Out.push_back(std::move(J));
-  };
-  for (const UnitReport &U : R.Units)
-    if (U.File == Path)
-      for (const Diagnostic &D : U.Messages)
-        Add(D);
-  for (const Diagnostic &D : R.Diagnostics)
-    if (D.Loc.File == Path || D.TranslationUnit == Path)
-      Add(D);
+  }
   return Out;
 }
 

@@ -201,6 +201,35 @@ TEST(LspFeatures, DiagnosticsRangesNotesAndHeaders) {
   EXPECT_TRUE(diagnosticsFor(R, "/p/other.cu", Doc, O).empty());
 }
 
+// Three architectures that agree are one diagnostic naming them; one that differs stays apart.
+TEST(LspFeatures, TheSameFindingOnSeveralArchitecturesIsOne) {
+  std::string File = "/p/k.cu";
+  Report R;
+  for (const char *Arch : {"sm_80", "sm_90", "sm_90a", "sm_120"}) {
+    Diagnostic D;
+    D.Level = Severity::Error;
+    D.Check = "tilefit-static-limit";
+    D.Arch = Arch;
+    D.Message = std::string("kernel 'k' uses 65536 bytes (64 KiB) of static shared memory on ") +
+                Arch + ", more than the 49152 bytes (48 KiB) ptxas accepts";
+    if (std::string(Arch) == "sm_120")
+      D.Message += " there";
+    D.Loc = {File, 2, 17};
+    D.TranslationUnit = File;
+    D.Notes.push_back({std::string("'t' takes 65536 bytes on ") + Arch, {File, 3, 20}});
+    R.Diagnostics.push_back(D);
+  }
+  Document Doc(SampleText);
+  json Ds = diagnosticsFor(R, File, Doc, FeatureOptions());
+  ASSERT_EQ(Ds.size(), 2u) << Ds.dump(1);
+  EXPECT_EQ(Ds[0]["message"], "kernel 'k' uses 65536 bytes (64 KiB) of static shared memory on "
+                              "sm_80, sm_90 and sm_90a, more than the 49152 bytes (48 KiB) ptxas "
+                              "accepts");
+  EXPECT_EQ(Ds[0]["relatedInformation"][0]["message"], "'t' takes 65536 bytes on sm_80, sm_90 and "
+                                                       "sm_90a");
+  EXPECT_NE(Ds[1]["message"].get<std::string>().find("on sm_120, more"), std::string::npos);
+}
+
 // A CuTe-length kernel name reaches the editor in the short form the text report prints.
 TEST(LspFeatures, LongKernelNamesAreShortInMessages) {
   std::string File = "/p/k.cu";
