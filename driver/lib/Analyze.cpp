@@ -295,7 +295,7 @@ namespace {
 /// The one policy pass, after the checks and before anything reads the report; nothing
 /// changes the report after it. In order: the project's folder (R.SourceRoot); which findings
 /// in headers are shown (the header filter of each unit's configuration, else the project's
-/// own headers); NOLINT comments; --warnings-as-errors.
+/// own headers); NOLINT comments; --warnings-as-errors; each kernel's worst finding.
 void applyPolicy(const AnalyzeRequest &Req,
                  const std::map<std::string, const Settings *> &UnitSettings,
                  const std::vector<frontend::UnitJob> &UnitJobs,
@@ -351,6 +351,8 @@ void applyPolicy(const AnalyzeRequest &Req,
       D.PromotedToError = true;
     }
   }
+  // The table's marks follow what is left: a NOLINT'd or hidden finding marks nothing.
+  markWorstFindings(R);
 }
 
 /// The run cannot start (a broken configuration, capacity database or toolkit): the message,

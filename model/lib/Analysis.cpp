@@ -132,6 +132,18 @@ std::string unitErrorReason(const TranslationUnitFacts &TU, const UnitLayout &La
 
 } // namespace
 
+void markWorstFindings(Report &R) {
+  for (KernelReport &K : R.Kernels) {
+    K.Worst.reset();
+    const bool InHeader = !K.TranslationUnit.empty() && K.Loc.File != K.TranslationUnit;
+    for (const Diagnostic &D : R.Diagnostics)
+      if (D.Kernel == K.Name && D.Arch == K.Arch &&
+          (D.TranslationUnit.empty() || D.TranslationUnit == K.TranslationUnit || InHeader) &&
+          (!K.Worst || static_cast<int>(D.Level) > static_cast<int>(*K.Worst)))
+        K.Worst = D.Level;
+  }
+}
+
 std::optional<size_t> worstLaunch(const std::vector<LaunchReport> &Launches) {
   std::optional<size_t> Worst;
   for (size_t I = 0; I < Launches.size(); ++I)

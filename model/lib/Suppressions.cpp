@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 namespace tilefit {
 namespace {
@@ -151,6 +152,11 @@ size_t applySuppressions(
     const NolintMap *M = MapOf(P.File);
     return M && M->suppresses(P.Line, Check);
   };
+  // A file's unmatched NOLINTBEGIN is a problem where the file has findings of its own, as in
+  // clang-tidy; a file read only for a note's line (a kernel's definition, say) says nothing.
+  std::set<std::string> WithFindings;
+  for (const Diagnostic &D : R.Diagnostics)
+    WithFindings.insert(D.Loc.File);
   size_t Before = R.Diagnostics.size();
   R.Diagnostics.erase(std::remove_if(R.Diagnostics.begin(), R.Diagnostics.end(),
                                      [&](const Diagnostic &D) {
@@ -163,7 +169,9 @@ size_t applySuppressions(
                                      }),
                       R.Diagnostics.end());
   size_t Dropped = Before - R.Diagnostics.size();
-  R.Diagnostics.insert(R.Diagnostics.end(), Problems.begin(), Problems.end());
+  for (Diagnostic &P : Problems)
+    if (WithFindings.count(P.Loc.File))
+      R.Diagnostics.push_back(std::move(P));
   return Dropped;
 }
 

@@ -336,12 +336,7 @@ public:
         R.ToolMessages.push_back(diagnostic(T[I], "tool_messages[" + std::to_string(I) + "]"));
     }
     // The worst finding per kernel, for the summary's marks.
-    for (KernelReport &K : R.Kernels)
-      for (const Diagnostic &D : R.Diagnostics)
-        if (D.Kernel == K.Name && D.Arch == K.Arch &&
-            (D.TranslationUnit.empty() || D.TranslationUnit == K.TranslationUnit) &&
-            (!K.Worst || static_cast<int>(D.Level) > static_cast<int>(*K.Worst)))
-          K.Worst = D.Level;
+    markWorstFindings(R);
     return R;
   }
 };

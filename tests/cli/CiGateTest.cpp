@@ -103,6 +103,33 @@ __global__ void at_allocation(float *o) {
   EXPECT_TRUE(BeginMsg && EndMsg);
 }
 
+// A NOLINT'd finding marks nothing in the table; a header read only for a note (the kernel's
+// definition under a launch's error) has no findings of its own, so its unmatched NOLINTBEGIN
+// says nothing, as in clang-tidy.
+TEST_F(CiGate, NolintLeavesNoMarkAndNoNoiseInFilesWithoutFindings) {
+  write("dyn.cuh", R"(// NOLINTBEGIN(tilefit-occupancy)
+__global__ void dyn(float *o) { extern __shared__ float d[]; d[threadIdx.x] = o[0]; __syncthreads(); o[1] = d[threadIdx.x + 1]; }
+)");
+  std::string K = write("k.cu", R"(#include "dyn.cuh"
+#define BODY(n) float acc[512]; for (int i = 0; i < 512; ++i) acc[i] = o[i * n]; o[0] = acc[threadIdx.x % 512];
+__global__ void quiet(float *o) { BODY(1) } // NOLINT(tilefit-registers)
+__global__ void loud(float *o) { BODY(2) }
+void host(float *o) { dyn<<<1, 128, 65536>>>(o); }
+)");
+  CommandResult R = tilefit({"--arch=sm_90", K, "--"});
+  EXPECT_EQ(R.Status, 1) << R.Out;
+  EXPECT_EQ(R.Out.find("tilefit-nolint"), std::string::npos) << R.Out;
+  EXPECT_NE(R.Out.find("k.cu:5:23: error: launch of kernel 'dyn'"), std::string::npos) << R.Out;
+  // The table: 'loud' marked, 'quiet' not.
+  auto Row = [&](const std::string &Name) {
+    size_t At = R.Out.find("\n" + Name + " ");
+    return At == std::string::npos ? std::string() : R.Out.substr(At + 1, R.Out.find('\n', At + 1) - At - 1);
+  };
+  EXPECT_NE(Row("loud").find('~'), std::string::npos) << R.Out;
+  ASSERT_FALSE(Row("quiet").empty()) << R.Out;
+  EXPECT_EQ(Row("quiet").find('~'), std::string::npos) << Row("quiet");
+}
+
 TEST_F(CiGate, NolintAtTheLaunch) {
   std::string K = write("k.cu", R"(
 __global__ void dyn(float *o) { extern __shared__ float d[]; d[threadIdx.x] = o[0]; __syncthreads(); o[1] = d[threadIdx.x + 1]; }
@@ -311,6 +338,48 @@ TEST_F(CiGate, DiffAndBaselineWithAThreshold) {
   CommandResult B = tilefit({"--arch=sm_90", "--baseline=" + Dir + "/old.json", "--max-growth=5%", K, "--"});
   EXPECT_EQ(B.Status, 1);
   EXPECT_NE(B.Out.find("grown (over the threshold): grows on sm_90"), std::string::npos) << B.Out;
+}
+
+// The usual tuning change, gemm_tiled<3> to gemm_tiled<5>: one kernel whose arguments changed,
+// with its growth, that --max-growth catches; two changed at once stay added and removed.
+TEST_F(CiGate, DiffAcrossTemplateArguments) {
+  auto Source = [](int Stages, std::vector<int> Pair) {
+    std::string S = "template <int STAGES> __global__ void gemm_tiled(float *o) {\n"
+                    "  __shared__ float t[STAGES][256];\n"
+                    "  t[threadIdx.x % STAGES][threadIdx.x % 256] = o[0];\n"
+                    "  __syncthreads();\n"
+                    "  o[1] = t[(threadIdx.x + 1) % STAGES][threadIdx.x % 256];\n"
+                    "}\n"
+                    "template __global__ void gemm_tiled<" + std::to_string(Stages) + ">(float *);\n"
+                    "template <int N> __global__ void pair(float *o) { o[0] = N; }\n";
+    for (int N : Pair)
+      S += "template __global__ void pair<" + std::to_string(N) + ">(float *);\n";
+    return S;
+  };
+  std::string K = write("k.cu", Source(3, {1, 2}));
+  ASSERT_EQ(tilefit({"--arch=sm_90", "--format=json", "-o", Dir + "/old.json", K, "--"}).Status, 0);
+  write("k.cu", Source(5, {3, 4}));
+  ASSERT_EQ(tilefit({"--arch=sm_90", "--format=json", "-o", Dir + "/new.json", K, "--"}).Status, 0);
+  CommandResult D = tilefit({"diff", Dir + "/old.json", Dir + "/new.json"});
+  EXPECT_EQ(D.Status, 0) << D.Err;
+  EXPECT_NE(D.Out.find("grown (arguments changed): gemm_tiled<3> -> gemm_tiled<5> on sm_90: 3 KiB "
+                       "-> 5 KiB +2 KiB (+66.7%)"),
+            std::string::npos)
+      << D.Out;
+  EXPECT_EQ(D.Out.find("removed: gemm_tiled<3>"), std::string::npos) << D.Out;
+  for (const char *Line : {"added: pair<3>", "added: pair<4>", "removed: pair<1>", "removed: pair<2>"})
+    EXPECT_NE(D.Out.find(Line), std::string::npos) << Line << "\n" << D.Out;
+  EXPECT_EQ(tilefit({"diff", Dir + "/old.json", Dir + "/new.json", "--max-growth=1KiB"}).Status, 1);
+  EXPECT_EQ(tilefit({"diff", Dir + "/old.json", Dir + "/new.json", "--max-growth=2KiB"}).Status, 0);
+  nlohmann::json J = json(tilefit({"diff", Dir + "/old.json", Dir + "/new.json", "--format=json"}));
+  bool Found = false;
+  for (const auto &E : J["kernels"])
+    if (E["kernel"] == "gemm_tiled<5>") {
+      Found = true;
+      EXPECT_EQ(E["old_kernel"], "gemm_tiled<3>");
+      EXPECT_EQ(E["growth"], 2048);
+    }
+  EXPECT_TRUE(Found) << J.dump(1);
 }
 
 TEST_F(CiGate, ShardsMergeIntoTheSameReportAsOneRun) {

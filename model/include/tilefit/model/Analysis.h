@@ -36,6 +36,11 @@ struct AnalysisOptions {
 /// is known: KernelReport::WorstLaunch, for the analysis and for a report read back from JSON.
 std::optional<size_t> worstLaunch(const std::vector<LaunchReport> &Launches);
 
+/// Sets each kernel's Worst (the summary's `!` and `~`) from the findings the report holds:
+/// after the policy pass (NOLINT, the header filter, --warnings-as-errors), and for a report
+/// read back from JSON. A kernel in a header counts the findings about it from any unit.
+void markWorstFindings(Report &R);
+
 /// Lays out every kernel of \p TU, checks it against \p DB, and appends the unit, its kernels
 /// and its findings to \p Out.
 void analyzeUnit(const TranslationUnitFacts &TU, const CapacityDatabase &DB,
