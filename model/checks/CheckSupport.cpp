@@ -112,6 +112,31 @@ std::string fileName(const std::string &Path) {
   return Slash == std::string::npos ? Path : Path.substr(Slash + 1);
 }
 
+namespace {
+/// What to suggest for an extent that is \p Now and fits up to \p Bound (< Now): a tile
+/// dimension (16 or more) keeps its kind, a power of 2 or a multiple of the power of 2 it is
+/// one of (BM = 64, not 89); a small count (stages) may be any value. Value 0: none of the kind
+/// fits.
+struct Suggestion {
+  uint64_t Value = 0;
+  std::string Kind; ///< "a power of 2", "a multiple of 8"
+};
+Suggestion suggestExtent(uint64_t Now, uint64_t Bound) {
+  if (Now < 16)
+    return {Bound, ""};
+  const uint64_t Pow2Divisor = Now & (~Now + 1); // the largest power of 2 dividing Now
+  if (Pow2Divisor == Now) {
+    uint64_t P = 1;
+    while (P * 2 <= Bound)
+      P *= 2;
+    return {P, "a power of 2"};
+  }
+  if (Pow2Divisor >= 4)
+    return {Bound / Pow2Divisor * Pow2Divisor, "a multiple of " + std::to_string(Pow2Divisor)};
+  return {0, ""};
+}
+} // namespace
+
 std::vector<Note> FitAdvisor::extentNotes(const std::function<bool(uint64_t)> &Fits,
                                           const std::string &Goal) const {
   std::vector<Note> Notes;
@@ -134,10 +159,24 @@ std::vector<Note> FitAdvisor::extentNotes(const std::function<bool(uint64_t)> &F
         continue;
       // The largest X below the extent with Ok(X) (at least 1).
       const uint64_t Lo = *largest(Extent - 1, [&](uint64_t X) { return X == 0 || Ok(X); });
-      Notes.push_back({"with " + V.ExtentNames[D] + " = " + std::to_string(Lo) + " (it is " +
-                           std::to_string(Extent) + "), '" + V.Name + "' takes " +
-                           bytesPhrase(Unit * Lo) + " and the kernel " + Goal,
-                       V.Loc});
+      const std::string Name = V.ExtentNames[D], Now = std::to_string(Extent);
+      const std::string Takes = "'" + V.Name + "' takes ";
+      const Suggestion S = suggestExtent(Extent, Lo);
+      if (S.Value == Lo) // a count (stages), or the bound is itself a value of the kind
+        Notes.push_back({"with " + Name + " = " + std::to_string(Lo) + " (it is " + Now + "), " +
+                             Takes + bytesPhrase(Unit * Lo) + " and the kernel " + Goal,
+                         V.Loc});
+      else if (S.Value)
+        Notes.push_back({"with " + Name + " = " + std::to_string(S.Value) + " (" + S.Kind +
+                             ", as it is now: " + Now + "; at most " + std::to_string(Lo) +
+                             " fits), " + Takes + bytesPhrase(Unit * S.Value) +
+                             " and the kernel " + Goal,
+                         V.Loc});
+      else // no value of the kind fits: the bound, not an odd value
+        Notes.push_back({"with " + Name + " at most " + std::to_string(Lo) + " (it is " + Now +
+                             "), " + Takes + "at most " + bytesPhrase(Unit * Lo) +
+                             " and the kernel " + Goal,
+                         V.Loc});
     }
   }
   return Notes;
