@@ -54,10 +54,10 @@ void writeReport(const Report &R, const OutputSettings &S, std::ostream &OS) {
     break;
   }
   case OutputFormat::Markdown:
-    renderMarkdown(R, S.SourceRoot, OS, S.NameWidth);
+    renderMarkdown(R, S.SourceRoot, OS, S.NameWidth, S.OnlyFindings);
     break;
   case OutputFormat::Text:
-    renderText(R, Lines, OS, S.NameWidth);
+    renderText(R, Lines, OS, S.NameWidth, S.OnlyFindings);
     break;
   }
 }

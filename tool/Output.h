@@ -25,6 +25,7 @@ struct OutputSettings {
   OutputFormat Format = OutputFormat::Text;
   std::string SourceRoot; ///< For SARIF URIs and Markdown paths.
   size_t NameWidth = 0;   ///< Text and Markdown: kernel names past it are shortened.
+  bool OnlyFindings = false; ///< Text and Markdown: --summary=findings.
 };
 
 /// Renders \p R in the chosen format.

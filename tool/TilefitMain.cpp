@@ -102,6 +102,12 @@ cl::opt<std::string> SourceRoot("source-root",
                                 cl::value_desc("dir"), cl::cat(Category),
                                 cl::sub(cl::SubCommand::getTopLevel()), cl::sub(MergeCommand));
 
+cl::opt<std::string> SummaryRows("summary",
+                                  cl::desc("Text and Markdown: which kernels the table shows: all\n"
+                                           "(default) or findings (those with a finding)"),
+                                  cl::value_desc("all|findings"), cl::init("all"),
+                                  cl::cat(Category), cl::sub(cl::SubCommand::getTopLevel()),
+                                  cl::sub(MergeCommand));
 cl::opt<unsigned> NameWidth("name-width",
                             cl::desc("Text and Markdown: shorten kernel names longer than this\n"
                                      "(`cute::C<128>` as `_128`, template arguments past it as\n"
@@ -264,7 +270,12 @@ std::string shareDir(const char *Argv0) {
 }
 
 /// The output format from --format, else from --output's extension, else text.
+/// The output format (and --summary's value, which only the text formats read).
 std::optional<OutputFormat> chosenFormat() {
+  if (SummaryRows != "all" && SummaryRows != "findings") {
+    toolMessage("error", "--summary=" + SummaryRows + ": expected all or findings");
+    return std::nullopt;
+  }
   if (!Format.empty()) {
     auto F = parseFormat(Format);
     if (!F)
@@ -423,6 +434,7 @@ int runAnalysis(const char *Argv0, std::vector<std::string> Extra, bool HaveDash
   Out.Format = *Fmt;
   Out.SourceRoot = Result.R.SourceRoot; // the driver's policy pass chose it
   Out.NameWidth = NameWidth;
+  Out.OnlyFindings = SummaryRows == "findings";
   if (!emit(Result.R, Out))
     return ExitFailure;
   int Status = exitStatus(Result.R, Result.Failed, *Fail);
@@ -542,6 +554,7 @@ int tilefitMain(int argc, const char **argv) {
                      : !Merged->SourceRoot.empty() ? Merged->SourceRoot
                                                    : defaultSourceRoot("", *Merged);
     Out.NameWidth = NameWidth;
+  Out.OnlyFindings = SummaryRows == "findings";
     Merged->SourceRoot = Out.SourceRoot;
     if (!emit(*Merged, Out))
       return ExitFailure;

@@ -57,6 +57,17 @@ std::optional<GrowthThreshold> parseGrowthThreshold(const std::string &Text) {
   return T;
 }
 
+namespace {
+/// With \p Threshold, whether \p D grew by more than it allows.
+void markOverThreshold(KernelDelta &D, const std::optional<GrowthThreshold> &Threshold) {
+  if (!Threshold || D.K != KernelDelta::Kind::Grown || D.growth() <= 0)
+    return;
+  double Limit = Threshold->Percent ? *Threshold->Percent / 100.0 * static_cast<double>(*D.OldBytes)
+                                    : static_cast<double>(Threshold->Bytes);
+  D.OverThreshold = static_cast<double>(D.growth()) > Limit;
+}
+} // namespace
+
 std::vector<KernelDelta> diffReports(const Report &Old, const Report &New,
                                      const std::optional<GrowthThreshold> &Threshold) {
   using Key = std::pair<std::string, std::string>; // mangled, arch
@@ -70,6 +81,9 @@ std::vector<KernelDelta> diffReports(const Report &Old, const Report &New,
     D.Name = Any.Name;
     D.Mangled = Any.Mangled;
     D.Arch = Any.Arch;
+    if (size_t Open = Any.Name.find('<'); Open != std::string::npos && Open > 0)
+      D.Template = Any.Name.substr(0, Open) + "@" + Any.Loc.File + ":" +
+                   std::to_string(Any.Loc.Line);
     if (O) {
       D.OldBytes = perBlock(*O);
       D.OldStatic = O->StaticBytes;
@@ -97,12 +111,7 @@ std::vector<KernelDelta> diffReports(const Report &Old, const Report &New,
       D.K = KernelDelta::Kind::Grown;
     else if (D.growth() < 0)
       D.K = KernelDelta::Kind::Shrunk;
-    if (Threshold && D.K == KernelDelta::Kind::Grown && D.growth() > 0) {
-      double Limit = Threshold->Percent
-                         ? *Threshold->Percent / 100.0 * static_cast<double>(*D.OldBytes)
-                         : static_cast<double>(Threshold->Bytes);
-      D.OverThreshold = static_cast<double>(D.growth()) > Limit;
-    }
+    markOverThreshold(D, Threshold);
     Out.push_back(std::move(D));
   }
   for (const KernelReport &K : Old.Kernels) {
@@ -115,7 +124,42 @@ std::vector<KernelDelta> diffReports(const Report &Old, const Report &New,
     D.K = KernelDelta::Kind::Removed;
     Out.push_back(std::move(D));
   }
-  return Out;
+  // One instantiation of a template gone and one come: its arguments changed.
+  std::map<std::pair<std::string, std::string>, std::vector<size_t>> Added, Removed;
+  for (size_t I = 0; I < Out.size(); ++I) {
+    if (Out[I].Template.empty())
+      continue;
+    if (Out[I].K == KernelDelta::Kind::Added)
+      Added[{Out[I].Arch, Out[I].Template}].push_back(I);
+    else if (Out[I].K == KernelDelta::Kind::Removed)
+      Removed[{Out[I].Arch, Out[I].Template}].push_back(I);
+  }
+  std::vector<bool> Drop(Out.size(), false);
+  for (const auto &[Key, New] : Added) {
+    auto It = Removed.find(Key);
+    if (New.size() != 1 || It == Removed.end() || It->second.size() != 1)
+      continue;
+    KernelDelta &D = Out[New.front()];
+    const KernelDelta &Gone = Out[It->second.front()];
+    D.OldName = Gone.Name;
+    D.OldBytes = Gone.OldBytes;
+    D.OldStatic = Gone.OldStatic;
+    D.OldDynamic = Gone.OldDynamic;
+    D.OldBlocks = Gone.OldBlocks;
+    if (D.growth() > 0 || (D.OldBlocks && D.NewBlocks && *D.NewBlocks < *D.OldBlocks))
+      D.K = KernelDelta::Kind::Grown;
+    else if (D.growth() < 0)
+      D.K = KernelDelta::Kind::Shrunk;
+    else
+      D.K = KernelDelta::Kind::Retemplated;
+    markOverThreshold(D, Threshold);
+    Drop[It->second.front()] = true;
+  }
+  std::vector<KernelDelta> Kept;
+  for (size_t I = 0; I < Out.size(); ++I)
+    if (!Drop[I])
+      Kept.push_back(std::move(Out[I]));
+  return Kept;
 }
 
 Report mergeReports(std::vector<Report> Parts) {

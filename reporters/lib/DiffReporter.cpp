@@ -15,6 +15,7 @@ const char *kindName(KernelDelta::Kind K) {
   case KernelDelta::Kind::Grown: return "grown";
   case KernelDelta::Kind::Shrunk: return "shrunk";
   case KernelDelta::Kind::Unchanged: return "unchanged";
+  case KernelDelta::Kind::Retemplated: return "arguments changed";
   }
   return "unchanged";
 }
@@ -58,6 +59,8 @@ void renderDiff(const std::vector<KernelDelta> &Deltas, DiffFormat Format, std::
                        {"mangled", D.Mangled},
                        {"arch", D.Arch},
                        {"change", kindName(D.K)},
+                       {"old_kernel", D.OldName.empty() ? nlohmann::ordered_json(nullptr)
+                                                        : nlohmann::ordered_json(D.OldName)},
                        {"old_bytes", Opt(D.OldBytes)},
                        {"new_bytes", Opt(D.NewBytes)},
                        {"old_static", Opt(D.OldStatic)},
@@ -89,12 +92,18 @@ void renderDiff(const std::vector<KernelDelta> &Deltas, DiffFormat Format, std::
   for (const KernelDelta *D : Changed) {
     std::string Mark = D->OverThreshold ? (Md ? ":x:" : "!") : "";
     std::string Blocks = blocks(D->OldBlocks) + " -> " + blocks(D->NewBlocks);
+    // A template whose arguments changed: the old instantiation, then the new one.
+    const std::string Kind = std::string(kindName(D->K)) +
+                             (D->OldName.empty() || D->K == KernelDelta::Kind::Retemplated
+                                  ? ""
+                                  : " (arguments changed)");
+    const std::string Name = D->OldName.empty() ? D->Name : D->OldName + " -> " + D->Name;
     if (Md)
-      OS << "| " << Mark << " " << kindName(D->K) << " | `" << D->Name << "` | " << D->Arch
+      OS << "| " << Mark << " " << Kind << " | `" << Name << "` | " << D->Arch
          << " | " << bytes(D->OldBytes) << " | " << bytes(D->NewBytes) << " | " << change(*D)
          << " | " << Blocks << " |\n";
     else
-      OS << kindName(D->K) << (D->OverThreshold ? " (over the threshold)" : "") << ": " << D->Name
+      OS << Kind << (D->OverThreshold ? " (over the threshold)" : "") << ": " << Name
          << " on " << D->Arch << ": " << bytes(D->OldBytes) << " -> " << bytes(D->NewBytes)
          << (change(*D).empty() ? "" : " " + change(*D)) << ", " << Blocks << "\n";
   }

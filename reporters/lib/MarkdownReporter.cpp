@@ -31,14 +31,14 @@ std::string relativeTo(const std::string &File, const std::string &Root) {
 }
 
 void renderMarkdown(const Report &R, const std::string &SourceRoot, std::ostream &OS,
-                    size_t NameWidth) {
+                    size_t NameWidth, bool OnlyFindings) {
   const KernelNames Names(R, NameWidth);
   OS << "### tilefit: shared memory per kernel\n\n";
   if (R.Kernels.empty()) {
     if (parseFailures(R).empty())
       OS << "No kernels found.\n";
   } else {
-    SummaryTable T = buildSummary(R, NameWidth);
+    SummaryTable T = buildSummary(R, NameWidth, OnlyFindings);
     OS << "|";
     for (const std::string &H : T.Header)
       OS << " " << cell(H) << " |";

@@ -84,7 +84,7 @@ std::string constantText(const ConstantMemoryReport &C) {
 
 } // namespace
 
-SummaryTable buildSummary(const Report &R, size_t NameWidth) {
+SummaryTable buildSummary(const Report &R, size_t NameWidth, bool OnlyFindings) {
   SummaryTable T;
   const KernelNames Names(R, NameWidth);
   std::vector<std::string> Archs;
@@ -137,7 +137,21 @@ SummaryTable buildSummary(const Report &R, size_t NameWidth) {
     }
     T.Rows.push_back(std::move(Line));
   };
+  // --summary=findings: only the kernels something is said about.
+  std::set<std::string> WithFindings;
+  for (const KernelReport &K : R.Kernels)
+    if (K.Worst) {
+      std::string Row = Names.of(K.Name);
+      if (UnitsOfName[K.Name].size() > 1)
+        Row += " (" + baseName(K.TranslationUnit) + ")";
+      WithFindings.insert(Row);
+    }
+  size_t Hidden = 0;
   for (const std::string &Row : RowNames) {
+    if (OnlyFindings && !WithFindings.count(Row)) {
+      ++Hidden;
+      continue;
+    }
     AddRow(Row, Cells[Row]);
     if (RegCells.count(Row))
       AddRow("  registers", RegCells[Row]);
@@ -150,8 +164,52 @@ SummaryTable buildSummary(const Report &R, size_t NameWidth) {
     T.Footer.push_back(Max ? humanBytes(*Max) : "-");
   }
 
+  // Neighbouring architectures whose every figure is the same share a column: `sm_86,sm_89`,
+  // `sm_100..sm_120` (nine architectures would otherwise make 400-character lines).
+  std::vector<std::string> Merged;
+  for (size_t C = 1; C < T.Header.size();) {
+    size_t D = C;
+    auto Same = [&](size_t A, size_t B) {
+      if (T.Footer[A] != T.Footer[B])
+        return false;
+      for (const auto &Row : T.Rows)
+        if (Row[A] != Row[B])
+          return false;
+      return true;
+    };
+    while (D + 1 < T.Header.size() && Same(C, D + 1))
+      ++D;
+    if (D > C) {
+      const std::string Name = T.Header[C] + (D == C + 1 ? "," : "..") + T.Header[D];
+      Merged.push_back(Name);
+      T.Header[C] = Name;
+      auto Drop = [&](std::vector<std::string> &Line) {
+        Line.erase(Line.begin() + C + 1, Line.begin() + D + 1);
+      };
+      Drop(T.Header);
+      Drop(T.Footer);
+      for (auto &Row : T.Rows)
+        Drop(Row);
+    }
+    ++C;
+  }
+
   T.Legend.push_back("static shared memory per kernel (+ dynamic at its largest launch), (N/SM) "
                      "resident blocks per SM at that launch; ! error, ~ warning");
+  if (Hidden)
+    T.Legend.push_back(std::to_string(Hidden) + (Hidden == 1 ? " kernel" : " kernels") +
+                       " with nothing to report not shown (--summary=all shows them)");
+  for (const std::string &M : Merged)
+    T.Legend.push_back(M + ": architectures with the same figures, in one column");
+  // Without a register count, blocks per SM are counted from shared memory, warps and the
+  // block limit alone.
+  if (std::any_of(R.Kernels.begin(), R.Kernels.end(), [](const KernelReport &K) {
+        return K.Occupancy.BlocksPerSm && !K.Occupancy.Registers &&
+               !(K.Bounds && K.Bounds->MinBlocks);
+      }))
+    T.Legend.push_back("(N/SM) leaves registers out where nothing says how many a thread uses "
+                       "(no --registers, -maxrregcount or __launch_bounds__): the register file "
+                       "may allow several times fewer blocks");
   if (!Reasons.empty() || std::any_of(R.Kernels.begin(), R.Kernels.end(), [](const KernelReport &K) {
         return std::any_of(K.Launches.begin(), K.Launches.end(),
                            [](const LaunchReport &L) { return !L.DynamicBytes; });

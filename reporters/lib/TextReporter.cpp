@@ -65,7 +65,7 @@ void renderDiagnostic(const Diagnostic &D, SourceLines &Lines, std::ostream &OS,
   }
 }
 
-void renderSummary(const Report &R, std::ostream &OS, size_t NameWidth) {
+void renderSummary(const Report &R, std::ostream &OS, size_t NameWidth, bool OnlyFindings) {
   if (R.Kernels.empty()) {
     std::vector<std::string> Failures = parseFailures(R);
     if (Failures.empty())
@@ -74,7 +74,7 @@ void renderSummary(const Report &R, std::ostream &OS, size_t NameWidth) {
       OS << "tilefit: " << L << "\n";
     return;
   }
-  SummaryTable T = buildSummary(R, NameWidth);
+  SummaryTable T = buildSummary(R, NameWidth, OnlyFindings);
   std::vector<size_t> Width(T.Header.size(), 0);
   auto Widen = [&](const std::vector<std::string> &Line) {
     for (size_t I = 0; I < Line.size(); ++I)
@@ -114,7 +114,8 @@ void renderSummary(const Report &R, std::ostream &OS, size_t NameWidth) {
     OS << "tilefit: " << L << "\n";
 }
 
-void renderText(const Report &R, SourceLines &Lines, std::ostream &OS, size_t NameWidth) {
+void renderText(const Report &R, SourceLines &Lines, std::ostream &OS, size_t NameWidth,
+                bool OnlyFindings) {
   const KernelNames Names(R, NameWidth);
   for (const Diagnostic &D : R.ToolMessages)
     renderDiagnostic(D, Lines, OS, &Names);
@@ -138,7 +139,7 @@ void renderText(const Report &R, SourceLines &Lines, std::ostream &OS, size_t Na
        << " not shown (--format=json lists them all)\n";
   for (const Diagnostic &D : R.Diagnostics)
     renderDiagnostic(D, Lines, OS, &Names);
-  renderSummary(R, OS, NameWidth);
+  renderSummary(R, OS, NameWidth, OnlyFindings);
 }
 
 } // namespace tilefit

@@ -127,6 +127,70 @@ TEST(TextReporterTest, SummaryHasOneColumnPerArchitecture) {
   EXPECT_TRUE(std::regex_search(Text, std::regex(R"(\nd +- +0 B \+ 8 KiB \+ \?\n)"))) << Text;
 }
 
+// Nine architectures made 400-character lines: neighbours that agree in every figure share a
+// column; --summary=findings keeps the kernels something is said about; the legend says when
+// registers do not limit the blocks-per-SM figure.
+TEST(TextReporterTest, SummaryScales) {
+  Report R;
+  auto Kernel = [](std::string Name, std::string Arch, uint64_t Bytes, uint64_t Max) {
+    KernelReport K;
+    K.Name = Name;
+    K.Arch = K.ParsedAs = Arch;
+    K.StaticBytes = Bytes;
+    K.Limit.BlockOptinMax = Max;
+    return K;
+  };
+  for (auto [Arch, Max] : std::vector<std::pair<const char *, uint64_t>>{
+           {"sm_80", 166912}, {"sm_86", 101376}, {"sm_89", 101376}, {"sm_90", 232448},
+           {"sm_100", 232448}, {"sm_103", 232448}, {"sm_120", 101376}}) {
+    R.Kernels.push_back(Kernel("plain", Arch, 1024, Max));
+    KernelReport Big = Kernel("big", Arch, 40960, Max);
+    if (std::string(Arch) == "sm_86" || std::string(Arch) == "sm_89" ||
+        std::string(Arch) == "sm_120")
+      Big.Worst = Severity::Warning;
+    Big.Occupancy.BlocksPerSm = 2;
+    R.Kernels.push_back(Big);
+  }
+  std::ostringstream OS;
+  renderSummary(R, OS);
+  std::string Text = OS.str();
+  EXPECT_TRUE(std::regex_search(
+      Text, std::regex(R"(
+kernel +sm_80 +sm_86,sm_89 +sm_90\.\.sm_103 +sm_120
+)")))
+      << Text;
+  EXPECT_TRUE(std::regex_search(Text, std::regex(R"(
+plain +1 KiB +1 KiB +1 KiB +1 KiB
+)")))
+      << Text;
+  EXPECT_TRUE(std::regex_search(
+      Text, std::regex(R"(
+big +40 KiB \(2/SM\) +40 KiB \(2/SM\) ~ +40 KiB \(2/SM\) +40 KiB \(2/SM\) ~
+)")))
+      << Text;
+  EXPECT_NE(Text.find("sm_90..sm_103: architectures with the same figures, in one column"),
+            std::string::npos)
+      << Text;
+  EXPECT_NE(Text.find("(N/SM) leaves registers out"), std::string::npos) << Text;
+  // A kernel with a figure of its own on one architecture keeps the columns apart.
+  R.Kernels[2 * 4].StaticBytes = 2048; // plain on sm_100
+  OS.str("");
+  renderSummary(R, OS);
+  EXPECT_TRUE(std::regex_search(OS.str(), std::regex(R"(
+kernel +sm_80 +sm_86,sm_89 +sm_90 +sm_100 +sm_103 +sm_120
+)")))
+      << OS.str();
+
+  OS.str("");
+  renderSummary(R, OS, 0, /*OnlyFindings=*/true);
+  Text = OS.str();
+  EXPECT_EQ(Text.find("\nplain "), std::string::npos) << Text;
+  EXPECT_NE(Text.find("\nbig "), std::string::npos) << Text;
+  EXPECT_NE(Text.find("1 kernel with nothing to report not shown (--summary=all shows them)"),
+            std::string::npos)
+      << Text;
+}
+
 TEST(TextReporterTest, NoKernels) {
   std::ostringstream OS;
   renderSummary(Report(), OS);

@@ -14,7 +14,7 @@ namespace tilefit {
 /// Paths under \p SourceRoot are written relative to it.
 /// \p NameWidth: kernel names past it are shortened (KernelNameWidth.h); 0 keeps them whole.
 void renderMarkdown(const Report &R, const std::string &SourceRoot, std::ostream &OS,
-                    size_t NameWidth = 0);
+                    size_t NameWidth = 0, bool OnlyFindings = false);
 
 /// A path relative to \p Root when under it (for reports meant for people).
 std::string relativeTo(const std::string &File, const std::string &Root);

@@ -32,7 +32,10 @@ struct SummaryTable {
 };
 
 /// \p NameWidth: kernel names past it are shortened (KernelNameWidth.h); 0 keeps them whole.
-SummaryTable buildSummary(const Report &R, size_t NameWidth = 0);
+/// \p OnlyFindings (--summary=findings): only kernels with a finding have rows. Neighbouring
+/// architectures whose every cell (and per-block maximum) agrees share one column, headed
+/// `sm_86,sm_89` or `sm_100..sm_120`.
+SummaryTable buildSummary(const Report &R, size_t NameWidth = 0, bool OnlyFindings = false);
 
 /// The lines that say which units failed to parse, each with its first error (empty when none
 /// did): the end of the text report, also when no kernel was found.

@@ -20,10 +20,13 @@ void renderDiagnostic(const Diagnostic &D, SourceLines &Lines, std::ostream &OS,
 
 /// Every unit message and finding, then the per-kernel, per-architecture summary table.
 /// \p NameWidth: kernel names past it are shortened (KernelNameWidth.h); 0 keeps them whole.
-void renderText(const Report &R, SourceLines &Lines, std::ostream &OS, size_t NameWidth = 0);
+void renderText(const Report &R, SourceLines &Lines, std::ostream &OS, size_t NameWidth = 0,
+                bool OnlyFindings = false);
 
 /// The summary table alone.
-void renderSummary(const Report &R, std::ostream &OS, size_t NameWidth = 0);
+/// \p OnlyFindings: --summary=findings (buildSummary).
+void renderSummary(const Report &R, std::ostream &OS, size_t NameWidth = 0,
+                   bool OnlyFindings = false);
 
 } // namespace tilefit
 
