@@ -45,6 +45,10 @@ public:
     const OccupancyReport &O = K.Occupancy;
     if (!O.BlocksPerSm || *O.BlocksPerSm == 0)
       return;
+    // A kernel above a hard limit does not run at all: no advice on its occupancy.
+    if (K.StaticBytes && ((K.Limit.StaticMax && *K.StaticBytes > *K.Limit.StaticMax) ||
+                          (K.Limit.BlockOptinMax && totalBytes(K) > *K.Limit.BlockOptinMax)))
+      return;
     const uint64_t Blocks = *O.BlocksPerSm;
     const bool Bounded = K.Bounds && K.Bounds->MinBlocks;
     const bool OnlySmem = O.LimitedBy == "shared memory";

@@ -149,6 +149,9 @@ TEST(ChecksTest, OccupancyOnlyWhereSharedMemoryLimits) {
   EXPECT_EQ(D[0].Level, Severity::Warning);
   EXPECT_NE(D[0].Message.find("fewer than the 8 its __launch_bounds__ asks for"), std::string::npos)
       << D[0].Message;
+  // Above the static limit the kernel does not compile: no advice on its occupancy.
+  K.StaticBytes = 50 * 1024;
+  EXPECT_TRUE(run("tilefit-occupancy", K).empty());
 }
 
 } // namespace
