@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <set>
 
 using namespace llvm;
 
@@ -34,12 +35,19 @@ namespace {
 /// unit itself (its file, its name, its compilation id and folder).
 std::string keyOf(const clang::CompilerInvocation &CI) {
   std::vector<std::string> Args = CI.getCC1CommandLine();
+  // The command line ends with the unit's own file (the invocation's input): not part of it.
+  std::set<std::string> Inputs;
+  for (const clang::FrontendInputFile &In : CI.getFrontendOpts().Inputs)
+    if (In.isFile())
+      Inputs.insert(In.getFile().str());
   BLAKE3 H;
   H.update("tilefit-pch/1\n");
   H.update(ResultCache::toolIdentity());
   H.update("\n");
   for (size_t I = 0; I < Args.size(); ++I) {
     StringRef A = Args[I];
+    if (Inputs.count(A.str()))
+      continue;
     if (A == "-main-file-name" || A == "-fdebug-compilation-dir" || A == "-o") {
       ++I;
       continue;

@@ -198,6 +198,21 @@ TEST_F(PrecompiledHeadersTest, BuiltOnceReusedAndTheResultCacheStillHits) {
   EXPECT_EQ(pchFiles().size(), 1u);
 }
 
+// The precompiled runtime headers are one per option set, not one per unit: the unit's own
+// file (the command line's input) is not part of their key. Three units with the same flags,
+// in two folders, for two architectures: two precompiled headers.
+TEST_F(PrecompiledHeadersTest, OnePerArchitectureForUnitsWithTheSameFlags) {
+  auto Text = llvm::MemoryBuffer::getFile(C);
+  ASSERT_TRUE(static_cast<bool>(Text));
+  std::string D = write("d.cu", (*Text)->getBuffer().str());
+  std::string E = write("sub/e.cu", (*Text)->getBuffer().str());
+  CommandResult R = tilefit({"--arch=sm_80,sm_90", "--format=json", "--cache-dir=" + Cache, C, D,
+                             E, "--", "-std=c++17"});
+  ASSERT_EQ(R.Status, 0) << R.Err;
+  EXPECT_EQ(json(R)["kernels"].size(), 6u);
+  EXPECT_EQ(pchFiles().size(), 2u) << "one per architecture";
+}
+
 TEST_F(PrecompiledHeadersTest, ADamagedPrecompiledHeaderIsNotTrustedAndIsRebuilt) {
   CommandResult First = runC();
   ASSERT_EQ(First.Status, 0) << First.Err;
