@@ -21,6 +21,32 @@ const std::vector<const char *> &nvccOnlyMacros() {
 
 namespace {
 
+/// The nvcc-only macro \p Condition names, or "".
+std::string named(llvm::StringRef Condition) {
+  for (const char *M : nvccOnlyMacros()) {
+    size_t At = Condition.find(M);
+    const size_t Len = llvm::StringRef(M).size();
+    auto Ident = [](char C) { return std::isalnum(static_cast<unsigned char>(C)) || C == '_'; };
+    if (At != llvm::StringRef::npos && (At == 0 || !Ident(Condition[At - 1])) &&
+        (At + Len == Condition.size() || !Ident(Condition[At + Len])))
+      return M;
+  }
+  return "";
+}
+
+/// The nvcc-only macro of the conditional directive \p Line (`#ifdef __NVCC__`, `# if
+/// defined(__NVCC__)`, `#elif ...`), or "".
+std::string conditionalOn(llvm::StringRef Line) {
+  Line = Line.ltrim();
+  if (!Line.consume_front("#"))
+    return "";
+  Line = Line.ltrim();
+  for (llvm::StringRef Kind : {"ifdef", "ifndef", "if", "elif"})
+    if (Line.consume_front(Kind))
+      return named(Line);
+  return "";
+}
+
 class Watcher : public clang::PPCallbacks {
 public:
   Watcher(clang::Preprocessor &PP, std::vector<Diagnostic> &Out)
@@ -49,6 +75,7 @@ public:
     auto It = Directives.find(lineOf(Range.getBegin()));
     if (It == Directives.end())
       return;
+    const std::string Macro = It->second;
     llvm::StringRef Skipped = text(Range);
     const bool Kernel = Skipped.contains("__global__"), Launch = Skipped.contains("<<<");
     if (!Kernel && !Launch)
@@ -58,7 +85,7 @@ public:
     D.Check = std::string(checkInfo(CheckId::Input).Name);
     D.Loc = position(Range.getBegin());
     D.Message = std::string("this block holds ") + (Kernel ? "a kernel" : "a launch") +
-                " that nvcc compiles and tilefit's parse skips: it leaves " + It->second +
+                " that nvcc compiles and tilefit's parse skips: it leaves " + Macro +
                 " undefined (README.md, \"Limits\"), so what the block defines or launches is "
                 "not analysed";
     Out.push_back(std::move(D));
@@ -86,18 +113,6 @@ private:
   static std::string spelling(const clang::Token &T) {
     return T.getIdentifierInfo() ? T.getIdentifierInfo()->getName().str() : "";
   }
-  /// The nvcc-only macro \p Condition names, or "".
-  static std::string named(llvm::StringRef Condition) {
-    for (const char *M : nvccOnlyMacros()) {
-      size_t At = Condition.find(M);
-      const size_t Len = llvm::StringRef(M).size();
-      auto Ident = [](char C) { return std::isalnum(static_cast<unsigned char>(C)) || C == '_'; };
-      if (At != llvm::StringRef::npos && (At == 0 || !Ident(Condition[At - 1])) &&
-          (At + Len == Condition.size() || !Ident(Condition[At + Len])))
-        return M;
-    }
-    return "";
-  }
   void open(clang::SourceLocation Loc, llvm::StringRef Condition) {
     if (SM.isInSystemHeader(SM.getExpansionLoc(Loc)))
       return;
@@ -123,6 +138,20 @@ private:
 };
 
 } // namespace
+
+size_t firstNvccOnlyConditional(llvm::StringRef Text) {
+  size_t At = 0;
+  while (At < Text.size()) {
+    size_t End = Text.find('\n', At);
+    llvm::StringRef Line = Text.slice(At, End == llvm::StringRef::npos ? Text.size() : End);
+    if (!conditionalOn(Line).empty())
+      return At;
+    if (End == llvm::StringRef::npos)
+      break;
+    At = End + 1;
+  }
+  return llvm::StringRef::npos;
+}
 
 void watchNvccOnlyCode(clang::Preprocessor &PP, std::vector<Diagnostic> &Out) {
   PP.addPPCallbacks(std::make_unique<Watcher>(PP, Out));

@@ -12,6 +12,8 @@
 
 #include "tilefit/model/Facts.h"
 
+#include "llvm/ADT/StringRef.h"
+
 #include <memory>
 #include <vector>
 
@@ -26,6 +28,12 @@ namespace frontend {
 /// project's own code (not a system header) that a directive on a macro nvcc defines and the
 /// parse does not makes Clang skip, when the block holds `__global__` or `<<<`.
 void watchNvccOnlyCode(clang::Preprocessor &PP, std::vector<Diagnostic> &Out);
+
+/// The offset of the first line of \p Text that is a conditional directive on a macro nvcc
+/// defines and the parse does not (`#ifdef __NVCC__`), or npos. The language server's preamble
+/// ends before it: the preprocessor must see the directive in the parse itself to say what the
+/// block it skips holds.
+size_t firstNvccOnlyConditional(llvm::StringRef Text);
 
 /// The macros nvcc defines that the parse leaves undefined.
 const std::vector<const char *> &nvccOnlyMacros();

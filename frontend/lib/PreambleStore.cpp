@@ -1,5 +1,7 @@
 //===- PreambleStore.cpp - Per-file precompiled preambles -----------------===//
 #include "tilefit/frontend/PreambleStore.h"
+
+#include "NvccOnlyCode.h"
 #include "FilesRead.h"
 
 #include "clang/Basic/Diagnostic.h"
@@ -147,6 +149,11 @@ std::shared_ptr<const Preamble> PreambleStore::use(clang::CompilerInvocation &In
     return nullptr;
   clang::PreambleBounds Bounds =
       clang::ComputePreambleBounds(Invocation.getLangOpts(), (*Text)->getMemBufferRef(), 0);
+  // A block under `#ifdef __NVCC__` at the top of the file: the preamble stops before it, so
+  // that the parse sees the directive and can say what the skipped block holds.
+  if (size_t Nvcc = firstNvccOnlyConditional((*Text)->getBuffer().take_front(Bounds.Size));
+      Nvcc != StringRef::npos)
+    Bounds = clang::PreambleBounds(static_cast<unsigned>(Nvcc), /*PreambleEndsAtStartOfLine=*/true);
   const std::string Main = Inputs[0].getFile().str();
   std::shared_ptr<Slot> S = slotFor(keyOf(Invocation));
   std::shared_ptr<Preamble> P;
