@@ -575,9 +575,14 @@ def abs_example_flags():
 
 
 def mentions_cuda_arch(path):
-    """tilefit's own test for a host-side parse: the unit's file mentions __CUDA_ARCH__."""
+    """An approximation of tilefit's test for a host-side parse (a block the device side skips
+    under a directive on __CUDA_ARCH__ that holds a launch): the unit's file has a host-side
+    guard (#ifndef __CUDA_ARCH__, #if !defined(__CUDA_ARCH__)) and a launch."""
     with open(path, errors="replace") as f:
-        return "__CUDA_ARCH__" in f.read()
+        text = f.read()
+    guard = re.search(r"^\s*#\s*(ifndef\s+__CUDA_ARCH__|if\s*!\s*defined\s*\(?\s*__CUDA_ARCH__)",
+                      text, re.M)
+    return bool(guard) and ("<<<" in text or "cudaLaunch" in text)
 
 
 def first_line(argv):

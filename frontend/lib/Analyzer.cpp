@@ -153,6 +153,8 @@ struct ParseOutcome {
   std::vector<TextEdit> Fixups; ///< Found: the unit is to be parsed again with them.
   /// Blocks of kernels or launches the parse skips and nvcc compiles (NvccOnlyCode.h).
   std::vector<Diagnostic> NvccOnly;
+  /// The parse skipped a block of the project's own with launches (NvccOnlyCode.h).
+  bool SkippedHostCalls = false;
 };
 
 /// Collects the declarations a parse reads itself, for a traversal limited to them
@@ -285,6 +287,7 @@ public:
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &CI,
                                                         llvm::StringRef) override {
     watchNvccOnlyCode(CI.getPreprocessor(), Outcome.NvccOnly);
+    watchSkippedHostCalls(CI.getPreprocessor(), Outcome.SkippedHostCalls);
     Recorder = std::make_unique<matchers::InstantiationRecorder>();
     return std::make_unique<CollectConsumer>(Out, *Recorder, FromPreamble, Outcome);
   }
@@ -870,6 +873,7 @@ static TranslationUnitFacts analyzeUnitWith(const UnitJob &Job, const ParseEnvir
   Facts.Diagnostics.insert(Facts.Diagnostics.begin(), Problems.begin(), Problems.end());
   Facts.Diagnostics.insert(Facts.Diagnostics.end(), Outcome.NvccOnly.begin(),
                            Outcome.NvccOnly.end());
+  Facts.SkippedHostCalls = Outcome.SkippedHostCalls;
   Factory.addInputs(Facts.Inputs);
   if (!Ok || Errors.getNumErrors() > 0) {
     // What Clang built is analysed all the same (KernelFacts::Error marks the kernels the
@@ -895,11 +899,6 @@ static TranslationUnitFacts analyzeUnitWith(const UnitJob &Job, const ParseEnvir
 
 TranslationUnitFacts analyzeUnit(const UnitJob &Job, const ParseEnvironment &Env) {
   return analyzeUnitWith(Job, Env, Env.NvccCompatibility ? FixupRounds : 0);
-}
-
-bool needsHostParse(const UnitJob &Job, const ParseEnvironment &Env) {
-  std::optional<std::string> Text = readSource(Env, Job.Command.File);
-  return Text && llvm::StringRef(*Text).contains("__CUDA_ARCH__");
 }
 
 std::optional<std::string> readSource(const ParseEnvironment &Env, const std::string &File) {
@@ -1052,18 +1051,15 @@ std::vector<TranslationUnitFacts> analyzeAll(const std::vector<UnitJob> &Jobs,
   ResultCache *Cache = Env.Unsaved.empty() ? Env.Cache : nullptr;
   std::vector<std::string> Keys(Jobs.size());
   std::vector<char> Cached(Jobs.size(), 0);
-  for (size_t G = 0; G < FirstJob.size(); ++G) {
-    const UnitJob &J = Jobs[FirstJob[G]];
-    HostNeeded[G] = J.Flags.IsCuda && needsHostParse(J, Env);
-  }
   if (Cache)
     for (size_t I = 0; I < Jobs.size(); ++I) {
       std::optional<std::string> Main = readSource(Env, Jobs[I].Command.File);
       if (!Main || !Jobs[I].Flags.IsCuda)
         continue;
-      std::vector<std::vector<std::string>> Lines = {parseCommandLine(Jobs[I], Env)};
-      if (HostNeeded[Group[I]])
-        Lines.push_back(parseCommandLine(Jobs[I], Env, /*HostSide=*/true));
+      // Whether the host-side parse runs follows from the files alone: its command line is
+      // part of every key.
+      std::vector<std::vector<std::string>> Lines = {
+          parseCommandLine(Jobs[I], Env), parseCommandLine(Jobs[I], Env, /*HostSide=*/true)};
       Keys[I] = ResultCache::key(Lines, *Main);
       if (std::optional<TranslationUnitFacts> Hit = Cache->lookup(Keys[I])) {
         Results[I] = std::move(*Hit);
@@ -1071,14 +1067,6 @@ std::vector<TranslationUnitFacts> analyzeAll(const std::vector<UnitJob> &Jobs,
         Report(I);
       }
     }
-  // A group's host-side parse is needed only for the jobs that were not cached.
-  for (size_t G = 0; G < FirstJob.size(); ++G) {
-    bool AnyMiss = false;
-    for (size_t I = 0; I < Jobs.size(); ++I)
-      AnyMiss |= Group[I] == G && !Cached[I];
-    HostNeeded[G] &= AnyMiss;
-  }
-
   auto RunHost = [&](size_t G) {
     if (Env.Cancelled && *Env.Cancelled)
       return;
@@ -1095,19 +1083,31 @@ std::vector<TranslationUnitFacts> analyzeAll(const std::vector<UnitJob> &Jobs,
     Results[I] = analyzeUnitSafely(Jobs[I], Env);
     Report(I);
   };
+  // The device-side parses first; then a host-side parse for each command whose device-side
+  // parses skipped code with launches (`#ifndef __CUDA_ARCH__`), and only for those not cached:
+  // the device side saw every launch of the others.
+  auto HostWave = [&] {
+    for (size_t I = 0; I < Jobs.size(); ++I)
+      if (!Cached[I] && !Results[I].Failed && Jobs[I].Flags.IsCuda && Results[I].SkippedHostCalls)
+        HostNeeded[Group[I]] = 1;
+  };
   if (Threads <= 1 || Jobs.size() <= 1) {
-    for (size_t G = 0; G < FirstJob.size(); ++G)
-      RunHost(G);
     for (size_t I = 0; I < Jobs.size(); ++I)
       if (!Cached[I])
         Run(I);
+    HostWave();
+    for (size_t G = 0; G < FirstJob.size(); ++G)
+      RunHost(G);
   } else {
     llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(Threads));
-    for (size_t G = 0; G < FirstJob.size(); ++G)
-      Pool.async([&, G] { RunHost(G); });
     for (size_t I = 0; I < Jobs.size(); ++I)
       if (!Cached[I])
         Pool.async([&, I] { Run(I); });
+    Pool.wait();
+    HostWave();
+    for (size_t G = 0; G < FirstJob.size(); ++G)
+      if (HostNeeded[G])
+        Pool.async([&, G] { RunHost(G); });
     Pool.wait();
   }
   for (size_t I = 0; I < Jobs.size(); ++I) {

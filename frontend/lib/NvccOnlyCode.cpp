@@ -10,6 +10,7 @@
 
 #include <cctype>
 #include <map>
+#include <set>
 
 namespace tilefit {
 namespace frontend {
@@ -139,12 +140,83 @@ private:
 
 } // namespace
 
+namespace {
+
+/// Skipped blocks under a directive on __CUDA_ARCH__ (its #if, #ifdef, #ifndef, #elif, or the
+/// #else of one) that hold launches or attribute calls.
+class SkippedCalls : public clang::PPCallbacks {
+public:
+  SkippedCalls(clang::Preprocessor &PP, bool &Found)
+      : SM(PP.getSourceManager()), LangOpts(PP.getLangOpts()), Found(Found) {}
+  void If(clang::SourceLocation Loc, clang::SourceRange Condition, ConditionValueKind) override {
+    open(Loc, text(Condition));
+  }
+  void Ifdef(clang::SourceLocation Loc, const clang::Token &Name,
+             const clang::MacroDefinition &) override {
+    open(Loc, Name.getIdentifierInfo() ? Name.getIdentifierInfo()->getName() : "");
+  }
+  void Ifndef(clang::SourceLocation Loc, const clang::Token &Name,
+              const clang::MacroDefinition &) override {
+    open(Loc, Name.getIdentifierInfo() ? Name.getIdentifierInfo()->getName() : "");
+  }
+  void Elif(clang::SourceLocation Loc, clang::SourceRange Condition, ConditionValueKind,
+            clang::SourceLocation IfLoc) override {
+    if (Opened.count(IfLoc.getRawEncoding()) || onArch(text(Condition)))
+      Lines.insert(lineOf(Loc));
+  }
+  void Else(clang::SourceLocation Loc, clang::SourceLocation IfLoc) override {
+    if (Opened.count(IfLoc.getRawEncoding()))
+      Lines.insert(lineOf(Loc));
+  }
+  void SourceRangeSkipped(clang::SourceRange Range, clang::SourceLocation) override {
+    if (Found || !Lines.count(lineOf(Range.getBegin())))
+      return;
+    llvm::StringRef Skipped = text(Range);
+    Found = Skipped.contains("<<<") || Skipped.contains("cudaLaunch") ||
+            Skipped.contains("cudaFuncSetAttribute");
+  }
+
+private:
+  using Line = std::pair<unsigned, unsigned>; // file id, line
+  static bool onArch(llvm::StringRef Condition) { return Condition.contains("__CUDA_ARCH__"); }
+  Line lineOf(clang::SourceLocation L) const {
+    L = SM.getExpansionLoc(L);
+    return {SM.getFileID(L).getHashValue(), SM.getSpellingLineNumber(L)};
+  }
+  llvm::StringRef text(clang::SourceRange R) const {
+    return clang::Lexer::getSourceText(clang::CharSourceRange::getCharRange(R), SM, LangOpts);
+  }
+  void open(clang::SourceLocation Loc, llvm::StringRef Condition) {
+    if (!onArch(Condition) || SM.isInSystemHeader(SM.getExpansionLoc(Loc)))
+      return;
+    Opened.insert(Loc.getRawEncoding());
+    Lines.insert(lineOf(Loc));
+  }
+
+  const clang::SourceManager &SM;
+  const clang::LangOptions &LangOpts;
+  bool &Found;
+  std::set<unsigned> Opened; ///< Opening directives on __CUDA_ARCH__.
+  std::set<Line> Lines;      ///< Their lines, and their #elif/#else lines.
+};
+
+} // namespace
+
+void watchSkippedHostCalls(clang::Preprocessor &PP, bool &Found) {
+  PP.addPPCallbacks(std::make_unique<SkippedCalls>(PP, Found));
+}
+
 size_t firstNvccOnlyConditional(llvm::StringRef Text) {
   size_t At = 0;
   while (At < Text.size()) {
     size_t End = Text.find('\n', At);
     llvm::StringRef Line = Text.slice(At, End == llvm::StringRef::npos ? Text.size() : End);
     if (!conditionalOn(Line).empty())
+      return At;
+    // `#ifndef __CUDA_ARCH__` too: the block it skips may hold launches (SkippedCalls).
+    llvm::StringRef Directive = Line.ltrim();
+    if (Directive.consume_front("#") && Directive.ltrim().starts_with("if") &&
+        Directive.contains("__CUDA_ARCH__"))
       return At;
     if (End == llvm::StringRef::npos)
       break;

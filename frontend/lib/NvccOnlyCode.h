@@ -29,10 +29,17 @@ namespace frontend {
 /// parse does not makes Clang skip, when the block holds `__global__` or `<<<`.
 void watchNvccOnlyCode(clang::Preprocessor &PP, std::vector<Diagnostic> &Out);
 
+/// Watches \p PP's skipped blocks; sets \p Found when one of the project's own (not a system
+/// header) under a directive on `__CUDA_ARCH__` (`#ifndef __CUDA_ARCH__`, the `#else` of
+/// `#ifdef __CUDA_ARCH__`, ...) holds a launch or an attribute call (`<<<`, cudaLaunchKernel,
+/// cudaLaunchKernelEx, cudaLaunchCooperativeKernel, cudaFuncSetAttribute): code a host-side
+/// parse can read and this one cannot.
+void watchSkippedHostCalls(clang::Preprocessor &PP, bool &Found);
+
 /// The offset of the first line of \p Text that is a conditional directive on a macro nvcc
-/// defines and the parse does not (`#ifdef __NVCC__`), or npos. The language server's preamble
-/// ends before it: the preprocessor must see the directive in the parse itself to say what the
-/// block it skips holds.
+/// defines and the parse does not (`#ifdef __NVCC__`) or on `__CUDA_ARCH__`, or npos. The
+/// language server's preamble ends before it: the preprocessor must see the directive in the
+/// parse itself to say what the block it skips holds.
 size_t firstNvccOnlyConditional(llvm::StringRef Text);
 
 /// The macros nvcc defines that the parse leaves undefined.

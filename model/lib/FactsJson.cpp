@@ -61,15 +61,17 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Note, Message, Loc)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Diagnostic, Level, Check, Message, Loc, Arch, TranslationUnit,
                                    Kernel, PromotedToError, Figures, Notes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TranslationUnitFacts, File, Arch, ParsedAs, Jit, MaxRegisters,
-                                   RelocatableDeviceCode, Failed, Partial, ParseStopped, Vars,
+                                   RelocatableDeviceCode, Failed, Partial, ParseStopped,
+                                   SkippedHostCalls, Vars,
                                    Kernels, Emission, ConstantVars, ConstantEmission, LocalArrays,
                                    Diagnostics, Fixups, LostLaunches)
 
 namespace {
 // 2: constant memory, per-thread arrays and Tensor Memory requests. 3: units with errors
 // (Partial, ParseStopped, KernelFacts::Error, SharedVar::KernelLocal) and source fix-ups. An
-// entry of an earlier schema is a miss (it lacks them), never a report without them.
-constexpr const char *Schema = "tilefit-facts/5";
+// entry of an earlier schema is a miss (it lacks them), never a report without them. 6:
+// SkippedHostCalls.
+constexpr const char *Schema = "tilefit-facts/6";
 
 /// Every index of \p P refers to one of \p VarCount variables or to one of its functions.
 bool consistentProgram(const EmissionProgram &P, size_t VarCount) {

@@ -70,10 +70,6 @@ std::string clangArchFor(const std::string &Target);
 std::vector<std::string> parseCommandLine(const UnitJob &Job, const ParseEnvironment &Env,
                                           bool HostSide = false);
 
-/// Whether the unit's own file tests __CUDA_ARCH__, so that some host code (launches, opt-ins)
-/// may be invisible to the device-side parse and a host-side parse is needed too.
-bool needsHostParse(const UnitJob &Job, const ParseEnvironment &Env);
-
 /// The launches and attribute calls of a host-side parse of \p Job's unit. Problems are
 /// appended to \p Problems (a failed host parse only means those launches stay unseen).
 std::vector<HostKernelCalls> analyzeHostSide(const UnitJob &Job, const ParseEnvironment &Env,

@@ -245,6 +245,10 @@ struct TranslationUnitFacts {
   /// An error stopped the parse (a missing #include, say): what comes after it, kernels
   /// included, was not parsed, and no template was instantiated.
   bool ParseStopped = false;
+  /// The device-side parse skipped code of the project's own that launches or sets a kernel's
+  /// attributes (`<<<`, cudaLaunchKernel, cudaFuncSetAttribute under `#ifndef __CUDA_ARCH__`):
+  /// only a host-side parse can read it.
+  bool SkippedHostCalls = false;
   std::vector<SharedVar> Vars;
   std::vector<KernelFacts> Kernels;
   EmissionProgram Emission;
