@@ -335,6 +335,94 @@ std::optional<ErrorTouch> errorTouching(const FunctionDecl *Kernel,
   return std::nullopt;
 }
 
+/// What the static_asserts of \p Kernel's own body (its template's, for an instantiation) require
+/// of one name each: `N % K == 0`, `K % N == 0`, `N >= K` (and >, <=, <), `(N & (N - 1)) == 0`,
+/// and conjunctions of those. Other conditions say nothing.
+std::vector<ExtentConstraint> constraintsOf(const FunctionDecl *Kernel, ASTContext &Ctx) {
+  const FunctionDecl *Pattern = Kernel->getTemplateInstantiationPattern();
+  const FunctionDecl *F = Pattern ? Pattern : Kernel;
+  if (!F->getBody())
+    return {};
+  struct Asserts : RecursiveASTVisitor<Asserts> {
+    std::vector<const Expr *> Conditions;
+    bool VisitStaticAssertDecl(StaticAssertDecl *D) {
+      if (D->getAssertExpr())
+        Conditions.push_back(D->getAssertExpr());
+      return true;
+    }
+    bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+  } A;
+  A.TraverseStmt(F->getBody());
+  auto NameOf = [](const Expr *E) -> std::string {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *D = dyn_cast<DeclRefExpr>(E))
+      if (isa<NonTypeTemplateParmDecl, VarDecl, EnumConstantDecl>(D->getDecl()))
+        return D->getDecl()->getName().str();
+    return "";
+  };
+  auto ConstOf = [&](const Expr *E) -> std::optional<uint64_t> {
+    E = E->IgnoreParenImpCasts();
+    Expr::EvalResult R;
+    if (E->isValueDependent() || !E->EvaluateAsInt(R, Ctx) || R.Val.getInt().isNegative())
+      return std::nullopt;
+    return R.Val.getInt().getZExtValue();
+  };
+  std::vector<ExtentConstraint> Out;
+  std::function<void(const Expr *)> Read = [&](const Expr *E) {
+    const auto *B = dyn_cast<BinaryOperator>(E->IgnoreParenImpCasts());
+    if (!B)
+      return;
+    const Expr *L = B->getLHS()->IgnoreParenImpCasts(), *R = B->getRHS()->IgnoreParenImpCasts();
+    using K = ExtentConstraint::Kind;
+    switch (B->getOpcode()) {
+    case BO_LAnd:
+      Read(L);
+      Read(R);
+      return;
+    case BO_EQ: {
+      if (ConstOf(L) == 0u)
+        std::swap(L, R);
+      const auto *Op = dyn_cast<BinaryOperator>(L);
+      if (ConstOf(R) != 0u || !Op)
+        return;
+      const Expr *X = Op->getLHS()->IgnoreParenImpCasts(), *Y = Op->getRHS()->IgnoreParenImpCasts();
+      if (Op->getOpcode() == BO_Rem) {
+        if (auto V = ConstOf(Y); V && *V > 0 && !NameOf(X).empty())
+          Out.push_back({NameOf(X), K::MultipleOf, *V});
+        else if (auto V = ConstOf(X); V && *V > 0 && !NameOf(Y).empty())
+          Out.push_back({NameOf(Y), K::DivisorOf, *V});
+      } else if (Op->getOpcode() == BO_And) {
+        const auto *Minus = dyn_cast<BinaryOperator>(Y);
+        if (Minus && Minus->getOpcode() == BO_Sub && !NameOf(X).empty() &&
+            NameOf(Minus->getLHS()) == NameOf(X) && ConstOf(Minus->getRHS()) == 1u)
+          Out.push_back({NameOf(X), K::PowerOfTwo, 0});
+      }
+      return;
+    }
+    case BO_GE: case BO_GT: case BO_LE: case BO_LT: {
+      BinaryOperatorKind Opc = B->getOpcode();
+      if (NameOf(L).empty()) { // `16 <= BM` is `BM >= 16`
+        std::swap(L, R);
+        Opc = Opc == BO_GE ? BO_LE : Opc == BO_GT ? BO_LT : Opc == BO_LE ? BO_GE : BO_GT;
+      }
+      auto V = ConstOf(R);
+      if (NameOf(L).empty() || !V)
+        return;
+      if (Opc == BO_GE || Opc == BO_GT)
+        Out.push_back({NameOf(L), K::AtLeast, *V + (Opc == BO_GT)});
+      else if (*V > 0 || Opc == BO_LE)
+        Out.push_back({NameOf(L), K::AtMost, *V - (Opc == BO_LT)});
+      return;
+    }
+    default:
+      return;
+    }
+  };
+  for (const Expr *C : A.Conditions)
+    Read(C);
+  return Out;
+}
+
 } // namespace
 
 class SharedMemoryCollector::SharedVarCallback : public MatchFinder::MatchCallback {
@@ -554,6 +642,7 @@ void SharedMemoryCollector::finish(ASTContext &Ctx, const InstantiationRecorder 
       if (Callee == KernelDef)
         K.Attributes.push_back(Call);
     K.Bounds = launchBoundsOf(Kernel);
+    K.Constraints = constraintsOf(Kernel, Ctx);
     if (!Errors.empty())
       K.Error = errorTouching(Kernel, Reached, Used, Reach, Kernels->Unbuilt.count(Kernel) != 0,
                               ScanOf);

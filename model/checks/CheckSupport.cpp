@@ -121,7 +121,30 @@ struct Suggestion {
   uint64_t Value = 0;
   std::string Kind; ///< "a power of 2", "a multiple of 8"
 };
-Suggestion suggestExtent(uint64_t Now, uint64_t Bound) {
+/// Whether \p X meets every one of \p Cs.
+bool meets(uint64_t X, const std::vector<ExtentConstraint> &Cs) {
+  using K = ExtentConstraint::Kind;
+  for (const ExtentConstraint &C : Cs) {
+    const bool Ok = C.Is == K::MultipleOf ? X % C.Value == 0
+                    : C.Is == K::DivisorOf ? X > 0 && C.Value % X == 0
+                    : C.Is == K::AtLeast   ? X >= C.Value
+                    : C.Is == K::AtMost    ? X <= C.Value
+                                           : X > 0 && (X & (X - 1)) == 0;
+    if (!Ok)
+      return false;
+  }
+  return true;
+}
+
+Suggestion suggestExtent(uint64_t Now, uint64_t Bound, const std::vector<ExtentConstraint> &Cs) {
+  // The kernel's static_asserts on the name decide when it has any: the largest value below
+  // the bound that meets them all.
+  if (!Cs.empty()) {
+    for (uint64_t X = Bound, Tries = 0; X > 0 && Tries < (1u << 20); --X, ++Tries)
+      if (meets(X, Cs))
+        return {X, "static_assert"};
+    return {0, ""};
+  }
   if (Now < 16)
     return {Bound, ""};
   const uint64_t Pow2Divisor = Now & (~Now + 1); // the largest power of 2 dividing Now
@@ -141,6 +164,15 @@ std::vector<Note> FitAdvisor::extentNotes(const std::function<bool(uint64_t)> &F
                                           const std::string &Goal) const {
   std::vector<Note> Notes;
   KernelLayout Now = Layout.layout(Kernel);
+  // The kernel's static_asserts on a name (ExtentConstraint), when it has facts.
+  auto constraintsOn = [&](const std::string &Name) {
+    std::vector<ExtentConstraint> Cs;
+    if (Kernel < TU.Kernels.size())
+      for (const ExtentConstraint &C : TU.Kernels[Kernel].Constraints)
+        if (C.Name == Name)
+          Cs.push_back(C);
+    return Cs;
+  };
   for (const Placement &P : Now.Placed) {
     const SharedVar &V = TU.Vars[P.Var];
     if (!V.Bytes)
@@ -161,19 +193,26 @@ std::vector<Note> FitAdvisor::extentNotes(const std::function<bool(uint64_t)> &F
       const uint64_t Lo = *largest(Extent - 1, [&](uint64_t X) { return X == 0 || Ok(X); });
       const std::string Name = V.ExtentNames[D], Now = std::to_string(Extent);
       const std::string Takes = "'" + V.Name + "' takes ";
-      const Suggestion S = suggestExtent(Extent, Lo);
+      const Suggestion S = suggestExtent(Extent, Lo, constraintsOn(Name));
       if (S.Value == Lo) // a count (stages), or the bound is itself a value of the kind
         Notes.push_back({"with " + Name + " = " + std::to_string(Lo) + " (it is " + Now + "), " +
                              Takes + bytesPhrase(Unit * Lo) + " and the kernel " + Goal,
                          V.Loc});
       else if (S.Value)
-        Notes.push_back({"with " + Name + " = " + std::to_string(S.Value) + " (" + S.Kind +
-                             ", as it is now: " + Now + "; at most " + std::to_string(Lo) +
-                             " fits), " + Takes + bytesPhrase(Unit * S.Value) +
-                             " and the kernel " + Goal,
+        Notes.push_back({"with " + Name + " = " + std::to_string(S.Value) + " (" +
+                             (S.Kind == "static_assert"
+                                  ? "it is " + Now + "; at most " + std::to_string(Lo) +
+                                        " fits, and its static_asserts allow no more"
+                                  : S.Kind + ", as it is now: " + Now + "; at most " +
+                                        std::to_string(Lo) + " fits") +
+                             "), " + Takes + bytesPhrase(Unit * S.Value) + " and the kernel " +
+                             Goal,
                          V.Loc});
       else // no value of the kind fits: the bound, not an odd value
         Notes.push_back({"with " + Name + " at most " + std::to_string(Lo) + " (it is " + Now +
+                             (constraintsOn(Name).empty()
+                                  ? ""
+                                  : "; no value that small meets its static_asserts") +
                              "), " + Takes + "at most " + bytesPhrase(Unit * Lo) +
                              " and the kernel " + Goal,
                          V.Loc});

@@ -52,9 +52,16 @@ NLOHMANN_JSON_SERIALIZE_ENUM(ErrorTouch::Kind, {{ErrorTouch::Kind::InItsCode, "i
                                                {ErrorTouch::Kind::UnbuiltCode, "unbuilt_code"},
                                                {ErrorTouch::Kind::NoBody, "no_body"}})
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ErrorTouch, How, Diagnostic)
+NLOHMANN_JSON_SERIALIZE_ENUM(ExtentConstraint::Kind,
+                             {{ExtentConstraint::Kind::MultipleOf, "multiple_of"},
+                              {ExtentConstraint::Kind::DivisorOf, "divisor_of"},
+                              {ExtentConstraint::Kind::AtLeast, "at_least"},
+                              {ExtentConstraint::Kind::AtMost, "at_most"},
+                              {ExtentConstraint::Kind::PowerOfTwo, "power_of_two"}})
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ExtentConstraint, Name, Is, Value)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelFacts, Name, Mangled, Loc, InstantiatedAt, Reached,
                                    Unreferenced, Launches, Attributes, Bounds, LocalArrays,
-                                   TmemAllocations, Error)
+                                   TmemAllocations, Error, Constraints)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SourceFixup, Loc, Rule)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LostLaunch, Loc, Callee, Unresolved, Helper)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Note, Message, Loc)
@@ -70,7 +77,7 @@ namespace {
 // 2: constant memory, per-thread arrays and Tensor Memory requests. 3: units with errors
 // (Partial, ParseStopped, KernelFacts::Error, SharedVar::KernelLocal) and source fix-ups. An
 // entry of an earlier schema is a miss (it lacks them), never a report without them. 6:
-// SkippedHostCalls.
+// SkippedHostCalls, KernelFacts::Constraints.
 constexpr const char *Schema = "tilefit-facts/6";
 
 /// Every index of \p P refers to one of \p VarCount variables or to one of its functions.

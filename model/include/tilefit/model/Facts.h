@@ -158,6 +158,17 @@ struct ErrorTouch {
 };
 
 /// One kernel (one instantiation, for templates) with what it reaches.
+/// What a kernel's `static_assert`s require of one of its names (a template parameter, a
+/// constant): `static_assert(BM % 32 == 0)` is MultipleOf 32, `static_assert(256 % BM == 0)`
+/// DivisorOf 256, `static_assert(BM >= 16)` AtLeast 16, `static_assert((BM & (BM - 1)) == 0)`
+/// PowerOfTwo.
+struct ExtentConstraint {
+  enum class Kind { MultipleOf, DivisorOf, AtLeast, AtMost, PowerOfTwo };
+  std::string Name;
+  Kind Is = Kind::MultipleOf;
+  uint64_t Value = 0;
+};
+
 struct KernelFacts {
   std::string Name;             ///< Qualified, with template arguments: `ns::staged<64, 16, 3>`.
   std::string Mangled;          ///< The Itanium name ptxas prints.
@@ -182,6 +193,8 @@ struct KernelFacts {
   /// Set when an error of the unit may have changed what the kernel reaches: its figures are
   /// then unknown.
   std::optional<ErrorTouch> Error;
+  /// The kernel's own static_asserts on its names, for what-would-fit suggestions.
+  std::vector<ExtentConstraint> Constraints;
 };
 
 enum class Severity { Note, Remark, Warning, Error };
