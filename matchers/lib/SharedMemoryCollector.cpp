@@ -335,12 +335,13 @@ std::optional<ErrorTouch> errorTouching(const FunctionDecl *Kernel,
   return std::nullopt;
 }
 
-/// What the static_asserts of \p Kernel's own body (its template's, for an instantiation) require
-/// of one name each: `N % K == 0`, `K % N == 0`, `N >= K` (and >, <=, <), `(N & (N - 1)) == 0`,
-/// and conjunctions of those. Other conditions say nothing.
+/// What the static_asserts of \p Kernel's own body require of one name each, the other names
+/// at this instantiation's values: `N % K == 0`, `K % N == 0`, `N >= K` (and >, <=, <),
+/// `(N & (N - 1)) == 0`, and conjunctions of those; K a constant or another template argument
+/// (`BM % WM == 0` is BM a multiple of WM's value, and WM a divisor of BM's). Other conditions
+/// say nothing.
 std::vector<ExtentConstraint> constraintsOf(const FunctionDecl *Kernel, ASTContext &Ctx) {
-  const FunctionDecl *Pattern = Kernel->getTemplateInstantiationPattern();
-  const FunctionDecl *F = Pattern ? Pattern : Kernel;
+  const FunctionDecl *F = Kernel;
   if (!F->getBody())
     return {};
   struct Asserts : RecursiveASTVisitor<Asserts> {
@@ -353,8 +354,25 @@ std::vector<ExtentConstraint> constraintsOf(const FunctionDecl *Kernel, ASTConte
     bool TraverseLambdaExpr(LambdaExpr *) { return true; }
   } A;
   A.TraverseStmt(F->getBody());
-  auto NameOf = [](const Expr *E) -> std::string {
-    E = E->IgnoreParenImpCasts();
+  // Parentheses and implicit casts, not the substitution that names a template parameter
+  // (which IgnoreParenImpCasts strips too).
+  auto Strip = [](const Expr *E) {
+    while (true) {
+      if (const auto *P = dyn_cast<ParenExpr>(E))
+        E = P->getSubExpr();
+      else if (const auto *C = dyn_cast<ImplicitCastExpr>(E))
+        E = C->getSubExpr();
+      else if (const auto *F = dyn_cast<FullExpr>(E))
+        E = F->getSubExpr();
+      else
+        return E;
+    }
+  };
+  auto NameOf = [&](const Expr *E) -> std::string {
+    E = Strip(E);
+    // A template parameter, substituted in the instantiation.
+    if (const auto *S = dyn_cast<SubstNonTypeTemplateParmExpr>(E))
+      return S->getParameter()->getName().str();
     if (const auto *D = dyn_cast<DeclRefExpr>(E))
       if (isa<NonTypeTemplateParmDecl, VarDecl, EnumConstantDecl>(D->getDecl()))
         return D->getDecl()->getName().str();
@@ -369,10 +387,10 @@ std::vector<ExtentConstraint> constraintsOf(const FunctionDecl *Kernel, ASTConte
   };
   std::vector<ExtentConstraint> Out;
   std::function<void(const Expr *)> Read = [&](const Expr *E) {
-    const auto *B = dyn_cast<BinaryOperator>(E->IgnoreParenImpCasts());
+    const auto *B = dyn_cast<BinaryOperator>(Strip(E));
     if (!B)
       return;
-    const Expr *L = B->getLHS()->IgnoreParenImpCasts(), *R = B->getRHS()->IgnoreParenImpCasts();
+    const Expr *L = Strip(B->getLHS()), *R = Strip(B->getRHS());
     using K = ExtentConstraint::Kind;
     switch (B->getOpcode()) {
     case BO_LAnd:
@@ -380,19 +398,20 @@ std::vector<ExtentConstraint> constraintsOf(const FunctionDecl *Kernel, ASTConte
       Read(R);
       return;
     case BO_EQ: {
-      if (ConstOf(L) == 0u)
+      // `0 == BM % 48` as `BM % 48 == 0` (in an instantiation both sides are constants).
+      if (!isa<BinaryOperator>(L))
         std::swap(L, R);
       const auto *Op = dyn_cast<BinaryOperator>(L);
       if (ConstOf(R) != 0u || !Op)
         return;
-      const Expr *X = Op->getLHS()->IgnoreParenImpCasts(), *Y = Op->getRHS()->IgnoreParenImpCasts();
+      const Expr *X = Strip(Op->getLHS()), *Y = Strip(Op->getRHS());
       if (Op->getOpcode() == BO_Rem) {
         if (auto V = ConstOf(Y); V && *V > 0 && !NameOf(X).empty())
           Out.push_back({NameOf(X), K::MultipleOf, *V});
-        else if (auto V = ConstOf(X); V && *V > 0 && !NameOf(Y).empty())
+        if (auto V = ConstOf(X); V && *V > 0 && !NameOf(Y).empty())
           Out.push_back({NameOf(Y), K::DivisorOf, *V});
       } else if (Op->getOpcode() == BO_And) {
-        const auto *Minus = dyn_cast<BinaryOperator>(Y);
+        const auto *Minus = dyn_cast<BinaryOperator>(Strip(Y));
         if (Minus && Minus->getOpcode() == BO_Sub && !NameOf(X).empty() &&
             NameOf(Minus->getLHS()) == NameOf(X) && ConstOf(Minus->getRHS()) == 1u)
           Out.push_back({NameOf(X), K::PowerOfTwo, 0});
@@ -400,18 +419,19 @@ std::vector<ExtentConstraint> constraintsOf(const FunctionDecl *Kernel, ASTConte
       return;
     }
     case BO_GE: case BO_GT: case BO_LE: case BO_LT: {
-      BinaryOperatorKind Opc = B->getOpcode();
-      if (NameOf(L).empty()) { // `16 <= BM` is `BM >= 16`
-        std::swap(L, R);
-        Opc = Opc == BO_GE ? BO_LE : Opc == BO_GT ? BO_LT : Opc == BO_LE ? BO_GE : BO_GT;
-      }
-      auto V = ConstOf(R);
-      if (NameOf(L).empty() || !V)
-        return;
-      if (Opc == BO_GE || Opc == BO_GT)
-        Out.push_back({NameOf(L), K::AtLeast, *V + (Opc == BO_GT)});
-      else if (*V > 0 || Opc == BO_LE)
-        Out.push_back({NameOf(L), K::AtMost, *V - (Opc == BO_LT)});
+      // Each named side, the other at its value: `BM >= 96`, and `16 <= BM` as `BM >= 16`.
+      auto Bound = [&](const Expr *Name, const Expr *Other, BinaryOperatorKind Opc) {
+        auto V = ConstOf(Other);
+        if (NameOf(Name).empty() || !V)
+          return;
+        if (Opc == BO_GE || Opc == BO_GT)
+          Out.push_back({NameOf(Name), K::AtLeast, *V + (Opc == BO_GT)});
+        else if (*V > 0 || Opc == BO_LE)
+          Out.push_back({NameOf(Name), K::AtMost, *V - (Opc == BO_LT)});
+      };
+      const BinaryOperatorKind Opc = B->getOpcode();
+      Bound(L, R, Opc);
+      Bound(R, L, Opc == BO_GE ? BO_LE : Opc == BO_GT ? BO_LT : Opc == BO_LE ? BO_GE : BO_GT);
       return;
     }
     default:

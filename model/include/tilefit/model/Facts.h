@@ -159,9 +159,10 @@ struct ErrorTouch {
 
 /// One kernel (one instantiation, for templates) with what it reaches.
 /// What a kernel's `static_assert`s require of one of its names (a template parameter, a
-/// constant): `static_assert(BM % 32 == 0)` is MultipleOf 32, `static_assert(256 % BM == 0)`
-/// DivisorOf 256, `static_assert(BM >= 16)` AtLeast 16, `static_assert((BM & (BM - 1)) == 0)`
-/// PowerOfTwo.
+/// constant), the other names at the instantiation's values: `static_assert(BM % 32 == 0)` is
+/// MultipleOf 32, `static_assert(256 % BM == 0)` DivisorOf 256, `static_assert(BM >= 16)`
+/// AtLeast 16, `static_assert((BM & (BM - 1)) == 0)` PowerOfTwo, `static_assert(BM % WM == 0)`
+/// with WM = 64 MultipleOf 64 (and, for WM, DivisorOf BM's value).
 struct ExtentConstraint {
   enum class Kind { MultipleOf, DivisorOf, AtLeast, AtMost, PowerOfTwo };
   std::string Name;
