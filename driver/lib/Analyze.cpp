@@ -325,7 +325,8 @@ void applyPolicy(const AnalyzeRequest &Req,
     auto It = UnitSettings.find(D.TranslationUnit);
     if (It != UnitSettings.end() && It->second->HeaderFilter)
       return It->second->HeaderFilter->match(D.Loc.File);
-    if (!Under(D.Loc.File, Root))
+    // A root of "/" (units with nothing in common) is no project: headers stay hidden.
+    if (Root == "/" || !Under(D.Loc.File, Root))
       return false;
     auto Dirs = SystemDirs.find(D.TranslationUnit);
     return Dirs == SystemDirs.end() ||
