@@ -20,7 +20,7 @@ using namespace tilefit;
 
 namespace {
 
-driver::AnalyzeResult standIn(const driver::AnalyzeRequest &Req) {
+driver::AnalyzeResult standIn(const driver::AnalyzeRequest &Req, driver::Session &) {
   driver::AnalyzeResult Out;
   for (const frontend::CompileCommand &C : Req.Commands) {
     const std::string &F = C.File;

@@ -136,10 +136,12 @@ int runLauncher(const char *Argv0, const std::vector<std::string> &Compiler,
     // The project root as CMake knows it: the build folder is the launcher's caller's.
     Req.BuildPath = findBuildFolder(std::string(Cwd));
     Req.ShareDir = ShareDir;
-    Req.Quiet = true;
     Req.Threads = 1;
     if (frontend::translateCommand(C).IsCuda) {
-      AnalyzeResult Result = analyze(Req);
+      driver::Session::Options Quiet;
+      Quiet.Quiet = true;
+      driver::Session Session(std::move(Quiet));
+      AnalyzeResult Result = analyze(Req, Session);
       if (!Result.UsageError.empty()) {
         toolMessage("warning", "not analysed: " + Result.UsageError);
       } else {
@@ -169,11 +171,12 @@ int runLauncher(const char *Argv0, const std::vector<std::string> &Compiler,
   return Status;
 }
 
-int runLanguageServer(driver::AnalyzeRequest Base, const std::string &CompileCommandsDir,
-                      unsigned DebounceMs, bool Preambles) {
+int runLanguageServer(driver::AnalyzeRequest Base, driver::Session::Options SessionBase,
+                      const std::string &CompileCommandsDir, unsigned DebounceMs, bool Preambles) {
   lsp::ServerOptions Opts;
   Opts.Preambles = Preambles;
   Opts.Base = std::move(Base);
+  Opts.SessionBase = std::move(SessionBase);
   Opts.CompileCommandsDir = CompileCommandsDir;
   Opts.DebounceMs = DebounceMs;
   Opts.DocsUri = std::string(TILEFIT_INFORMATION_URI) + "/blob/main/docs/checks.md";

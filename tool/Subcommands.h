@@ -30,9 +30,10 @@ int runLauncher(const char *Argv0, const std::vector<std::string> &Compiler,
                 const std::string &ShareDir);
 
 /// `tilefit lsp`: the language server on stdin/stdout until `exit`; \p Base holds the command
-/// line's options for every analysis; \p Preambles: keep each file's preambles.
-int runLanguageServer(driver::AnalyzeRequest Base, const std::string &CompileCommandsDir,
-                      unsigned DebounceMs, bool Preambles);
+/// line's options for every analysis and \p SessionBase those of the server's session (its
+/// caches); \p Preambles: keep each file's preambles.
+int runLanguageServer(driver::AnalyzeRequest Base, driver::Session::Options SessionBase,
+                      const std::string &CompileCommandsDir, unsigned DebounceMs, bool Preambles);
 
 } // namespace tool
 } // namespace tilefit

@@ -348,14 +348,6 @@ std::optional<AnalyzeRequest> analyzeRequest(const char *Argv0, std::vector<std:
   if (Registers)
     Req.Registers = Registers.getValue();
   Req.Threads = Jobs;
-  // Progress while the run is long, where someone watches: never in CI logs unless asked.
-  Req.Progress = !Quiet && (ForceProgress || sys::Process::StandardErrIsDisplayed());
-  Req.Quiet = Quiet;
-  Req.ShowCommands = ShowCommands;
-  if (!NoCache)
-    Req.CacheDir = CacheDir.empty() ? frontend::ResultCache::defaultDir() : CacheDir.getValue();
-  Req.CacheMaxBytes = static_cast<uint64_t>(CacheMaxMiB) << 20;
-  Req.CacheStats = CacheStats;
   if (!Shard.empty()) {
     unsigned K = 0, N = 0;
     StringRef A, B;
@@ -368,6 +360,20 @@ std::optional<AnalyzeRequest> analyzeRequest(const char *Argv0, std::vector<std:
   }
   Req.ShareDir = shareDir(Argv0);
   return Req;
+}
+
+/// The session's options from the command line: caches, messages, progress.
+driver::Session::Options sessionOptions() {
+  driver::Session::Options S;
+  // Progress while the run is long, where someone watches: never in CI logs unless asked.
+  S.Progress = !Quiet && (ForceProgress || sys::Process::StandardErrIsDisplayed());
+  S.Quiet = Quiet;
+  S.ShowCommands = ShowCommands;
+  if (!NoCache)
+    S.CacheDir = CacheDir.empty() ? frontend::ResultCache::defaultDir() : CacheDir.getValue();
+  S.CacheMaxBytes = static_cast<uint64_t>(CacheMaxMiB) << 20;
+  S.CacheStats = CacheStats;
+  return S;
 }
 
 /// Writes \p R where --output says (stdout by default); false on failure.
@@ -403,7 +409,7 @@ int runAnalysis(const char *Argv0, std::vector<std::string> Extra, bool HaveDash
     std::string Where = !Sources.empty() ? Sources.front() : std::string("./-");
     SmallString<256> Abs(Where);
     sys::fs::make_absolute(Abs);
-    auto Cfg = effectiveConfig(*Req, std::string(Abs));
+    auto Cfg = effectiveConfig(*Req, driver::Session(sessionOptions()), std::string(Abs));
     if (!Cfg) {
       toolMessage("error", toString(Cfg.takeError()));
       return ExitFailure;
@@ -425,7 +431,8 @@ int runAnalysis(const char *Argv0, std::vector<std::string> Extra, bool HaveDash
     Old = std::move(*B);
   }
 
-  AnalyzeResult Result = analyze(*Req);
+  driver::Session Session(sessionOptions());
+  AnalyzeResult Result = analyze(*Req, Session);
   if (!Result.UsageError.empty()) {
     toolMessage("error", Result.UsageError);
     return ExitFailure;
@@ -568,7 +575,8 @@ int tilefitMain(int argc, const char **argv) {
     auto Req = analyzeRequest(argv[0], {}, false);
     if (!Req)
       return ExitFailure;
-    return runLanguageServer(std::move(*Req), CompileCommandsDir, LspDebounceMs, LspPreambles);
+    return runLanguageServer(std::move(*Req), sessionOptions(), CompileCommandsDir, LspDebounceMs,
+                             LspPreambles);
   }
   return runAnalysis(argv[0], std::move(Extra), HaveDashDash);
 }

@@ -3,7 +3,6 @@
 
 #include "tilefit/frontend/Analyzer.h"
 #include "tilefit/frontend/CommandTranslation.h"
-#include "tilefit/frontend/HeaderPch.h"
 #include "tilefit/frontend/ResultCache.h"
 #include "tilefit/frontend/Toolkit.h"
 #include "tilefit/model/Analysis.h"
@@ -32,15 +31,6 @@ using namespace llvm;
 namespace tilefit {
 namespace driver {
 namespace {
-
-/// tilefit's own messages: on stderr, in clang's voice, unless the request sends them elsewhere.
-void toolMessage(const AnalyzeRequest &Req, const char *Level, const Twine &Msg) {
-  if (Req.Message) {
-    Req.Message(Level, Msg.str());
-    return;
-  }
-  errs() << "tilefit: " << Level << ": " << Msg << "\n";
-}
 
 std::string currentDir() {
   SmallString<256> Cwd;
@@ -240,12 +230,13 @@ Expected<std::unique_ptr<Settings>> makeSettings(const frontend::Config &Cfg,
 }
 
 /// The configuration file that applies to \p File: --config-file, else the nearest one.
-std::string configFileFor(const AnalyzeRequest &Req, const std::string &File) {
+std::string configFileFor(const AnalyzeRequest &Req, const Session &S, const std::string &File) {
   if (!Req.ConfigFile.empty())
     return Req.ConfigFile;
   std::string Found = frontend::findConfigFile(sys::path::parent_path(File));
-  if (!Found.empty() && Req.MayReadConfig && !Req.MayReadConfig(Found)) {
-    toolMessage(Req, "warning", "ignored " + Found + ": outside the workspace");
+  const auto &MayRead = S.options().MayReadConfig;
+  if (!Found.empty() && MayRead && !MayRead(Found)) {
+    S.message("warning", "ignored " + Found + ": outside the workspace");
     return "";
   }
   return Found;
@@ -286,8 +277,9 @@ Expected<std::unique_ptr<Settings>> settingsFrom(const AnalyzeRequest &Req,
 
 } // namespace
 
-Expected<frontend::Config> effectiveConfig(const AnalyzeRequest &Req, const std::string &File) {
-  return configFrom(Req, configFileFor(Req, File));
+Expected<frontend::Config> effectiveConfig(const AnalyzeRequest &Req, const Session &S,
+                                           const std::string &File) {
+  return configFrom(Req, configFileFor(Req, S, File));
 }
 
 namespace {
@@ -296,7 +288,7 @@ namespace {
 /// changes the report after it. In order: the project's folder (R.SourceRoot); which findings
 /// in headers are shown (the header filter of each unit's configuration, else the project's
 /// own headers); NOLINT comments; --warnings-as-errors; each kernel's worst finding.
-void applyPolicy(const AnalyzeRequest &Req,
+void applyPolicy(const AnalyzeRequest &Req, const Session &Ses,
                  const std::map<std::string, const Settings *> &UnitSettings,
                  const std::vector<frontend::UnitJob> &UnitJobs,
                  const frontend::ParseEnvironment &Env, Report &R) {
@@ -333,8 +325,8 @@ void applyPolicy(const AnalyzeRequest &Req,
            std::none_of(Dirs->second.begin(), Dirs->second.end(),
                         [&](const std::string &Dir) { return Under(D.Loc.File, Dir); });
   });
-  if (Hidden && !Req.Quiet)
-    toolMessage(Req, "note", std::to_string(Hidden) + " finding(s) in headers outside the " +
+  if (Hidden && !Ses.options().Quiet)
+    Ses.message("note", std::to_string(Hidden) + " finding(s) in headers outside the " +
                             "project (" + Root + ") not shown (use --header-filter=<regex> to " +
                             "show them)");
 
@@ -376,7 +368,8 @@ void usageError(const AnalyzeRequest &Req, AnalyzeResult &Result, std::string Me
 
 } // namespace
 
-AnalyzeResult analyze(const AnalyzeRequest &Req) {
+AnalyzeResult analyze(const AnalyzeRequest &Req, Session &Ses) {
+  const Session::Options &SO = Ses.options();
   AnalyzeResult Result;
   Report &R = Result.R;
 
@@ -388,18 +381,18 @@ AnalyzeResult analyze(const AnalyzeRequest &Req) {
     usageError(Req, Result, ToolkitError);
     return Result;
   }
-  if (Req.NoCudaToolkit && !Req.Quiet)
-    toolMessage(Req, "note", "--no-cuda-toolkit: using tilefit's built-in CUDA prelude: plain "
+  if (Req.NoCudaToolkit && !SO.Quiet)
+    Ses.message("note", "--no-cuda-toolkit: using tilefit's built-in CUDA prelude: plain "
                         "kernels are analysed, sources that include CUDA headers will not parse");
   else if (!Req.NoCudaToolkit && !Env.Toolkit.found())
-    toolMessage(Req, "note", "no CUDA toolkit found (looked in " + join(Env.Toolkit.Searched, ", ") +
+    Ses.message("note", "no CUDA toolkit found (looked in " + join(Env.Toolkit.Searched, ", ") +
                             "); using tilefit's built-in CUDA prelude: plain kernels are "
                             "analysed, sources that include CUDA headers will not parse");
   Env.ResourceInclude = Req.ShareDir + "/include";
   Env.ClangResourceDir = TILEFIT_CLANG_RESOURCE_DIR;
-  Env.Unsaved = Req.Unsaved;
-  Env.Cancelled = Req.Cancelled;
-  Env.Preambles = Req.Preambles;
+  Env.Unsaved = Ses.Unsaved;
+  Env.Cancelled = Ses.Cancelled;
+  Env.Preambles = Ses.preambles();
 
   std::vector<frontend::CompileCommand> Commands = selectCommands(Req, R, Result.Failed);
   if (Req.Shard) {
@@ -431,14 +424,14 @@ AnalyzeResult analyze(const AnalyzeRequest &Req) {
     SettingsOf.emplace(Req.ConfigFile, std::move(*Global));
   }
   for (const frontend::CompileCommand &C : Commands) {
-    std::string Key = configFileFor(Req, C.File);
+    std::string Key = configFileFor(Req, Ses, C.File);
     auto It = SettingsOf.find(Key);
     if (It == SettingsOf.end() && !BrokenConfig.count(Key)) {
       if (auto S = settingsFrom(Req, Key)) {
         It = SettingsOf.emplace(Key, std::move(*S)).first;
       } else {
         BrokenConfig[Key] = toString(S.takeError());
-        toolMessage(Req, "error", BrokenConfig[Key]); // once per file, with its line
+        Ses.message("error", BrokenConfig[Key]); // once per file, with its line
       }
     }
     if (It == SettingsOf.end()) {
@@ -464,71 +457,76 @@ AnalyzeResult analyze(const AnalyzeRequest &Req) {
       UnknownArchs.insert(J.Target.Real);
   }
   if (!Unknown.empty())
-    toolMessage(Req, "warning", "ignored nvcc flags tilefit does not know: " +
+    Ses.message("warning", "ignored nvcc flags tilefit does not know: " +
                                join(std::vector<std::string>(Unknown.begin(), Unknown.end()), " "));
   if (!Refused.empty())
-    toolMessage(Req, "warning", "ignored flags that would load code into tilefit (or read flags from a "
+    Ses.message("warning", "ignored flags that would load code into tilefit (or read flags from a "
                                "file past its checks): " +
                                join(std::vector<std::string>(Refused.begin(), Refused.end()), " "));
   for (const std::string &W : Warnings)
-    toolMessage(Req, "warning", W);
+    Ses.message("warning", W);
   for (const std::string &A : UnknownArchs)
-    toolMessage(Req, "warning", A + " is not in the capacity database; its kernels are reported "
+    Ses.message("warning", A + " is not in the capacity database; its kernels are reported "
                                "without limits or checks");
-  if (Req.ShowCommands)
+  if (SO.ShowCommands)
     for (const frontend::UnitJob &J : UnitJobs)
       errs() << join(frontend::parseCommandLine(J, Env), " ") << "\n";
 
   unsigned Threads = Req.Threads ? Req.Threads
                                  : llvm::hardware_concurrency().compute_thread_count();
   frontend::ProgressFn Progress;
-  if (Req.Progress && UnitJobs.size() > 1)
+  if (SO.Progress && UnitJobs.size() > 1)
     Progress = [](size_t Done, size_t Total, const frontend::UnitJob &J) {
       errs() << "\r[" << Done << "/" << Total << "] " << sys::path::filename(J.Command.File) << " "
              << J.Target.Real << "\x1b[K";
       if (Done == Total)
         errs() << "\n";
     };
-  std::unique_ptr<frontend::ResultCache> Cache;
-  if (!Req.CacheDir.empty() && Req.Unsaved.empty()) {
-    Cache = std::make_unique<frontend::ResultCache>(Req.CacheDir, Req.CacheMaxBytes);
-    Env.Cache = Cache.get();
-  }
+  frontend::ResultCache *Cache = Ses.Unsaved.empty() ? Ses.cache() : nullptr;
+  Env.Cache = Cache;
   // The precompiled CUDA runtime headers live in the cache folder too (and serve the
   // language server, whose unsaved buffers keep the result cache out).
-  std::unique_ptr<frontend::HeaderPchStore> Pch;
-  if (!Req.CacheDir.empty()) {
-    Pch = std::make_unique<frontend::HeaderPchStore>(Req.CacheDir + "/pch");
-    Env.Pch = Pch.get();
-  }
-  std::vector<TranslationUnitFacts> Facts = frontend::analyzeAll(UnitJobs, Env, Threads, Progress);
+  Env.Pch = Ses.pch();
+  // Each unit analysed as its facts become final, into its own part of the report: the run
+  // holds the facts of the units in flight and the parts, not every unit's facts; the parts
+  // joined in job order are the report of the units analysed one after another.
+  std::vector<Report> Parts(UnitJobs.size());
+  frontend::analyzeAll(UnitJobs, Env, Threads, Progress,
+                       [&](size_t I, TranslationUnitFacts &&TU) {
+                         const Settings &S = *UnitSettings.at(UnitJobs[I].Command.File);
+                         analyzeUnit(TU, S.Db, S.Opts, Parts[I]);
+                         // A unit with errors is analysed all the same; it fails the run unless
+                         // the configuration (--allow-parse-errors, AllowParseErrors) accepts it.
+                         const bool Allowed = TU.Partial && S.Cfg.AllowParseErrors.value_or(false);
+                         if (Allowed)
+                           Parts[I].Units.back().ErrorsAllowed = true;
+                         Result.Failed |= TU.Failed || (TU.Partial && !Allowed);
+                       });
   if (Cache) {
     Cache->trim();
-    if (Req.CacheStats)
-      toolMessage(Req, "note", "result cache " + Cache->dir() + ": " + std::to_string(Cache->hits()) +
-                                   " hit(s), " + std::to_string(Cache->misses()) + " miss(es)");
+    if (SO.CacheStats)
+      Ses.message("note", "result cache " + Cache->dir() + ": " + std::to_string(Cache->hits()) +
+                              " hit(s), " + std::to_string(Cache->misses()) + " miss(es)");
   }
-  if (Req.Cancelled && *Req.Cancelled) {
+  if (Ses.Cancelled && *Ses.Cancelled) {
     Result.Cancelled = true;
     return Result;
   }
-
-  for (const TranslationUnitFacts &TU : Facts) {
-    const Settings &S = *UnitSettings[TU.File];
-    analyzeUnit(TU, S.Db, S.Opts, R);
-    // A unit with errors is analysed all the same; it fails the run unless the configuration
-    // (--allow-parse-errors, AllowParseErrors) accepts it.
-    const bool Allowed = TU.Partial && S.Cfg.AllowParseErrors.value_or(false);
-    if (Allowed)
-      R.Units.back().ErrorsAllowed = true;
-    Result.Failed |= TU.Failed || (TU.Partial && !Allowed);
+  for (Report &P : Parts) {
+    auto Append = [](auto &To, auto &From) {
+      To.insert(To.end(), std::make_move_iterator(From.begin()), std::make_move_iterator(From.end()));
+    };
+    Append(R.Units, P.Units);
+    Append(R.Kernels, P.Kernels);
+    Append(R.Diagnostics, P.Diagnostics);
   }
+  Parts.clear();
   // The program-wide checks follow the checks of the first unit's configuration.
-  if (!Facts.empty())
-    checkProgram(UnitSettings[Facts.front().File]->Opts, R);
+  if (!UnitJobs.empty())
+    checkProgram(UnitSettings.at(UnitJobs.front().Command.File)->Opts, R);
   finalizeReport(R);
 
-  applyPolicy(Req, UnitSettings, UnitJobs, Env, R);
+  applyPolicy(Req, Ses, UnitSettings, UnitJobs, Env, R);
   return Result;
 }
 

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "tilefit/frontend/CommandTranslation.h"
 
+#include "ClangOptions.h"
 #include "tilefit/model/Arch.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -72,18 +73,6 @@ bool pluginFlagTakesValue(llvm::StringRef A) {
 bool isPluginCc1Flag(llvm::StringRef A) {
   return A == "-load" || A == "-plugin" || A == "-add-plugin" || A.starts_with("-plugin-arg-") ||
          A.starts_with("-fpass-plugin=") || A == "-load-pass-plugin";
-}
-
-/// Compiler flags that take their value as the next argument, which must be kept or dropped
-/// with them.
-bool clangFlagTakesValue(llvm::StringRef A) {
-  return llvm::StringSwitch<bool>(A)
-      .Cases("-I", "-isystem", "-iquote", "-idirafter", "-include", "-imacros", true)
-      .Cases("-D", "-U", "-x", "-o", "-MF", "-MT", "-MQ", "-MJ", true)
-      .Cases("-Xclang", "-Xarch_host", "-Xarch_device", "-Xcuda-ptxas", "-Xcuda-fatbinary", true)
-      .Cases("-target", "--target", "-isysroot", "--sysroot", "-resource-dir", true)
-      .Cases("-Xlinker", "-Xassembler", "-Xpreprocessor", "-arch", "-working-directory", true)
-      .Default(false);
 }
 
 //===-- clang ------------------------------------------------------------===//
@@ -198,8 +187,25 @@ DeviceFlags translateClang(const CompileCommand &Cmd) {
         Arg.starts_with("-Wa,") || Arg.starts_with("-Wp,")) {
       continue;
     }
+    // Its values, as many as Clang's own option table says (`-isystem dir`, `-Xarch_sm_80 -DX`),
+    // go with it; a value that would load code (`-Xopenmp-target -fplugin=p.so`) refuses both.
+    const unsigned Values = std::min<size_t>(clangValuesAfter(Arg), A.size() - 1 - I);
+    bool Loads = false;
+    for (unsigned V = 1; V <= Values; ++V) {
+      llvm::StringRef Value = A[I + V];
+      Loads |= isPluginFlag(Value) || isPluginCc1Flag(Value) || Value == "-Xclang" ||
+               Value == "-mllvm";
+    }
+    if (Loads) {
+      std::string Refused = Arg.str();
+      for (unsigned V = 1; V <= Values; ++V)
+        Refused += " " + A[I + V];
+      F.Refused.push_back(Refused);
+      I += Values;
+      continue;
+    }
     F.ClangArgs.push_back(Arg.str());
-    if (clangFlagTakesValue(Arg) && I + 1 < A.size())
+    for (unsigned V = 0; V < Values; ++V)
       F.ClangArgs.push_back(A[++I]);
   }
   return F;

@@ -2,6 +2,7 @@
 #include "tilefit/lsp/Features.h"
 
 #include "tilefit/model/Units.h"
+#include "tilefit/model/Messages.h"
 #include "tilefit/reporters/KernelNameWidth.h"
 #include "tilefit/reporters/Summary.h"
 
@@ -71,10 +72,19 @@ std::string where(const SourcePos &P) {
   return baseName(P.File) + ":" + std::to_string(P.Line) + ":" + std::to_string(P.Column);
 }
 
-json diagnosticJson(const Diagnostic &D, const std::string &Path, const Document &Doc,
-                    const FeatureOptions &Opts, const KernelNames &Names) {
+/// \p D in the editor's words: kernels by their short names, and on \p Archs when it is the
+/// same finding on several architectures.
+json diagnosticJson(const Diagnostic &D, const std::string &Archs, const std::string &Path,
+                    const Document &Doc, const FeatureOptions &Opts, const KernelNames &Names) {
+  auto Said = [&](const std::string &Message, const std::vector<MessageSlot> &Slots) {
+    return spellMessage(Message, Slots, [&](const MessageSlot &S, std::string_view Text) {
+      if (S.K == MessageSlot::Kind::Kernel)
+        return Names.of(std::string(Text));
+      return Archs.empty() ? std::string(Text) : Archs;
+    });
+  };
   json J;
-  std::string Message = Names.inMessage(D.Message);
+  std::string Message = Said(D.Message, D.Slots);
   if (D.Loc.File == Path && D.Loc.valid()) {
     J["range"] = tokenRange(Doc, D.Loc.Line, D.Loc.Column, Opts.Encoding);
   } else {
@@ -112,10 +122,10 @@ json diagnosticJson(const Diagnostic &D, const std::string &Path, const Document
         Range = rangeJson({N.Loc.Line - 1, N.Loc.Column ? N.Loc.Column - 1 : 0},
                           {N.Loc.Line - 1, N.Loc.Column ? N.Loc.Column - 1 : 0});
       Related.push_back({{"location", {{"uri", pathToUri(N.Loc.File)}, {"range", Range}}},
-                         {"message", Names.inMessage(N.Message)}});
+                         {"message", Said(N.Message, N.Slots)}});
     } else {
       Message += "\n\n" + (N.Loc.valid() ? where(N.Loc) + ": " : std::string()) + "note: " +
-                 Names.inMessage(N.Message);
+                 Said(N.Message, N.Slots);
     }
   }
   if (!Related.empty())
@@ -256,39 +266,34 @@ bool onToken(const Document &Doc, const SourcePos &Loc, Position P, PositionEnco
 
 namespace {
 
-/// \p Text with each whole occurrence of \p Arch (not `sm_90` inside `sm_90a`) replaced by
-/// \p With.
-std::string replaceArch(const std::string &Text, const std::string &Arch,
-                        const std::string &With) {
-  if (Arch.empty())
-    return Text;
-  std::string Out;
-  size_t From = 0;
-  for (size_t At = Text.find(Arch); At != std::string::npos; At = Text.find(Arch, At + 1)) {
-    const size_t End = At + Arch.size();
-    const bool Whole = End >= Text.size() || !std::isalnum(static_cast<unsigned char>(Text[End]));
-    if (!Whole || At < From)
-      continue;
-    Out += Text.substr(From, At - From) + With;
-    From = End;
-  }
-  return Out + Text.substr(From);
+/// A finding as the editor shows it: on the architectures it is the same on.
+struct MergedFinding {
+  Diagnostic D;
+  std::string Archs; ///< `sm_80, sm_90 and sm_120` for several; empty for one.
+};
+
+/// \p Message with its architecture slots spelled \p Arch (kernel slots as they are).
+std::string withArch(const std::string &Message, const std::vector<MessageSlot> &Slots,
+                     const std::string &Arch) {
+  return spellMessage(Message, Slots, [&](const MessageSlot &S, std::string_view Text) {
+    return S.K == MessageSlot::Kind::Arch ? Arch : std::string(Text);
+  });
 }
 
 /// The same finding on several architectures (the same place, check and words but for the
 /// architecture's name) is one diagnostic naming them: `on sm_80, sm_90 and sm_120`.
-std::vector<Diagnostic> mergeArchitectures(std::vector<Diagnostic> Ds) {
+std::vector<MergedFinding> mergeArchitectures(std::vector<Diagnostic> Ds) {
   const std::string Slot = "\x01";
   auto Key = [&](const Diagnostic &D) {
     std::string K = D.Loc.File + ":" + std::to_string(D.Loc.Line) + ":" +
                     std::to_string(D.Loc.Column) + "|" + std::to_string(int(D.Level)) + "|" +
-                    D.Check + "|" + replaceArch(D.Message, D.Arch, Slot);
+                    D.Check + "|" + withArch(D.Message, D.Slots, Slot);
     for (const Note &N : D.Notes)
-      K += "|" + replaceArch(N.Message, D.Arch, Slot) + "@" + N.Loc.File + ":" +
+      K += "|" + withArch(N.Message, N.Slots, Slot) + "@" + N.Loc.File + ":" +
            std::to_string(N.Loc.Line);
     return K;
   };
-  std::vector<Diagnostic> Out;
+  std::vector<MergedFinding> Out;
   std::vector<std::string> Keys;
   std::vector<std::vector<std::string>> Archs;
   for (Diagnostic &D : Ds) {
@@ -302,19 +307,14 @@ std::vector<Diagnostic> mergeArchitectures(std::vector<Diagnostic> Ds) {
     }
     Keys.push_back(K);
     Archs.push_back({D.Arch});
-    Out.push_back(std::move(D));
+    Out.push_back({std::move(D), ""});
   }
   for (size_t I = 0; I < Out.size(); ++I) {
     const auto &A = Archs[I];
     if (A.size() < 2)
       continue;
-    std::string Names;
     for (size_t J = 0; J < A.size(); ++J)
-      Names += (J == 0 ? "" : J + 1 == A.size() ? " and " : ", ") + A[J];
-    Diagnostic &D = Out[I];
-    D.Message = replaceArch(D.Message, D.Arch, Names);
-    for (Note &N : D.Notes)
-      N.Message = replaceArch(N.Message, D.Arch, Names);
+      Out[I].Archs += (J == 0 ? "" : J + 1 == A.size() ? " and " : ", ") + A[J];
   }
   return Out;
 }
@@ -335,8 +335,8 @@ json diagnosticsFor(const Report &R, const std::string &Path, const Document &Do
   for (const Diagnostic &D : R.Diagnostics)
     if (D.Loc.File == Path || D.TranslationUnit == Path)
       Ds.push_back(D);
-  for (const Diagnostic &D : mergeArchitectures(std::move(Ds))) {
-    json J = diagnosticJson(D, Path, Doc, Opts, Names);
+  for (const MergedFinding &M : mergeArchitectures(std::move(Ds))) {
+    json J = diagnosticJson(M.D, M.Archs, Path, Doc, Opts, Names);
     // A path or message that is not UTF-8 (a file named in Latin-1) must not throw here:
     // the key only tells duplicates apart, and the transport replaces such bytes too.
     if (Seen.insert(J.dump(-1, ' ', false, json::error_handler_t::replace)).second)

@@ -64,7 +64,25 @@ struct Pending {
 } // namespace
 
 struct Server::State {
-  State(Transport &T, ServerOptions O) : T(T), Opts(std::move(O)), Lookup(Opts.CompileCommandsDir) {}
+  State(Transport &T, ServerOptions O)
+      : T(T), Opts(std::move(O)), Lookup(Opts.CompileCommandsDir), Session(sessionOptions()) {}
+
+  /// The session of every analysis: the command line's cache settings, this server's
+  /// preambles, messages to the client's log, and configuration files from the workspace only
+  /// (like the compilation database: nothing above it).
+  driver::Session::Options sessionOptions() {
+    driver::Session::Options S = Opts.SessionBase;
+    S.Quiet = true;
+    S.Progress = false;
+    S.ShowCommands = false;
+    S.KeepPreambles = Opts.Preambles;
+    S.MayReadConfig = [this](const std::string &P) { return Lookup.inRoots(P); };
+    S.Message = [this](const char *Level, const std::string &Text) {
+      log(std::string(Level) == "error" ? 1 : std::string(Level) == "warning" ? 2 : 3,
+          "tilefit: " + std::string(Level) + ": " + Text);
+    };
+    return S;
+  }
 
   Transport &T;
   ServerOptions Opts;
@@ -86,9 +104,10 @@ struct Server::State {
   std::deque<Pending> Waiting;
   frontend::Config Settings; ///< From initializationOptions and didChangeConfiguration.
   std::map<std::string, std::string> CommandOrigins; ///< Last logged command origin per file.
-  /// The preambles of the files analysed (their #include blocks, precompiled): the next
-  /// analysis of a file parses only what follows them. Used by the worker thread only.
-  frontend::PreambleStore Preambles;
+  /// What the analyses share: the preambles of the files analysed (their #include blocks,
+  /// precompiled: the next analysis of a file parses only what follows them), the precompiled
+  /// headers, the editor's buffers of the next run. Used by the worker thread only.
+  driver::Session Session;
   std::thread Worker;
 
   // Messages out.
@@ -555,35 +574,30 @@ void Server::State::work() {
 void Server::State::analyse(const std::string &Path, std::unique_lock<std::mutex> &Guard) {
   uint64_t Generation = Docs[Path].Generation;
   driver::AnalyzeRequest Req = Opts.Base;
+  Session.Unsaved.clear();
   for (const auto &[P, D] : Docs)
-    Req.Unsaved[P] = D.Doc.text();
+    Session.Unsaved[P] = D.Doc.text();
   Req.Overrides.overlay(Settings);
   // The editor shows what the file's headers cost it too, at the line that includes them.
   Req.Overrides.HeaderFilterRegex = ".*";
-  Req.Quiet = true;
-  Req.Progress = false;
-  if (Opts.Preambles)
-    Req.Preambles = &Preambles;
-  // Like the compilation database: nothing above the workspace.
-  Req.MayReadConfig = [this](const std::string &P) { return Lookup.inRoots(P); };
   auto Cancel = std::make_shared<std::atomic<bool>>(false);
-  Req.Cancelled = Cancel.get();
+  Session.Cancelled = Cancel.get();
   RunningPath = Path;
   RunningCancel = Cancel;
   Guard.unlock();
 
   driver::FoundCommand Found = Lookup.lookup(Path);
   Req.Commands = {Found.Command};
-  Req.Message = [this](const char *Level, const std::string &Text) {
-    log(std::string(Level) == "error" ? 1 : std::string(Level) == "warning" ? 2 : 3,
-        "tilefit: " + std::string(Level) + ": " + Text);
-  };
   for (const std::string &W : Found.Warnings)
     log(2, "tilefit: " + W);
-  const unsigned BuiltBefore = Preambles.builds(), ReusedBefore = Preambles.reuses();
-  driver::AnalyzeResult Result = Opts.Analyze ? Opts.Analyze(Req) : driver::analyze(Req);
-  if (unsigned Built = Preambles.builds() - BuiltBefore,
-      Reused = Preambles.reuses() - ReusedBefore;
+  const frontend::PreambleStore *Preambles = Session.preambles();
+  const unsigned BuiltBefore = Preambles ? Preambles->builds() : 0,
+                 ReusedBefore = Preambles ? Preambles->reuses() : 0;
+  driver::AnalyzeResult Result =
+      Opts.Analyze ? Opts.Analyze(Req, Session) : driver::analyze(Req, Session);
+  Session.Cancelled = nullptr;
+  if (unsigned Built = Preambles ? Preambles->builds() - BuiltBefore : 0,
+      Reused = Preambles ? Preambles->reuses() - ReusedBefore : 0;
       Built || Reused)
     log(4, "tilefit: preambles of " + Path + ": " + std::to_string(Reused) + " reused, " +
                std::to_string(Built) + " built");

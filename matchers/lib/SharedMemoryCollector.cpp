@@ -10,6 +10,7 @@
 #include "tilefit/matchers/ScopeFacts.h"
 #include "tilefit/matchers/SourcePosition.h"
 #include "tilefit/matchers/TypeLayout.h"
+#include "tilefit/model/CallGraph.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -503,13 +504,6 @@ void SharedMemoryCollector::finish(ASTContext &Ctx, const InstantiationRecorder 
 
   Out.Emission = buildEmissionProgram(Ctx, VarIndex, Instantiations);
 
-  // Local `__shared__` variables per function, to tell which ones are never referenced.
-  llvm::DenseMap<const FunctionDecl *, std::vector<const VarDecl *>> LocalsOf;
-  for (const VarDecl *VD : Vars->Vars)
-    if (VD->isLocalVarDecl())
-      if (const auto *FD = dyn_cast<FunctionDecl>(VD->getDeclContext()))
-        LocalsOf[FD->getCanonicalDecl()].push_back(VD);
-
   // What each function refers to, scanned once per function.
   llvm::DenseMap<const FunctionDecl *, std::unique_ptr<ReferenceScanner>> Scans;
   UnusedParameters Unused(Ctx);
@@ -522,36 +516,62 @@ void SharedMemoryCollector::finish(ASTContext &Ctx, const InstantiationRecorder 
     return *Slot;
   };
 
-  // Whether a function can reach itself through calls (NVVM does not inline those).
-  llvm::DenseMap<const FunctionDecl *, bool> Recursive;
-  auto isRecursive = [&](const FunctionDecl *Start) {
-    auto [It, Inserted] = Recursive.try_emplace(Start, false);
-    if (!Inserted)
+  // The raw call graph of what the kernels reach (FunctionFacts), translated: the model's
+  // call-graph stage decides from it what each kernel reaches (model/CallGraph.h).
+  llvm::DenseMap<const FunctionDecl *, std::vector<size_t>> LocalsOf;
+  for (const VarDecl *VD : Vars->Vars)
+    if (VD->isLocalVarDecl())
+      if (const auto *FD = dyn_cast<FunctionDecl>(VD->getDeclContext()))
+        LocalsOf[FD->getCanonicalDecl()].push_back(VarIndex[VD]);
+  llvm::DenseMap<const FunctionDecl *, size_t> FunctionIndex;
+  std::vector<const FunctionDecl *> FunctionDecls;
+  auto DefinitionOf = [](const FunctionDecl *FD) -> const FunctionDecl * {
+    const FunctionDecl *Def = FD->getDefinition();
+    return Def && Def->hasBody() ? Def : nullptr;
+  };
+  // Indexes \p Def and everything it reaches, each function once (a work list, so recursion
+  // terminates).
+  auto AddFunction = [&](const FunctionDecl *Root) -> size_t {
+    auto Index = [&](const FunctionDecl *Def, std::vector<const FunctionDecl *> &Work) {
+      auto [It, New] = FunctionIndex.try_emplace(Def, Out.Functions.size());
+      if (New) {
+        Out.Functions.emplace_back();
+        FunctionDecls.push_back(Def);
+        Work.push_back(Def);
+      }
       return It->second;
-    llvm::DenseSet<const FunctionDecl *> Seen;
-    std::vector<const FunctionDecl *> Work{Start};
-    bool Found = false;
-    while (!Work.empty() && !Found) {
+    };
+    std::vector<const FunctionDecl *> Work;
+    const size_t RootIndex = Index(Root, Work);
+    while (!Work.empty()) {
       const FunctionDecl *FD = Work.back();
       Work.pop_back();
-      for (const FunctionDecl *Callee : ScanOf(FD).Callees) {
-        const FunctionDecl *Def = Callee->getDefinition();
-        if (!Def || !Def->hasBody())
-          continue;
-        if (Def == Start) {
-          Found = true;
-          break;
+      const ReferenceScanner &S = ScanOf(FD);
+      FunctionFacts F;
+      F.Name = functionName(FD);
+      F.NoInline = FD->hasAttr<NoInlineAttr>();
+      for (const FunctionDecl *Callee : S.Callees)
+        if (const FunctionDecl *Def = DefinitionOf(Callee)) {
+          size_t C = Index(Def, Work);
+          if (std::find(F.Callees.begin(), F.Callees.end(), C) == F.Callees.end())
+            F.Callees.push_back(C);
         }
-        if (Seen.insert(Def).second)
-          Work.push_back(Def);
+      for (const VarDecl *VD : S.Vars)
+        if (auto It = VarIndex.find(VD); It != VarIndex.end())
+          F.SharedRefs.push_back(It->second);
+      if (auto It = LocalsOf.find(FD->getCanonicalDecl()); It != LocalsOf.end())
+        F.SharedDecls = It->second;
+      for (const VarDecl *VD : S.Locals) {
+        F.LocalArrays.push_back(Out.LocalArrays.size());
+        Out.LocalArrays.push_back(describeLocalArray(Ctx, VD));
       }
+      F.Tmem = S.Tmem;
+      Out.Functions[FunctionIndex[FD]] = std::move(F);
     }
-    Recursive[Start] = Found;
-    return Found;
+    return RootIndex;
   };
 
   KernelNamer Namer(Ctx);
-  llvm::DenseMap<const VarDecl *, size_t> LocalIndex;
   for (const FunctionDecl *Kernel : Kernels->Kernels) {
     // A specialization without a body is a kernel only where errors kept Clang from
     // instantiating it.
@@ -563,97 +583,8 @@ void SharedMemoryCollector::finish(ASTContext &Ctx, const InstantiationRecorder 
     K.Loc = toSourcePos(SM, Kernel->getLocation());
     if (Kernel->isTemplateInstantiation() && Kernel->getPointOfInstantiation().isValid())
       K.InstantiatedAt = toSourcePos(SM, Kernel->getPointOfInstantiation());
-
-    // Depth-first over the call graph; each function once, so recursion terminates.
-    llvm::SetVector<const FunctionDecl *> Reached;
-    llvm::SetVector<const VarDecl *> Used;
-    std::vector<const FunctionDecl *> Work{Kernel};
-    while (!Work.empty()) {
-      const FunctionDecl *FD = Work.back();
-      Work.pop_back();
-      const FunctionDecl *Def = FD->getDefinition();
-      if (!Def || !Def->hasBody() || !Reached.insert(Def))
-        continue;
-      const ReferenceScanner &S = ScanOf(Def);
-      for (const VarDecl *VD : S.Vars)
-        Used.insert(VD);
-      for (auto It = S.Callees.rbegin(); It != S.Callees.rend(); ++It)
-        Work.push_back(*It);
-    }
-    for (const VarDecl *VD : Used)
-      if (auto It = VarIndex.find(VD); It != VarIndex.end())
-        K.Reached.push_back(It->second);
-    // NVVM inlines device functions into the kernel, except `__noinline__` ones and those on a
-    // call cycle; their statics stay at module scope.
-    for (const FunctionDecl *FD : Reached) {
-      if (FD == Kernel->getDefinition() || !(FD->hasAttr<NoInlineAttr>() || isRecursive(FD)))
-        continue;
-      for (const VarDecl *VD : ScanOf(FD).Vars)
-        if (auto It = VarIndex.find(VD); It != VarIndex.end())
-          Out.Vars[It->second].ReferencedOutOfLine = true;
-    }
-    // Per-thread arrays live while their function runs (NVVM inlines the calls, and a call's
-    // arrays end when it returns): what the kernel holds at once is at most its own arrays
-    // plus those of its heaviest chain of calls, not every array it reaches. Those are the
-    // kernel's, with every array whose size is unknown (the total is then unknown). Tensor
-    // Memory requests of every function reached, each once.
-    auto IndexOf = [&](const VarDecl *VD) {
-      auto [It, New] = LocalIndex.try_emplace(VD, Out.LocalArrays.size());
-      if (New)
-        Out.LocalArrays.push_back(describeLocalArray(Ctx, VD));
-      return It->second;
-    };
-    struct Chain {
-      uint64_t Bytes = 0;
-      const FunctionDecl *Next = nullptr; ///< The heaviest callee, if any.
-    };
-    llvm::DenseMap<const FunctionDecl *, Chain> Heaviest;
-    llvm::SmallPtrSet<const FunctionDecl *, 16> OnPath;
-    std::function<uint64_t(const FunctionDecl *)> Weigh = [&](const FunctionDecl *FD) -> uint64_t {
-      if (auto It = Heaviest.find(FD); It != Heaviest.end())
-        return It->second.Bytes;
-      if (!OnPath.insert(FD).second)
-        return 0; // a call cycle: its arrays are counted where it was entered
-      Chain C;
-      for (const VarDecl *VD : ScanOf(FD).Locals)
-        C.Bytes += Out.LocalArrays[IndexOf(VD)].Bytes.value_or(0);
-      uint64_t Below = 0;
-      for (const FunctionDecl *Callee : ScanOf(FD).Callees) {
-        const FunctionDecl *Def = Callee->getDefinition();
-        if (!Def || !Def->hasBody() || !Reached.count(Def) || Def == FD)
-          continue;
-        if (uint64_t W = Weigh(Def); !C.Next || W > Below) {
-          Below = W;
-          C.Next = Def;
-        }
-      }
-      C.Bytes += Below;
-      OnPath.erase(FD);
-      Heaviest[FD] = C;
-      return C.Bytes;
-    };
-    Weigh(Kernel->getDefinition() ? Kernel->getDefinition() : Kernel);
-    llvm::SmallPtrSet<const FunctionDecl *, 16> Listed;
-    for (const FunctionDecl *FD = Kernel->getDefinition() ? Kernel->getDefinition() : Kernel;
-         FD && Listed.insert(FD).second; FD = Heaviest.lookup(FD).Next)
-      for (const VarDecl *VD : ScanOf(FD).Locals)
-        K.LocalArrays.push_back(IndexOf(VD));
-    for (const FunctionDecl *FD : Reached) {
-      const ReferenceScanner &S = ScanOf(FD);
-      if (!Listed.count(FD))
-        for (const VarDecl *VD : S.Locals)
-          if (size_t I = IndexOf(VD); !Out.LocalArrays[I].Bytes)
-            K.LocalArrays.push_back(I);
-      K.TmemAllocations.insert(K.TmemAllocations.end(), S.Tmem.begin(), S.Tmem.end());
-    }
-    for (const FunctionDecl *FD : Reached) {
-      auto It = LocalsOf.find(FD->getCanonicalDecl());
-      if (It == LocalsOf.end())
-        continue;
-      for (const VarDecl *VD : It->second)
-        if (!Used.count(VD))
-          K.Unreferenced.push_back(VarIndex[VD]);
-    }
+    if (const FunctionDecl *Def = DefinitionOf(Kernel))
+      K.Function = AddFunction(Def);
     const FunctionDecl *KernelDef = Kernel->getDefinition();
     for (const auto &[Callee, Site] : Launches->Launches)
       if (Callee == KernelDef)
@@ -663,9 +594,19 @@ void SharedMemoryCollector::finish(ASTContext &Ctx, const InstantiationRecorder 
         K.Attributes.push_back(Call);
     K.Bounds = launchBoundsOf(Kernel);
     K.Constraints = constraintsOf(Kernel, Ctx);
-    if (!Errors.empty())
+    if (!Errors.empty()) {
+      // The code the kernel reaches, as the model's call-graph stage walks it.
+      llvm::SetVector<const FunctionDecl *> Reached;
+      llvm::SetVector<const VarDecl *> Used;
+      if (K.Function)
+        for (size_t F : functionsReachedFrom(Out, *K.Function)) {
+          Reached.insert(FunctionDecls[F]);
+          for (const VarDecl *VD : ScanOf(FunctionDecls[F]).Vars)
+            Used.insert(VD);
+        }
       K.Error = errorTouching(Kernel, Reached, Used, Reach, Kernels->Unbuilt.count(Kernel) != 0,
                               ScanOf);
+    }
     std::stable_sort(K.Launches.begin(), K.Launches.end(),
                      [](const LaunchSite &A, const LaunchSite &B) {
                        return std::tie(A.Loc.File, A.Loc.Line, A.Loc.Column) <
@@ -678,6 +619,7 @@ void SharedMemoryCollector::finish(ASTContext &Ctx, const InstantiationRecorder 
   Out.LostLaunches.insert(Out.LostLaunches.end(), Launches->Unresolved.begin(),
                           Launches->Unresolved.end());
   Constants->finish(Ctx, Instantiations, Out);
+  resolveCallGraph(Out);
 }
 
 } // namespace matchers

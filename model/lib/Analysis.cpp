@@ -5,6 +5,7 @@
 #include "tilefit/model/Checks.h"
 #include "tilefit/model/GlobList.h"
 #include "tilefit/model/Layout.h"
+#include "tilefit/model/Messages.h"
 #include "tilefit/model/Occupancy.h"
 #include "tilefit/model/Scopes.h"
 #include "tilefit/model/Units.h"
@@ -302,6 +303,7 @@ void finalizeReport(Report &R) {
                                     return !Less(A, B) && !Less(B, A);
                                   }),
                       R.Diagnostics.end());
+  markMessageSlots(R);
 }
 
 std::optional<Severity> worstSeverity(const Report &R) {

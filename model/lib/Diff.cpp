@@ -4,6 +4,10 @@
 #include "tilefit/model/Analysis.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 
@@ -33,24 +37,27 @@ int64_t KernelDelta::growth() const {
 }
 
 std::optional<GrowthThreshold> parseGrowthThreshold(const std::string &Text) {
-  if (Text.empty())
+  // Digits first: strtod and strtoull would take a sign, blanks, `nan` and `inf`.
+  if (Text.empty() || !std::isdigit(static_cast<unsigned char>(Text.front())))
     return std::nullopt;
   GrowthThreshold T;
   char *End = nullptr;
   if (Text.back() == '%') {
+    errno = 0;
     double P = std::strtod(Text.c_str(), &End);
-    if (End != Text.c_str() + Text.size() - 1 || P < 0)
+    if (End != Text.c_str() + Text.size() - 1 || errno == ERANGE || !std::isfinite(P))
       return std::nullopt;
     T.Percent = P;
     return T;
   }
+  errno = 0;
   unsigned long long N = std::strtoull(Text.c_str(), &End, 10);
-  std::string Unit(End);
-  if (End == Text.c_str())
+  if (errno == ERANGE)
     return std::nullopt;
+  const std::string Unit(End);
   if (Unit.empty() || Unit == "B")
     T.Bytes = N;
-  else if (Unit == "KiB" || Unit == "K")
+  else if ((Unit == "KiB" || Unit == "K") && N <= UINT64_MAX / 1024)
     T.Bytes = N * 1024;
   else
     return std::nullopt;

@@ -21,14 +21,42 @@ template <typename T> struct adl_serializer<std::optional<T>> {
 } // namespace nlohmann
 
 namespace tilefit {
+namespace {
+/// An enumerator the document does not spell as one of the type's (nlohmann's own enum
+/// macro reads any such value as the first enumerator).
+struct UnknownEnumerator {};
+} // namespace
 
-NLOHMANN_JSON_SERIALIZE_ENUM(EmissionEvent::Kind, {{EmissionEvent::Kind::Variable, "variable"},
+/// Enumerators as strings, both ways; an unknown one (or a value that is not a string) is an
+/// error, not the first enumerator.
+#define TILEFIT_JSON_ENUM(TYPE, ...)                                                           \
+  [[maybe_unused]] static void to_json(nlohmann::json &J, const TYPE &E) {                     \
+    static const std::pair<TYPE, const char *> Names[] = __VA_ARGS__;                          \
+    for (const auto &[Value, Name] : Names)                                                    \
+      if (Value == E) {                                                                        \
+        J = Name;                                                                              \
+        return;                                                                                \
+      }                                                                                        \
+    J = nullptr;                                                                               \
+  }                                                                                            \
+  [[maybe_unused]] static void from_json(const nlohmann::json &J, TYPE &E) {                   \
+    static const std::pair<TYPE, const char *> Names[] = __VA_ARGS__;                          \
+    if (J.is_string())                                                                         \
+      for (const auto &[Value, Name] : Names)                                                  \
+        if (J.get_ref<const std::string &>() == Name) {                                        \
+          E = Value;                                                                           \
+          return;                                                                              \
+        }                                                                                      \
+    throw UnknownEnumerator{};                                                                 \
+  }
+
+TILEFIT_JSON_ENUM(EmissionEvent::Kind, {{EmissionEvent::Kind::Variable, "variable"},
                                                    {EmissionEvent::Kind::Function, "function"},
                                                    {EmissionEvent::Kind::Instantiate, "instantiate"}})
-NLOHMANN_JSON_SERIALIZE_ENUM(AttributeCall::Kind,
+TILEFIT_JSON_ENUM(AttributeCall::Kind,
                              {{AttributeCall::Kind::MaxDynamicSharedMemorySize, "max_dynamic"},
                               {AttributeCall::Kind::PreferredSharedMemoryCarveout, "carveout"}})
-NLOHMANN_JSON_SERIALIZE_ENUM(Severity, {{Severity::Note, "note"},
+TILEFIT_JSON_ENUM(Severity, {{Severity::Note, "note"},
                                         {Severity::Remark, "remark"},
                                         {Severity::Warning, "warning"},
                                         {Severity::Error, "error"}})
@@ -48,18 +76,20 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(AttributeCall, Attribute, Loc, Value, Unknown
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LaunchBounds, MaxThreads, MinBlocks, Loc)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TmemAllocation, Loc, Form, Function, CtaGroup, Columns,
                                    UnknownReason)
-NLOHMANN_JSON_SERIALIZE_ENUM(ErrorTouch::Kind, {{ErrorTouch::Kind::InItsCode, "in_its_code"},
+TILEFIT_JSON_ENUM(ErrorTouch::Kind, {{ErrorTouch::Kind::InItsCode, "in_its_code"},
                                                {ErrorTouch::Kind::UnbuiltCode, "unbuilt_code"},
                                                {ErrorTouch::Kind::NoBody, "no_body"}})
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ErrorTouch, How, Diagnostic)
-NLOHMANN_JSON_SERIALIZE_ENUM(ExtentConstraint::Kind,
+TILEFIT_JSON_ENUM(ExtentConstraint::Kind,
                              {{ExtentConstraint::Kind::MultipleOf, "multiple_of"},
                               {ExtentConstraint::Kind::DivisorOf, "divisor_of"},
                               {ExtentConstraint::Kind::AtLeast, "at_least"},
                               {ExtentConstraint::Kind::AtMost, "at_most"},
                               {ExtentConstraint::Kind::PowerOfTwo, "power_of_two"}})
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ExtentConstraint, Name, Is, Value)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelFacts, Name, Mangled, Loc, InstantiatedAt, Reached,
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FunctionFacts, Name, NoInline, Callees, SharedRefs, SharedDecls,
+                                   LocalArrays, Tmem)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelFacts, Name, Mangled, Loc, InstantiatedAt, Function, Reached,
                                    Unreferenced, Launches, Attributes, Bounds, LocalArrays,
                                    TmemAllocations, Error, Constraints)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SourceFixup, Loc, Rule)
@@ -71,14 +101,15 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TranslationUnitFacts, File, Arch, ParsedAs, J
                                    RelocatableDeviceCode, Failed, Partial, ParseStopped,
                                    SkippedHostCalls, Vars,
                                    Kernels, Emission, ConstantVars, ConstantEmission, LocalArrays,
-                                   Diagnostics, Fixups, LostLaunches)
+                                   Functions, Diagnostics, Fixups, LostLaunches)
 
 namespace {
 // 2: constant memory, per-thread arrays and Tensor Memory requests. 3: units with errors
 // (Partial, ParseStopped, KernelFacts::Error, SharedVar::KernelLocal) and source fix-ups. An
 // entry of an earlier schema is a miss (it lacks them), never a report without them. 6:
-// SkippedHostCalls, KernelFacts::Constraints.
-constexpr const char *Schema = "tilefit-facts/6";
+// SkippedHostCalls, KernelFacts::Constraints. 7: the raw call graph (Functions,
+// KernelFacts::Function).
+constexpr const char *Schema = "tilefit-facts/7";
 
 /// Every index of \p P refers to one of \p VarCount variables or to one of its functions.
 bool consistentProgram(const EmissionProgram &P, size_t VarCount) {
@@ -116,6 +147,20 @@ bool consistent(const TranslationUnitFacts &F) {
         return false;
     if (K.Error && K.Error->Diagnostic >= F.Diagnostics.size())
       return false;
+    if (K.Function && *K.Function >= F.Functions.size())
+      return false;
+  }
+  for (const FunctionFacts &Fn : F.Functions) {
+    for (size_t I : Fn.Callees)
+      if (I >= F.Functions.size())
+        return false;
+    for (const std::vector<size_t> *Vs : {&Fn.SharedRefs, &Fn.SharedDecls})
+      for (size_t I : *Vs)
+        if (!VarOk(I))
+          return false;
+    for (size_t I : Fn.LocalArrays)
+      if (I >= F.LocalArrays.size())
+        return false;
   }
   return consistentProgram(F.Emission, F.Vars.size()) &&
          consistentProgram(F.ConstantEmission, F.ConstantVars.size());
@@ -129,7 +174,8 @@ std::string factsToJson(const TranslationUnitFacts &Facts) {
 
 std::optional<TranslationUnitFacts> factsFromJson(const std::string &Text) {
   nlohmann::json J = nlohmann::json::parse(Text, nullptr, /*allow_exceptions=*/false);
-  if (J.is_discarded() || !J.is_object() || J.value("schema", "") != Schema || !J.contains("facts"))
+  if (J.is_discarded() || !J.is_object() || !J.contains("schema") || !J["schema"].is_string() ||
+      J["schema"].get_ref<const std::string &>() != Schema || !J.contains("facts"))
     return std::nullopt;
   try {
     TranslationUnitFacts F = J["facts"].get<TranslationUnitFacts>();
@@ -137,6 +183,8 @@ std::optional<TranslationUnitFacts> factsFromJson(const std::string &Text) {
       return std::nullopt;
     return F;
   } catch (const nlohmann::json::exception &) {
+    return std::nullopt;
+  } catch (const UnknownEnumerator &) {
     return std::nullopt;
   }
 }

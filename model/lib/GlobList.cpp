@@ -26,24 +26,33 @@ bool globMatch(std::string_view P, std::string_view N) {
 }
 
 GlobList::GlobList(std::string_view Text) {
+  // Globs are separated by commas or new lines (clang-tidy's, since version 15), and blanks
+  // around a glob and after its `-` do not count.
+  auto Blank = [](char C) { return C == ' ' || C == '\t' || C == '\r' || C == '\n'; };
+  auto Trim = [&](std::string_view &Part) {
+    while (!Part.empty() && Blank(Part.front()))
+      Part.remove_prefix(1);
+    while (!Part.empty() && Blank(Part.back()))
+      Part.remove_suffix(1);
+  };
   size_t Start = 0;
   while (Start <= Text.size()) {
-    size_t Comma = Text.find(',', Start);
+    size_t Sep = Text.find_first_of(",\n", Start);
     std::string_view Part =
-        Text.substr(Start, Comma == std::string_view::npos ? std::string_view::npos : Comma - Start);
-    while (!Part.empty() && (Part.front() == ' ' || Part.front() == '\n' || Part.front() == '\t'))
-      Part.remove_prefix(1);
-    while (!Part.empty() && (Part.back() == ' ' || Part.back() == '\n' || Part.back() == '\t'))
-      Part.remove_suffix(1);
+        Text.substr(Start, Sep == std::string_view::npos ? std::string_view::npos : Sep - Start);
+    Trim(Part);
     if (!Part.empty()) {
       bool Positive = Part.front() != '-';
-      if (!Positive)
+      if (!Positive) {
         Part.remove_prefix(1);
-      Items.push_back({Positive, std::string(Part)});
+        Trim(Part);
+      }
+      if (!Part.empty())
+        Items.push_back({Positive, std::string(Part)});
     }
-    if (Comma == std::string_view::npos)
+    if (Sep == std::string_view::npos)
       break;
-    Start = Comma + 1;
+    Start = Sep + 1;
   }
 }
 

@@ -1,6 +1,8 @@
 //===- KernelNameWidth.cpp - Kernel names as people read them -------------===//
 #include "tilefit/reporters/KernelNameWidth.h"
 
+#include "tilefit/model/Messages.h"
+
 #include <cctype>
 #include <vector>
 
@@ -127,30 +129,11 @@ const std::string &KernelNames::of(const std::string &Full) const {
   return It == Short.end() ? Full : It->second;
 }
 
-std::string KernelNames::inMessage(const std::string &Message) const {
-  std::string Out;
-  size_t I = 0;
-  while (I < Message.size()) {
-    size_t Q = Message.find('\'', I);
-    if (Q == std::string::npos)
-      break;
-    Out.append(Message, I, Q + 1 - I);
-    size_t E = Message.find('\'', Q + 1);
-    if (E == std::string::npos) {
-      I = Q + 1;
-      break;
-    }
-    auto It = Short.find(Message.substr(Q + 1, E - Q - 1));
-    if (It != Short.end()) {
-      Out += It->second;
-      Out += '\'';
-      I = E + 1;
-    } else {
-      I = Q + 1;
-    }
-  }
-  Out.append(Message, std::min(I, Message.size()), std::string::npos);
-  return Out;
+std::string KernelNames::inMessage(const std::string &Message,
+                                   const std::vector<MessageSlot> &Slots) const {
+  return spellMessage(Message, Slots, [&](const MessageSlot &S, std::string_view Text) {
+    return S.K == MessageSlot::Kind::Kernel ? of(std::string(Text)) : std::string(Text);
+  });
 }
 
 } // namespace tilefit

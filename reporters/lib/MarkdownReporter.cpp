@@ -92,7 +92,7 @@ void renderMarkdown(const Report &R, const std::string &SourceRoot, std::ostream
       Where += ":" + std::to_string(D->Loc.Line);
     OS << "| " << (D->Level == Severity::Error ? "error" : std::string(severityName(D->Level)))
        << " | `" << D->Check << "` | " << cell(Where) << " | " << D->Arch << " | "
-       << cell(Names.inMessage(D->Message)) << " |\n";
+       << cell(Names.inMessage(*D)) << " |\n";
   }
 }
 

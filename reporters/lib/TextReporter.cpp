@@ -53,14 +53,14 @@ void renderSnippet(const SourcePos &P, SourceLines &Lines, std::ostream &OS) {
 
 void renderDiagnostic(const Diagnostic &D, SourceLines &Lines, std::ostream &OS,
                       const KernelNames *Names) {
-  auto Said = [&](const std::string &M) { return Names ? Names->inMessage(M) : M; };
-  OS << position(D.Loc) << ": " << severityName(D.Level) << ": " << Said(D.Message);
+  auto Said = [&](const auto &M) { return Names ? Names->inMessage(M) : M.Message; };
+  OS << position(D.Loc) << ": " << severityName(D.Level) << ": " << Said(D);
   if (!D.Check.empty())
     OS << " [" << D.Check << (D.PromotedToError ? ",-warnings-as-errors" : "") << "]";
   OS << "\n";
   renderSnippet(D.Loc, Lines, OS);
   for (const Note &N : D.Notes) {
-    OS << position(N.Loc) << ": note: " << Said(N.Message) << "\n";
+    OS << position(N.Loc) << ": note: " << Said(N) << "\n";
     renderSnippet(N.Loc, Lines, OS);
   }
 }

@@ -1,5 +1,6 @@
 //===- LspUnitTest.cpp - Framing, positions and features, in-process ------===//
 #include "tilefit/lsp/Features.h"
+#include "tilefit/model/Messages.h"
 #include "tilefit/reporters/KernelNameWidth.h"
 #include "tilefit/lsp/Protocol.h"
 #include "tilefit/lsp/Transport.h"
@@ -219,6 +220,7 @@ TEST(LspFeatures, TheSameFindingOnSeveralArchitecturesIsOne) {
     D.Notes.push_back({std::string("'t' takes 65536 bytes on ") + Arch, {File, 3, 20}});
     R.Diagnostics.push_back(D);
   }
+  markMessageSlots(R); // as finalizeReport does: where each message names its architecture
   Document Doc(SampleText);
   json Ds = diagnosticsFor(R, File, Doc, FeatureOptions());
   ASSERT_EQ(Ds.size(), 2u) << Ds.dump(1);
@@ -240,6 +242,7 @@ TEST(LspFeatures, LongKernelNamesAreShortInMessages) {
   for (KernelReport &K : R.Kernels)
     K.Name = Long;
   R.Diagnostics[0].Message = "kernel '" + Long + "' uses ...";
+  markMessageSlots(R); // as finalizeReport does: where each message names a kernel
   Document Doc(SampleText);
   FeatureOptions O;
   json Ds = diagnosticsFor(R, File, Doc, O);

@@ -1,5 +1,7 @@
 //===- KernelNameWidthTest.cpp - Kernel names as people read them ---------===//
 #include "tilefit/reporters/KernelNameWidth.h"
+
+#include "tilefit/model/Messages.h"
 #include "tilefit/reporters/MarkdownReporter.h"
 #include "tilefit/reporters/TextReporter.h"
 
@@ -56,9 +58,36 @@ TEST(KernelNameWidthTest, SharedShortFormsAreNumberedAndMessagesFollow) {
   EXPECT_EQ(Names.of(Other), "gemm_device<tuple<int, int, int>, ...>#2");
   EXPECT_EQ(Names.of("tiny"), "tiny");
   EXPECT_EQ(Names.of("not a kernel"), "not a kernel");
-  EXPECT_EQ(Names.inMessage("kernel '" + Gemm + "' needs 'x' and 'tiny'"),
-            "kernel '" + Names.of(Gemm) + "' needs 'x' and 'tiny'");
-  EXPECT_EQ(Names.inMessage("unbalanced ' quote"), "unbalanced ' quote");
+  // The model marks where a message names a kernel of the report; the short names follow the
+  // marks.
+  auto IsKernel = [&](std::string_view N) {
+    return std::any_of(R.Kernels.begin(), R.Kernels.end(),
+                       [&](const KernelReport &K) { return K.Name == N; });
+  };
+  const std::string Said = "kernel '" + Gemm + "' needs 'x' and 'tiny' on sm_80";
+  const std::vector<MessageSlot> Slots = messageSlots(Said, "sm_80", IsKernel);
+  ASSERT_EQ(Slots.size(), 3u);
+  EXPECT_EQ(Slots[0].K, MessageSlot::Kind::Kernel);
+  EXPECT_EQ(Slots[1].K, MessageSlot::Kind::Kernel);
+  EXPECT_EQ(Said.substr(Slots[1].Offset, Slots[1].Length), "tiny");
+  EXPECT_EQ(Slots[2].K, MessageSlot::Kind::Arch);
+  EXPECT_EQ(Names.inMessage(Said, Slots),
+            "kernel '" + Names.of(Gemm) + "' needs 'x' and 'tiny' on sm_80");
+  EXPECT_TRUE(messageSlots("unbalanced ' quote", "", IsKernel).empty());
+  // An architecture inside a kernel's name, or as the start of a longer one, is no slot.
+  Report Arch;
+  Arch.Kernels = {kernel("k<sm_90>", "sm_90")};
+  Diagnostic A;
+  A.Message = "kernel 'k<sm_90>' on sm_90, not sm_90a";
+  A.Arch = "sm_90";
+  Arch.Diagnostics.push_back(A);
+  markMessageSlots(Arch);
+  ASSERT_EQ(Arch.Diagnostics[0].Slots.size(), 2u);
+  EXPECT_EQ(spellMessage(A.Message, Arch.Diagnostics[0].Slots,
+                         [](const MessageSlot &S, std::string_view T) {
+                           return S.K == MessageSlot::Kind::Arch ? "ARCH" : "[" + std::string(T) + "]";
+                         }),
+            "kernel '[k<sm_90>]' on ARCH, not sm_90a");
 
   Diagnostic D;
   D.Level = Severity::Error;
@@ -66,6 +95,7 @@ TEST(KernelNameWidthTest, SharedShortFormsAreNumberedAndMessagesFollow) {
   D.Message = "kernel '" + Gemm + "' needs too much";
   D.Loc = {"k.cu", 3, 1};
   R.Diagnostics.push_back(D);
+  markMessageSlots(R); // as finalizeReport does
   std::ostringstream Text, Whole, Md;
   struct NoLines : SourceLines {
     std::optional<std::string> line(const std::string &, unsigned) override { return {}; }

@@ -85,9 +85,20 @@ TranslationUnitFacts analyzeUnit(const UnitJob &Job, const ParseEnvironment &Env
 /// Called after each job with the number done so far and the job.
 using ProgressFn = std::function<void(size_t Done, size_t Total, const UnitJob &Job)>;
 
-/// Parses every job on \p Threads threads; results in job order whatever the thread count.
+/// Receives the facts of one job (its index in the jobs), once per job, as soon as they are
+/// final; calls are serialized, in no particular order.
+using FactsConsumer = std::function<void(size_t Job, TranslationUnitFacts &&Facts)>;
+
+/// Parses every job on \p Threads threads and hands each job's facts to \p Consume when they
+/// are final (a cache hit at once; a parse when its command's parses are done and, if one is
+/// needed, its host-side parse), so that a run holds the facts of the units in flight, not of
+/// the whole project. The files each parse read (Inputs) are dropped once the cache has them.
 /// A job whose parse crashes Clang is reported as a failed unit; the others finish. Once
 /// Env.Cancelled is set, jobs not yet started are skipped and the results are to be dropped.
+void analyzeAll(const std::vector<UnitJob> &Jobs, const ParseEnvironment &Env, unsigned Threads,
+                const ProgressFn &Progress, const FactsConsumer &Consume);
+
+/// The same, with the results in job order whatever the thread count (Inputs kept).
 std::vector<TranslationUnitFacts> analyzeAll(const std::vector<UnitJob> &Jobs,
                                              const ParseEnvironment &Env, unsigned Threads,
                                              const ProgressFn &Progress = nullptr);

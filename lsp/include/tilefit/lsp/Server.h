@@ -25,6 +25,9 @@ struct ServerOptions {
   /// What every analysis starts from: the share folder, toolkit, capacity databases,
   /// configuration overrides from the command line, threads.
   driver::AnalyzeRequest Base;
+  /// The session's options (the cache folder and its bound); the server sets the rest (its
+  /// messages go to the client's log, configuration files only from the workspace).
+  driver::Session::Options SessionBase;
   /// Look for compile_commands.json only here (--compile-commands-dir).
   std::string CompileCommandsDir;
   /// Wait this long after an edit before analysing (more edits restart the wait).
@@ -36,7 +39,7 @@ struct ServerOptions {
   std::string Version;
   /// Runs one analysis; driver::analyze when unset. The fuzzer puts a stand-in here so that
   /// it drives the protocol without parsing anything.
-  std::function<driver::AnalyzeResult(const driver::AnalyzeRequest &)> Analyze;
+  std::function<driver::AnalyzeResult(const driver::AnalyzeRequest &, driver::Session &)> Analyze;
 };
 
 class Server {

@@ -87,7 +87,8 @@ struct SharedVar {
   std::string UnknownReason;    ///< Why Bytes is unknown.
   bool IsDynamic = false;       ///< `extern __shared__ T x[]`: its size is given at launch.
   /// Referenced by a function NVVM keeps out of line (`__noinline__`, recursive): the variable
-  /// is then emitted at module scope even when only one kernel reaches it.
+  /// is then emitted at module scope even when only one kernel reaches it. Set by the
+  /// call-graph stage (model/CallGraph.h).
   bool ReferencedOutOfLine = false;
   /// Declared in a kernel's own body: no other kernel can reach it. (A namespace-scope
   /// variable or a device function's static may be shared with other kernels.)
@@ -157,6 +158,30 @@ struct ErrorTouch {
   size_t Diagnostic = 0; ///< The error: an index into TranslationUnitFacts::Diagnostics.
 };
 
+/// One function some kernel reaches, as its definition refers to others in code that runs
+/// (branches whose condition folds to a constant pruned, as the optimizer prunes them): the raw
+/// call graph, in TranslationUnitFacts::Functions. The matchers record it; the model's
+/// call-graph stage (model/CallGraph.h) decides from it what each kernel reaches, which
+/// variables NVVM keeps at module scope, and which per-thread arrays are live at once.
+struct FunctionFacts {
+  std::string Name;                ///< With template arguments, for messages and tests.
+  bool NoInline = false;           ///< `__noinline__`: NVVM keeps it out of line.
+  /// The functions with a definition it calls or takes the address of (indices into
+  /// TranslationUnitFacts::Functions), in source order, each once.
+  std::vector<size_t> Callees;
+  /// The `__shared__` variables it names (indices into TranslationUnitFacts::Vars), in
+  /// source order, each once; a variable passed only to a parameter its callee never uses is
+  /// not named (NVVM inlines the call and the use is gone).
+  std::vector<size_t> SharedRefs;
+  /// The `__shared__` variables declared in its body (indices into Vars), referenced or not.
+  std::vector<size_t> SharedDecls;
+  /// Its per-thread arrays and array-holding objects (indices into
+  /// TranslationUnitFacts::LocalArrays), in source order.
+  std::vector<size_t> LocalArrays;
+  /// Its Tensor Memory requests.
+  std::vector<TmemAllocation> Tmem;
+};
+
 /// One kernel (one instantiation, for templates) with what it reaches.
 /// What a kernel's `static_assert`s require of one of its names (a template parameter, a
 /// constant), the other names at the instantiation's values: `static_assert(BM % 32 == 0)` is
@@ -175,6 +200,11 @@ struct KernelFacts {
   std::string Mangled;          ///< The Itanium name ptxas prints.
   SourcePos Loc;                ///< The kernel's name in its definition.
   std::optional<SourcePos> InstantiatedAt; ///< For template instantiations: where requested.
+  /// Its definition in TranslationUnitFacts::Functions; unset for a specialization Clang did
+  /// not instantiate (no body).
+  std::optional<size_t> Function;
+  // Reached, Unreferenced, LocalArrays and TmemAllocations are the call-graph stage's
+  // (model/CallGraph.h), decided from Functions.
   /// Indices into TranslationUnitFacts::Vars of every `__shared__` variable (static or dynamic)
   /// the kernel and the functions it calls, directly or transitively, refer to; each once.
   std::vector<size_t> Reached;
@@ -200,9 +230,21 @@ struct KernelFacts {
 
 enum class Severity { Note, Remark, Warning, Error };
 
+/// A span of a message that names what a renderer may spell otherwise: a kernel (which the
+/// text report and the editor shorten) or the finding's architecture (which the editor merges
+/// into `sm_80 and sm_90`). Set once by the model (model/Messages.h); renderers compose from
+/// them and never search the words.
+struct MessageSlot {
+  enum class Kind { Kernel, Arch };
+  Kind K = Kind::Kernel;
+  size_t Offset = 0; ///< Into the message, bytes.
+  size_t Length = 0;
+};
+
 struct Note {
   std::string Message;
   SourcePos Loc;
+  std::vector<MessageSlot> Slots; ///< In order, not overlapping; derived, not stored.
 };
 
 /// A finding in clang's shape: a primary location, a message, the check, and notes.
@@ -220,6 +262,7 @@ struct Diagnostic {
   /// The figures behind the finding (`static_smem_bytes`, `limit_bytes`, ...), for reports.
   std::vector<std::pair<std::string, uint64_t>> Figures;
   std::vector<Note> Notes;
+  std::vector<MessageSlot> Slots; ///< In Message, in order; derived, not stored.
 };
 
 /// A launch of a kernel template that Clang could not build because of an error in it (an
@@ -271,8 +314,10 @@ struct TranslationUnitFacts {
   std::vector<SharedVar> ConstantVars;
   EmissionProgram ConstantEmission;
   /// Per-thread local arrays (`float acc[8][8]`) and objects holding arrays
-  /// (`nvcuda::wmma::fragment<...>`) of the functions some kernel reaches.
+  /// (`nvcuda::wmma::fragment<...>`) of the functions some kernel reaches (FunctionFacts).
   std::vector<SharedVar> LocalArrays;
+  /// The functions some kernel reaches (FunctionFacts): the raw call graph.
+  std::vector<FunctionFacts> Functions;
   /// Problems with the unit itself: unreadable, not CUDA, parse errors.
   std::vector<Diagnostic> Diagnostics;
   /// The rewrites the parse needed (empty for most units).

@@ -1,7 +1,7 @@
 //===- GlobList.h - clang-tidy's check lists --------------------*- C++ -*-===//
 //
-// `tilefit-*,-tilefit-budget`: comma-separated globs (`*` matches anything), each optionally
-// negated with `-`; a name matches the list when the last glob that matches it is positive.
+// `tilefit-*,-tilefit-budget`: globs separated by commas or new lines (`*` matches anything),
+// each optionally negated with `-`; a name matches the list when the last glob that matches it is positive.
 // The same semantics as clang-tidy's -checks and -warnings-as-errors.
 //
 //===----------------------------------------------------------------------===//

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace tilefit {
 
@@ -36,8 +37,10 @@ public:
   KernelNames(const Report &R, size_t Width);
   /// The short name of \p Full (itself if it is not a kernel of the report).
   const std::string &of(const std::string &Full) const;
-  /// \p Message with each quoted kernel name ('...') in its short form.
-  std::string inMessage(const std::string &Message) const;
+  /// \p Message with the kernel each of its kernel slots names in its short form.
+  std::string inMessage(const std::string &Message, const std::vector<MessageSlot> &Slots) const;
+  std::string inMessage(const Diagnostic &D) const { return inMessage(D.Message, D.Slots); }
+  std::string inMessage(const Note &N) const { return inMessage(N.Message, N.Slots); }
 
 private:
   std::map<std::string, std::string> Short;

@@ -1,0 +1,694 @@
+//===- ReportJson.cpp - The tilefit-report/1 document, both ways ----------===//
+//
+// Each part of the report is written and read side by side (as clangd's Protocol.cpp keeps
+// each type's toJSON and fromJSON together): a key added to one direction is in plain sight of
+// the other. Writing keeps the document's key order; reading throws BadField (caught in
+// readJsonReport) with the JSON path of a field that is missing or of the wrong type, and
+// accepts the optional keys as absent. renderJson(readJsonReport(D)) gives D again.
+//
+//===----------------------------------------------------------------------===//
+#include "tilefit/reporters/JsonReader.h"
+#include "tilefit/reporters/JsonReporter.h"
+
+#include "tilefit/model/Analysis.h"
+#include "tilefit/model/Checks.h"
+#include "tilefit/model/Messages.h"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+namespace tilefit {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+constexpr const char *Schema = "tilefit-report/1";
+
+/// A field that is missing or of the wrong type, at its JSON path.
+struct BadField {
+  std::string Path, Problem;
+};
+
+//===--- Scalars ------------------------------------------------------------===//
+
+json optional(const std::optional<uint64_t> &V) { return V ? json(*V) : json(nullptr); }
+/// The reason beside a figure: null when the figure is known.
+template <typename T> json reasonFor(const std::optional<T> &Figure, const std::string &Why) {
+  return Figure ? json(nullptr) : json(Why);
+}
+
+std::string item(const std::string &Path, const char *Key, size_t I) {
+  return Path + "." + Key + "[" + std::to_string(I) + "]";
+}
+
+const json &at(const json &J, const char *Key, const std::string &Path) {
+  if (!J.is_object() || !J.contains(Key))
+    throw BadField{Path + "." + Key, "missing"};
+  return J.at(Key);
+}
+bool present(const json &J, const char *Key) {
+  return J.is_object() && J.contains(Key) && !J.at(Key).is_null();
+}
+std::string str(const json &J, const char *Key, const std::string &Path) {
+  const json &V = at(J, Key, Path);
+  if (!V.is_string())
+    throw BadField{Path + "." + Key, "expected a string"};
+  return V.get<std::string>();
+}
+std::string strOr(const json &J, const char *Key, const std::string &Path) {
+  return present(J, Key) ? str(J, Key, Path) : "";
+}
+/// An integer that fits in 64 bits without sign. A number with a fraction or an exponent is
+/// refused: converting one out of range would be undefined (found by fuzz_json_report).
+uint64_t unsignedValue(const json &V, const std::string &Where) {
+  if (!V.is_number_unsigned() && !(V.is_number_integer() && V.get<int64_t>() >= 0))
+    throw BadField{Where, "expected a non-negative integer"};
+  return V.get<uint64_t>();
+}
+/// An integer that fits in 64 bits with a sign.
+int64_t signedValue(const json &V, const std::string &Where) {
+  if (!V.is_number_integer() ||
+      (V.is_number_unsigned() &&
+       V.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())))
+    throw BadField{Where, "expected an integer"};
+  return V.get<int64_t>();
+}
+uint64_t num(const json &J, const char *Key, const std::string &Path) {
+  return unsignedValue(at(J, Key, Path), Path + "." + Key);
+}
+std::optional<uint64_t> opt(const json &J, const char *Key, const std::string &Path) {
+  if (!present(J, Key))
+    return std::nullopt;
+  return num(J, Key, Path);
+}
+bool flag(const json &J, const char *Key, const std::string &Path) {
+  if (!J.is_object() || !J.contains(Key))
+    return false;
+  if (!J.at(Key).is_boolean())
+    throw BadField{Path + "." + Key, "expected true or false"};
+  return J.at(Key).get<bool>();
+}
+const json &arr(const json &J, const char *Key, const std::string &Path) {
+  const json &V = at(J, Key, Path);
+  if (!V.is_array())
+    throw BadField{Path + "." + Key, "expected an array"};
+  return V;
+}
+/// Each element of the array at \p Key (absent: none) read by \p Read with its path.
+template <typename Fn> void each(const json &J, const char *Key, const std::string &Path, Fn Read) {
+  if (!J.is_object() || !J.contains(Key))
+    return;
+  const json &A = arr(J, Key, Path);
+  for (size_t I = 0; I < A.size(); ++I)
+    Read(A[I], item(Path, Key, I));
+}
+
+//===--- SourcePos: file, line, column inside its owner's object -----------===//
+
+void putPos(json &J, const SourcePos &P) {
+  J["file"] = P.File;
+  J["line"] = P.Line;
+  J["column"] = P.Column;
+}
+json posJson(const SourcePos &P) {
+  json J = json::object();
+  putPos(J, P);
+  return J;
+}
+SourcePos posFrom(const json &J, const std::string &Path) {
+  SourcePos P;
+  P.File = strOr(J, "file", Path);
+  P.Line = static_cast<unsigned>(opt(J, "line", Path).value_or(0));
+  P.Column = static_cast<unsigned>(opt(J, "column", Path).value_or(0));
+  return P;
+}
+
+//===--- Severity -----------------------------------------------------------===//
+
+json severityJson(Severity S) { return std::string(severityName(S)); }
+Severity severityFrom(const std::string &S, const std::string &Path) {
+  for (Severity L : {Severity::Error, Severity::Warning, Severity::Remark, Severity::Note})
+    if (S == severityName(L))
+      return L;
+  throw BadField{Path, "unknown severity '" + S + "'"};
+}
+
+//===--- Note and Diagnostic ------------------------------------------------===//
+
+json noteJson(const Note &N) {
+  json J = {{"message", N.Message}};
+  putPos(J, N.Loc);
+  return J;
+}
+Note noteFrom(const json &J, const std::string &Path) {
+  return {str(J, "message", Path), posFrom(J, Path)};
+}
+
+json diagnosticJson(const Diagnostic &D) {
+  json Notes = json::array();
+  for (const Note &N : D.Notes)
+    Notes.push_back(noteJson(N));
+  json Figures = json::object();
+  for (const auto &[Name, Value] : D.Figures)
+    Figures[Name] = Value;
+  json J = {{"severity", severityJson(D.Level)}, {"check", D.Check}, {"message", D.Message}};
+  putPos(J, D.Loc);
+  J["arch"] = D.Arch;
+  J["kernel"] = D.Kernel;
+  J["translation_unit"] = D.TranslationUnit;
+  J["figures"] = std::move(Figures);
+  J["notes"] = std::move(Notes);
+  if (D.PromotedToError)
+    J["warning_as_error"] = true;
+  return J;
+}
+Diagnostic diagnosticFrom(const json &J, const std::string &Path) {
+  Diagnostic D;
+  D.Level = severityFrom(str(J, "severity", Path), Path + ".severity");
+  D.Check = str(J, "check", Path);
+  D.Message = str(J, "message", Path);
+  D.Loc = posFrom(J, Path);
+  D.Arch = strOr(J, "arch", Path);
+  D.Kernel = strOr(J, "kernel", Path);
+  D.TranslationUnit = strOr(J, "translation_unit", Path);
+  if (present(J, "figures") && J.at("figures").is_object())
+    for (auto It = J.at("figures").begin(); It != J.at("figures").end(); ++It)
+      D.Figures.push_back({It.key(), num(J.at("figures"), It.key().c_str(), Path + ".figures")});
+  arr(J, "notes", Path); // required
+  each(J, "notes", Path, [&](const json &N, const std::string &P) { D.Notes.push_back(noteFrom(N, P)); });
+  D.PromotedToError = flag(J, "warning_as_error", Path);
+  return D;
+}
+
+//===--- SharedVar (a variable, an array, a constant) -----------------------===//
+
+/// The variable's own keys; \p Offset written when \p WithOffset. Owners add theirs after.
+json variableJson(const SharedVar &V, const std::optional<uint64_t> &Offset = std::nullopt,
+                  bool WithOffset = false) {
+  json J = {{"name", V.Name}, {"function", V.Function}};
+  putPos(J, V.Loc);
+  J["type"] = V.Type;
+  J["element_type"] = V.ElementType;
+  J["canonical_element_type"] = V.CanonicalElementType;
+  J["shape"] = V.Shape;
+  J["extent_names"] = V.ExtentNames;
+  J["element_bytes"] = V.ElementBytes;
+  J["align"] = V.Align;
+  J["bytes"] = optional(V.Bytes);
+  if (WithOffset)
+    J["offset"] = optional(Offset);
+  if (!V.Bytes && !V.UnknownReason.empty())
+    J["unknown_reason"] = V.UnknownReason;
+  return J;
+}
+SharedVar variableFrom(const json &J, const std::string &Path) {
+  SharedVar V;
+  V.Name = str(J, "name", Path);
+  V.Function = strOr(J, "function", Path);
+  V.QualifiedName = strOr(J, "qualified_name", Path);
+  V.Loc = posFrom(J, Path);
+  V.Type = strOr(J, "type", Path);
+  V.ElementType = strOr(J, "element_type", Path);
+  V.CanonicalElementType = strOr(J, "canonical_element_type", Path);
+  for (const json &E : arr(J, "shape", Path))
+    V.Shape.push_back(unsignedValue(E, Path + ".shape"));
+  each(J, "extent_names", Path, [&](const json &E, const std::string &P) {
+    if (!E.is_string())
+      throw BadField{P, "expected a string"};
+    V.ExtentNames.push_back(E.get<std::string>());
+  });
+  V.ElementBytes = num(J, "element_bytes", Path);
+  V.Align = num(J, "align", Path);
+  V.Bytes = opt(J, "bytes", Path);
+  V.UnknownReason = strOr(J, "unknown_reason", Path);
+  return V;
+}
+
+//===--- AllocationReport: a kernel's, or a unit's constant ----------------===//
+
+json allocationJson(const AllocationReport &A) {
+  json J = variableJson(A.Var, A.Offset, true);
+  J["shared_with_other_kernels"] = A.SharedWithOtherKernels;
+  J["module_scope"] = A.AtModuleScope;
+  J["qualified_name"] = A.Var.QualifiedName;
+  return J;
+}
+json constantJson(const AllocationReport &A) {
+  json J = variableJson(A.Var, A.Offset, true);
+  J["qualified_name"] = A.Var.QualifiedName;
+  return J;
+}
+AllocationReport allocationFrom(const json &J, const std::string &Path) {
+  AllocationReport A;
+  A.Var = variableFrom(J, Path);
+  A.Offset = opt(J, "offset", Path);
+  A.SharedWithOtherKernels = flag(J, "shared_with_other_kernels", Path);
+  A.AtModuleScope = flag(J, "module_scope", Path);
+  return A;
+}
+
+//===--- RegisterTileReport -------------------------------------------------===//
+
+json registersJson(const RegisterTileReport &R) {
+  json Arrays = json::array();
+  for (const SharedVar &V : R.Arrays) {
+    json J = variableJson(V);
+    J["qualified_name"] = V.QualifiedName;
+    Arrays.push_back(std::move(J));
+  }
+  return {{"bytes_per_thread", optional(R.BytesPerThread)},
+          {"registers_per_thread", optional(R.RegistersPerThread)},
+          {"unknown_reason", reasonFor(R.BytesPerThread, R.UnknownReason)},
+          {"block_threads", optional(R.BlockThreads)},
+          {"bytes_per_block", optional(R.BytesPerBlock)},
+          {"registers_per_thread_limit", optional(R.Limit)},
+          {"limit_basis", R.Limit ? json(R.LimitBasis) : json(nullptr)},
+          {"limit_note", R.LimitNote.empty() ? json(nullptr) : json(R.LimitNote)},
+          {"arrays", std::move(Arrays)}};
+}
+RegisterTileReport registersFrom(const json &G, const std::string &Path) {
+  RegisterTileReport R;
+  R.BytesPerThread = opt(G, "bytes_per_thread", Path);
+  R.RegistersPerThread = opt(G, "registers_per_thread", Path);
+  R.UnknownReason = strOr(G, "unknown_reason", Path);
+  R.BlockThreads = opt(G, "block_threads", Path);
+  R.BytesPerBlock = opt(G, "bytes_per_block", Path);
+  R.Limit = opt(G, "registers_per_thread_limit", Path);
+  R.LimitBasis = strOr(G, "limit_basis", Path);
+  R.LimitNote = strOr(G, "limit_note", Path);
+  each(G, "arrays", Path,
+       [&](const json &A, const std::string &P) { R.Arrays.push_back(variableFrom(A, P)); });
+  return R;
+}
+
+//===--- TensorMemoryReport and its TmemAllocations -------------------------===//
+
+json tmemAllocationJson(const TmemAllocation &A) {
+  json J = {{"form", A.Form}, {"function", A.Function}};
+  putPos(J, A.Loc);
+  J["cta_group"] = A.CtaGroup;
+  J["columns"] = optional(A.Columns);
+  J["unknown_reason"] = reasonFor(A.Columns, A.UnknownReason);
+  return J;
+}
+TmemAllocation tmemAllocationFrom(const json &J, const std::string &Path) {
+  TmemAllocation A;
+  A.Form = strOr(J, "form", Path);
+  A.Function = strOr(J, "function", Path);
+  A.Loc = posFrom(J, Path);
+  A.CtaGroup = static_cast<unsigned>(opt(J, "cta_group", Path).value_or(1));
+  A.Columns = opt(J, "columns", Path);
+  A.UnknownReason = strOr(J, "unknown_reason", Path);
+  return A;
+}
+
+json tensorMemoryJson(const std::optional<TensorMemoryReport> &T) {
+  if (!T)
+    return nullptr;
+  json Allocs = json::array();
+  for (const TmemAllocation &A : T->Allocations)
+    Allocs.push_back(tmemAllocationJson(A));
+  return {{"columns", optional(T->Columns)},
+          {"unknown_reason", reasonFor(T->Columns, T->UnknownReason)},
+          {"capacity_columns", optional(T->Capacity)},
+          {"allocations", std::move(Allocs)}};
+}
+TensorMemoryReport tensorMemoryFrom(const json &T, const std::string &Path) {
+  TensorMemoryReport R;
+  R.Columns = opt(T, "columns", Path);
+  R.UnknownReason = strOr(T, "unknown_reason", Path);
+  R.Capacity = opt(T, "capacity_columns", Path);
+  each(T, "allocations", Path, [&](const json &A, const std::string &P) {
+    R.Allocations.push_back(tmemAllocationFrom(A, P));
+  });
+  return R;
+}
+
+//===--- ConstantMemoryReport -----------------------------------------------===//
+
+json constantMemoryJson(const std::optional<ConstantMemoryReport> &C) {
+  if (!C)
+    return nullptr;
+  json Vars = json::array();
+  for (const AllocationReport &A : C->Variables)
+    Vars.push_back(constantJson(A));
+  return {{"bytes", optional(C->Bytes)},
+          {"unknown_reason", reasonFor(C->Bytes, C->UnknownReason)},
+          {"limit", optional(C->Limit)},
+          {"relocatable", C->Relocatable},
+          {"variables", std::move(Vars)}};
+}
+ConstantMemoryReport constantMemoryFrom(const json &C, const std::string &Path) {
+  ConstantMemoryReport CM;
+  CM.Bytes = opt(C, "bytes", Path);
+  CM.UnknownReason = strOr(C, "unknown_reason", Path);
+  CM.Limit = opt(C, "limit", Path);
+  CM.Relocatable = flag(C, "relocatable", Path);
+  each(C, "variables", Path, [&](const json &V, const std::string &P) {
+    AllocationReport A;
+    A.Var = variableFrom(V, P);
+    A.Offset = opt(V, "offset", P);
+    CM.Variables.push_back(std::move(A));
+  });
+  return CM;
+}
+
+//===--- SourceFixup --------------------------------------------------------===//
+
+json fixupJson(const SourceFixup &F) {
+  json J = posJson(F.Loc);
+  J["rule"] = F.Rule;
+  return J;
+}
+SourceFixup fixupFrom(const json &J, const std::string &Path) {
+  return {posFrom(J, Path), str(J, "rule", Path)};
+}
+
+//===--- UnitReport ---------------------------------------------------------===//
+
+json unitJson(const UnitReport &U) {
+  json Messages = json::array();
+  for (const Diagnostic &D : U.Messages)
+    Messages.push_back(diagnosticJson(D));
+  json Fixups = json::array();
+  for (const SourceFixup &F : U.Fixups)
+    Fixups.push_back(fixupJson(F));
+  return {{"file", U.File},
+          {"arch", U.Arch},
+          {"parsed_as", U.ParsedAs},
+          {"jit", U.Jit},
+          {"status", U.Ok ? "ok" : U.Partial ? "partial" : "error"},
+          {"parse_stopped", U.ParseStopped},
+          {"errors_allowed", U.ErrorsAllowed},
+          {"messages", std::move(Messages)},
+          {"source_fixups", std::move(Fixups)},
+          {"constant_memory", constantMemoryJson(U.ConstantMemory)}};
+}
+UnitReport unitFrom(const json &J, const std::string &Path) {
+  UnitReport U;
+  U.File = str(J, "file", Path);
+  U.Arch = str(J, "arch", Path);
+  U.ParsedAs = strOr(J, "parsed_as", Path);
+  U.Jit = flag(J, "jit", Path);
+  const std::string Status = str(J, "status", Path);
+  if (Status != "ok" && Status != "partial" && Status != "error")
+    throw BadField{Path + ".status", "expected \"ok\", \"partial\" or \"error\""};
+  U.Ok = Status == "ok";
+  U.Partial = Status == "partial";
+  U.ParseStopped = flag(J, "parse_stopped", Path);
+  U.ErrorsAllowed = flag(J, "errors_allowed", Path);
+  arr(J, "messages", Path); // required
+  each(J, "messages", Path,
+       [&](const json &M, const std::string &P) { U.Messages.push_back(diagnosticFrom(M, P)); });
+  each(J, "source_fixups", Path,
+       [&](const json &F, const std::string &P) { U.Fixups.push_back(fixupFrom(F, P)); });
+  if (present(J, "constant_memory"))
+    U.ConstantMemory = constantMemoryFrom(J.at("constant_memory"), Path + ".constant_memory");
+  return U;
+}
+
+//===--- A kernel's dynamic shared memory: launches, opt-ins ----------------===//
+
+json launchJson(const LaunchReport &L) {
+  json J = posJson(L.Loc);
+  J["bytes"] = optional(L.DynamicBytes);
+  J["unknown_reason"] = reasonFor(L.DynamicBytes, L.UnknownReason);
+  J["block_threads"] = optional(L.BlockThreads);
+  J["total_bytes"] = optional(L.TotalBytes);
+  return J;
+}
+LaunchReport launchFrom(const json &J, const std::string &Path) {
+  LaunchReport L;
+  L.Loc = posFrom(J, Path);
+  L.DynamicBytes = opt(J, "bytes", Path);
+  L.UnknownReason = strOr(J, "unknown_reason", Path);
+  L.BlockThreads = opt(J, "block_threads", Path);
+  L.TotalBytes = opt(J, "total_bytes", Path);
+  return L;
+}
+
+constexpr const char *MaxDynamicName = "cudaFuncAttributeMaxDynamicSharedMemorySize";
+constexpr const char *CarveoutName = "cudaFuncAttributePreferredSharedMemoryCarveout";
+
+json attributeCallJson(const AttributeCall &A) {
+  json J = {{"attribute", A.Attribute == AttributeCall::Kind::MaxDynamicSharedMemorySize
+                              ? MaxDynamicName
+                              : CarveoutName}};
+  putPos(J, A.Loc);
+  J["value"] = A.Value ? json(*A.Value) : json(nullptr);
+  J["unknown_reason"] = reasonFor(A.Value, A.UnknownReason);
+  return J;
+}
+AttributeCall attributeCallFrom(const json &J, const std::string &Path) {
+  AttributeCall C;
+  C.Attribute = str(J, "attribute", Path) == MaxDynamicName
+                    ? AttributeCall::Kind::MaxDynamicSharedMemorySize
+                    : AttributeCall::Kind::PreferredSharedMemoryCarveout;
+  C.Loc = posFrom(J, Path);
+  if (present(J, "value"))
+    C.Value = signedValue(J.at("value"), Path + ".value");
+  C.UnknownReason = strOr(J, "unknown_reason", Path);
+  return C;
+}
+
+json dynamicJson(const KernelReport &K) {
+  json Vars = json::array(), Launches = json::array(), Calls = json::array();
+  for (const SharedVar &V : K.DynamicVars)
+    Vars.push_back(variableJson(V));
+  for (const LaunchReport &L : K.Launches)
+    Launches.push_back(launchJson(L));
+  for (const AttributeCall &A : K.Attributes)
+    Calls.push_back(attributeCallJson(A));
+  return {{"declared", K.DynamicDeclared},
+          {"variables", std::move(Vars)},
+          {"launches", std::move(Launches)},
+          {"opt_in_bytes", optional(K.OptInBytes)},
+          {"attribute_calls", std::move(Calls)}};
+}
+void dynamicFrom(const json &Dyn, const std::string &Path, KernelReport &K) {
+  K.DynamicDeclared = flag(Dyn, "declared", Path);
+  each(Dyn, "variables", Path,
+       [&](const json &V, const std::string &P) { K.DynamicVars.push_back(variableFrom(V, P)); });
+  each(Dyn, "launches", Path,
+       [&](const json &L, const std::string &P) { K.Launches.push_back(launchFrom(L, P)); });
+  K.WorstLaunch = worstLaunch(K.Launches); // derived, as the analysis derives it
+  K.OptInBytes = opt(Dyn, "opt_in_bytes", Path);
+  each(Dyn, "attribute_calls", Path, [&](const json &A, const std::string &P) {
+    K.Attributes.push_back(attributeCallFrom(A, P));
+  });
+}
+
+//===--- Limits, occupancy, launch bounds ----------------------------------===//
+
+json limitsJson(const Limits &L) {
+  return {{"static_max", optional(L.StaticMax)},
+          {"block_default_max", optional(L.BlockDefaultMax)},
+          {"block_optin_max", optional(L.BlockOptinMax)},
+          {"sm_max", optional(L.SmMax)},
+          {"reserved_per_block", optional(L.ReservedPerBlock)}};
+}
+Limits limitsFrom(const json &L, const std::string &Path) {
+  Limits K;
+  K.StaticMax = opt(L, "static_max", Path);
+  K.BlockDefaultMax = opt(L, "block_default_max", Path);
+  K.BlockOptinMax = opt(L, "block_optin_max", Path);
+  K.SmMax = opt(L, "sm_max", Path);
+  K.ReservedPerBlock = opt(L, "reserved_per_block", Path);
+  return K;
+}
+
+json occupancyJson(const OccupancyReport &O) {
+  return {{"block_threads", optional(O.BlockThreads)},
+          {"blocks_per_sm", optional(O.BlocksPerSm)},
+          {"limited_by", O.BlocksPerSm ? json(O.LimitedBy) : json(nullptr)},
+          {"smem_per_block", optional(O.SmemPerBlock)},
+          {"smem_per_sm_used", optional(O.SmemPerSmUsed)},
+          {"registers", optional(O.Registers)},
+          {"unknown_reason", reasonFor(O.BlocksPerSm, O.UnknownReason)}};
+}
+OccupancyReport occupancyFrom(const json &O, const std::string &Path) {
+  OccupancyReport R;
+  R.BlockThreads = opt(O, "block_threads", Path);
+  R.BlocksPerSm = opt(O, "blocks_per_sm", Path);
+  R.LimitedBy = strOr(O, "limited_by", Path);
+  R.SmemPerBlock = opt(O, "smem_per_block", Path);
+  R.SmemPerSmUsed = opt(O, "smem_per_sm_used", Path);
+  R.Registers = opt(O, "registers", Path);
+  R.UnknownReason = strOr(O, "unknown_reason", Path);
+  return R;
+}
+
+json boundsJson(const LaunchBounds &B) {
+  json J = {{"max_threads", optional(B.MaxThreads)}, {"min_blocks", optional(B.MinBlocks)}};
+  putPos(J, B.Loc);
+  return J;
+}
+LaunchBounds boundsFrom(const json &B, const std::string &Path) {
+  LaunchBounds LB;
+  LB.MaxThreads = opt(B, "max_threads", Path);
+  LB.MinBlocks = opt(B, "min_blocks", Path);
+  LB.Loc = posFrom(B, Path);
+  return LB;
+}
+
+//===--- KernelReport -------------------------------------------------------===//
+
+json kernelJson(const KernelReport &K) {
+  json Allocs = json::array(), Unused = json::array();
+  for (const AllocationReport &A : K.Allocations)
+    Allocs.push_back(allocationJson(A));
+  for (const SharedVar &V : K.Unreferenced)
+    Unused.push_back(variableJson(V));
+  json J = {{"name", K.Name}, {"mangled", K.Mangled}};
+  putPos(J, K.Loc);
+  J["translation_unit"] = K.TranslationUnit;
+  J["arch"] = K.Arch;
+  J["parsed_as"] = K.ParsedAs;
+  J["jit"] = K.Jit;
+  J["static_smem_bytes"] = optional(K.StaticBytes);
+  J["unknown_reason"] = reasonFor(K.StaticBytes, K.UnknownReason);
+  J["dynamic_smem"] = dynamicJson(K);
+  J["allocations"] = std::move(Allocs);
+  J["unreferenced"] = std::move(Unused);
+  J["limits"] = limitsJson(K.Limit);
+  J["occupancy"] = occupancyJson(K.Occupancy);
+  J["registers"] = registersJson(K.Registers);
+  J["tensor_memory"] = tensorMemoryJson(K.TensorMemory);
+  if (K.Bounds)
+    J["launch_bounds"] = boundsJson(*K.Bounds);
+  if (K.InstantiatedAt)
+    J["instantiated_at"] = posJson(*K.InstantiatedAt);
+  if (K.RoundedTo)
+    J["rounded_to"] = *K.RoundedTo;
+  if (K.UnitHasErrors)
+    J["unit_has_errors"] = true;
+  return J;
+}
+KernelReport kernelFrom(const json &J, const std::string &Path) {
+  KernelReport K;
+  K.Name = str(J, "name", Path);
+  K.Mangled = str(J, "mangled", Path);
+  K.Loc = posFrom(J, Path);
+  K.TranslationUnit = strOr(J, "translation_unit", Path);
+  K.Arch = str(J, "arch", Path);
+  K.ParsedAs = strOr(J, "parsed_as", Path);
+  K.Jit = flag(J, "jit", Path);
+  K.StaticBytes = opt(J, "static_smem_bytes", Path);
+  K.UnknownReason = strOr(J, "unknown_reason", Path);
+  dynamicFrom(at(J, "dynamic_smem", Path), Path + ".dynamic_smem", K);
+  arr(J, "allocations", Path); // required
+  each(J, "allocations", Path, [&](const json &A, const std::string &P) {
+    K.Allocations.push_back(allocationFrom(A, P));
+  });
+  each(J, "unreferenced", Path,
+       [&](const json &V, const std::string &P) { K.Unreferenced.push_back(variableFrom(V, P)); });
+  K.Limit = limitsFrom(at(J, "limits", Path), Path + ".limits");
+  if (J.contains("occupancy"))
+    K.Occupancy = occupancyFrom(J.at("occupancy"), Path + ".occupancy");
+  if (present(J, "registers"))
+    K.Registers = registersFrom(J.at("registers"), Path + ".registers");
+  if (present(J, "tensor_memory"))
+    K.TensorMemory = tensorMemoryFrom(J.at("tensor_memory"), Path + ".tensor_memory");
+  if (J.contains("launch_bounds"))
+    K.Bounds = boundsFrom(J.at("launch_bounds"), Path + ".launch_bounds");
+  if (J.contains("instantiated_at"))
+    K.InstantiatedAt = posFrom(J.at("instantiated_at"), Path + ".instantiated_at");
+  K.RoundedTo = opt(J, "rounded_to", Path);
+  K.UnitHasErrors = flag(J, "unit_has_errors", Path);
+  return K;
+}
+
+//===--- Report -------------------------------------------------------------===//
+
+json reportJson(const Report &R, const ToolInfo &Tool) {
+  json Doc;
+  Doc["schema"] = Schema;
+  Doc["tool"] = {{"name", Tool.Name}, {"version", Tool.Version}};
+  Doc["source_root"] = R.SourceRoot;
+  json Units = json::array(), Kernels = json::array(), Diags = json::array(),
+       ToolMessages = json::array();
+  for (const UnitReport &U : R.Units)
+    Units.push_back(unitJson(U));
+  for (const KernelReport &K : R.Kernels)
+    Kernels.push_back(kernelJson(K));
+  for (const Diagnostic &D : R.Diagnostics)
+    Diags.push_back(diagnosticJson(D));
+  for (const Diagnostic &D : R.ToolMessages)
+    ToolMessages.push_back(diagnosticJson(D));
+  Doc["translation_units"] = std::move(Units);
+  Doc["kernels"] = std::move(Kernels);
+  Doc["diagnostics"] = std::move(Diags);
+  Doc["tool_messages"] = std::move(ToolMessages);
+  return Doc;
+}
+Report reportFrom(const json &Doc) {
+  Report R;
+  if (!Doc.is_object() || !Doc.contains("schema") || Doc.at("schema") != Schema)
+    throw BadField{"schema", std::string("expected \"") + Schema + "\""};
+  R.SourceRoot = strOr(Doc, "source_root", "");
+  // The top level's paths are the keys themselves: `kernels[3].name`.
+  auto Top = [](const std::string &P) { return P.substr(1); };
+  arr(Doc, "translation_units", "");
+  each(Doc, "translation_units", "",
+       [&](const json &U, const std::string &P) { R.Units.push_back(unitFrom(U, Top(P))); });
+  arr(Doc, "kernels", "");
+  each(Doc, "kernels", "",
+       [&](const json &K, const std::string &P) { R.Kernels.push_back(kernelFrom(K, Top(P))); });
+  arr(Doc, "diagnostics", "");
+  each(Doc, "diagnostics", "", [&](const json &D, const std::string &P) {
+    R.Diagnostics.push_back(diagnosticFrom(D, Top(P)));
+  });
+  each(Doc, "tool_messages", "", [&](const json &D, const std::string &P) {
+    R.ToolMessages.push_back(diagnosticFrom(D, Top(P)));
+  });
+  // Derived, as the model derives them: the worst finding per kernel (the summary's marks) and
+  // what each message names.
+  markWorstFindings(R);
+  markMessageSlots(R);
+  return R;
+}
+
+} // namespace
+
+void renderJson(const Report &R, const ToolInfo &Tool, std::ostream &OS) {
+  OS << reportJson(R, Tool).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
+
+Result<Report> readJsonReport(std::string_view Text, const std::string &Origin) {
+  json Doc;
+  try {
+    Doc = json::parse(Text.begin(), Text.end());
+  } catch (const json::parse_error &E) {
+    size_t Offset = std::min<size_t>(E.byte ? E.byte - 1 : 0, Text.size());
+    unsigned Line = 1, Col = 1;
+    for (size_t I = 0; I < Offset; ++I)
+      Text[I] == '\n' ? (++Line, Col = 1) : ++Col;
+    return ErrorMessage{Origin + ":" + std::to_string(Line) + ":" + std::to_string(Col) +
+                        ": not valid JSON"};
+  } catch (const json::exception &E) {
+    // A number too large for a double (out_of_range.406) is not a parse_error.
+    return ErrorMessage{Origin + ": not valid JSON: " + E.what()};
+  }
+  try {
+    return reportFrom(Doc);
+  } catch (const BadField &B) {
+    return ErrorMessage{Origin + ": " + (B.Path.empty() ? "(top level)" : B.Path) + ": " +
+                        B.Problem + " (not a tilefit JSON report?)"};
+  } catch (const json::exception &E) {
+    return ErrorMessage{Origin + ": not a tilefit JSON report: " + E.what()};
+  }
+}
+
+Result<Report> loadJsonReport(const std::string &Path) {
+  std::ifstream In(Path, std::ios::binary);
+  if (!In)
+    return ErrorMessage{Path + ": cannot read the report"};
+  std::stringstream SS;
+  SS << In.rdbuf();
+  return readJsonReport(SS.str(), Path);
+}
+
+} // namespace tilefit
