@@ -26,6 +26,10 @@
 #include <memory>
 #include <set>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 using namespace llvm;
 
 namespace tilefit {
@@ -501,6 +505,12 @@ AnalyzeResult analyze(const AnalyzeRequest &Req, Session &Ses) {
                          if (Allowed)
                            Parts[I].Units.back().ErrorsAllowed = true;
                          Result.Failed |= TU.Failed || (TU.Partial && !Allowed);
+#ifdef __GLIBC__
+                         // The parse's memory back to the system before the next one: what
+                         // glibc keeps of it would add up over a project.
+                         TU = TranslationUnitFacts();
+                         malloc_trim(0);
+#endif
                        });
   if (Cache) {
     Cache->trim();
