@@ -1,9 +1,11 @@
-//===- FuzzInput.h - Reading structured values from a fuzzer's bytes -*- C++ -*-===//
+//===- FuzzInput.h - Reading structured values from a fuzzer's bytes -*- C++
+//-*-===//
 //
-// A small stand-in for libFuzzer's FuzzedDataProvider, so that the fuzz targets also build
-// with g++ and no compiler-rt headers (as replay tests in the normal build). Numbers are taken
-// from the front of the input, the rest stays available as text; every read is defined on any
-// input, and an exhausted input reads as zeros and empty strings.
+// A small stand-in for libFuzzer's FuzzedDataProvider, so that the fuzz targets
+// also build with g++ and no compiler-rt headers (as replay tests in the normal
+// build). Numbers are taken from the front of the input, the rest stays
+// available as text; every read is defined on any input, and an exhausted input
+// reads as zeros and empty strings.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEFIT_FUZZ_FUZZINPUT_H
@@ -44,7 +46,8 @@ public:
     return Span == UINT64_MAX ? V : Lo + V % (Span + 1);
   }
 
-  /// A size as layouts see them: mostly small, sometimes near the limits of 64 bits.
+  /// A size as layouts see them: mostly small, sometimes near the limits of 64
+  /// bits.
   uint64_t count() {
     switch (byte() % 8) {
     case 0:

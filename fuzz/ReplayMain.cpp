@@ -1,9 +1,11 @@
-//===- ReplayMain.cpp - Runs a fuzz target over files, without libFuzzer ---===//
+//===- ReplayMain.cpp - Runs a fuzz target over files, without libFuzzer
+//---===//
 //
-// In the normal build (g++, no fuzzing engine) each fuzz target links this main instead of
-// libFuzzer's: it calls LLVMFuzzerTestOneInput once per file of the folders or files named on
-// the command line (the seed corpus and the regressions), so ctest replays every input that
-// ever found a bug. It fails when a folder is missing; a crash fails it by itself.
+// In the normal build (g++, no fuzzing engine) each fuzz target links this main
+// instead of libFuzzer's: it calls LLVMFuzzerTestOneInput once per file of the
+// folders or files named on the command line (the seed corpus and the
+// regressions), so ctest replays every input that ever found a bug. It fails
+// when a folder is missing; a crash fails it by itself.
 //
 //===----------------------------------------------------------------------===//
 #include <algorithm>
@@ -16,7 +18,8 @@
 #include <vector>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size);
-extern "C" int LLVMFuzzerInitialize(int *Argc, char ***Argv) __attribute__((weak));
+extern "C" int LLVMFuzzerInitialize(int *Argc, char ***Argv)
+    __attribute__((weak));
 
 namespace fs = std::filesystem;
 
@@ -29,7 +32,8 @@ int main(int Argc, char **Argv) {
     std::error_code EC;
     if (fs::is_directory(P, EC)) {
       for (const auto &E : fs::recursive_directory_iterator(P, EC))
-        if (E.is_regular_file() && E.path().filename().string()[0] != '.') // Not .gitkeep.
+        if (E.is_regular_file() &&
+            E.path().filename().string()[0] != '.') // Not .gitkeep.
           Files.push_back(E.path());
     } else if (fs::is_regular_file(P, EC)) {
       Files.push_back(P);
@@ -44,10 +48,12 @@ int main(int Argc, char **Argv) {
     std::vector<uint8_t> Bytes((std::istreambuf_iterator<char>(In)),
                                std::istreambuf_iterator<char>());
     std::fprintf(stderr, "replay: %s (%zu bytes)\n", P.c_str(), Bytes.size());
-    // A copy of exactly Size bytes, so that ASan sees a read past the end as libFuzzer would.
+    // A copy of exactly Size bytes, so that ASan sees a read past the end as
+    // libFuzzer would.
     std::vector<uint8_t> Exact(Bytes);
     Exact.shrink_to_fit();
-    static uint8_t None = 0; // libFuzzer never passes a null pointer, even for 0 bytes.
+    static uint8_t None =
+        0; // libFuzzer never passes a null pointer, even for 0 bytes.
     LLVMFuzzerTestOneInput(Exact.empty() ? &None : Exact.data(), Exact.size());
   }
   std::fprintf(stderr, "replay: %zu inputs\n", Files.size());

@@ -1,4 +1,5 @@
-//===- TempDir.h - A private scratch folder for fuzz targets that read files -*- C++ -*-===//
+//===- TempDir.h - A private scratch folder for fuzz targets that read files -*-
+//C++ -*-===//
 #ifndef TILEFIT_FUZZ_TEMPDIR_H
 #define TILEFIT_FUZZ_TEMPDIR_H
 
@@ -11,14 +12,16 @@
 namespace tilefit {
 namespace fuzz {
 
-/// The process's scratch folder under $TMPDIR (made on first use, removed at exit).
+/// The process's scratch folder under $TMPDIR (made on first use, removed at
+/// exit).
 class TempDir {
 public:
   static const std::string &path() {
     static TempDir Dir;
     return Dir.Path;
   }
-  /// Writes \p Text to \p Name in the scratch folder; returns its absolute path.
+  /// Writes \p Text to \p Name in the scratch folder; returns its absolute
+  /// path.
   static std::string write(const std::string &Name, std::string_view Text) {
     std::string P = path() + "/" + Name;
     std::ofstream Out(P, std::ios::binary | std::ios::trunc);
@@ -29,7 +32,8 @@ public:
 private:
   TempDir() {
     std::string Template =
-        (std::filesystem::temp_directory_path() / "tilefit-fuzz-XXXXXX").string();
+        (std::filesystem::temp_directory_path() / "tilefit-fuzz-XXXXXX")
+            .string();
     if (char *P = mkdtemp(Template.data()))
       Path = P;
     else

@@ -1,9 +1,10 @@
-//===- fuzz_capacity.cpp - The capacity-database loader --------------------===//
+//===- fuzz_capacity.cpp - The capacity-database loader
+//--------------------===//
 //
-// The input is a capacity database (data/README.md). When it parses, it is merged over the
-// built-in database and the built-in one over it, every architecture is looked up (with its
-// `a` variant), and the occupancy of a few launches is computed from its figures, as the
-// checks do.
+// The input is a capacity database (data/README.md). When it parses, it is
+// merged over the built-in database and the built-in one over it, every
+// architecture is looked up (with its `a` variant), and the occupancy of a few
+// launches is computed from its figures, as the checks do.
 //
 //===----------------------------------------------------------------------===//
 #include "tilefit/model/Capacity.h"
@@ -29,7 +30,8 @@ static void exercise(const CapacityDatabase &Db) {
       const ArchCapacity *A = Db.lookup(Variant);
       if (!A)
         continue;
-      for (uint64_t Threads : {uint64_t(1), uint64_t(128), uint64_t(1024), uint64_t(4096)}) {
+      for (uint64_t Threads :
+           {uint64_t(1), uint64_t(128), uint64_t(1024), uint64_t(4096)}) {
         OccupancyInput In;
         In.BlockThreads = Threads;
         In.Registers = Threads == 128 ? 64 : 0;
@@ -48,8 +50,9 @@ static void exercise(const CapacityDatabase &Db) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
-  auto Db = CapacityDatabase::parse(std::string_view(reinterpret_cast<const char *>(Data), Size),
-                                    "fuzz.json");
+  auto Db = CapacityDatabase::parse(
+      std::string_view(reinterpret_cast<const char *>(Data), Size),
+      "fuzz.json");
   if (!Db)
     return 0;
   exercise(*Db);

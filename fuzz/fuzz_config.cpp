@@ -1,8 +1,9 @@
-//===- fuzz_config.cpp - The configuration loader (.tilefit.yaml) ----------===//
+//===- fuzz_config.cpp - The configuration loader (.tilefit.yaml)
+//----------===//
 //
-// The input is a configuration, YAML or JSON. When it parses, --dump-config's YAML of it must
-// parse again to the same configuration (a configuration tilefit writes is one it reads, with
-// every string and number as it was).
+// The input is a configuration, YAML or JSON. When it parses, --dump-config's
+// YAML of it must parse again to the same configuration (a configuration
+// tilefit writes is one it reads, with every string and number as it was).
 //
 //===----------------------------------------------------------------------===//
 #include "tilefit/frontend/Config.h"
@@ -33,8 +34,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   }
   auto Same = [](const Config &A, const Config &B) {
     auto Budgets = [](const Config &X) {
-      std::vector<std::tuple<std::string, std::optional<uint64_t>, std::optional<double>>> Out;
-      for (const tilefit::KernelBudget &K : X.KernelBudgets.value_or(decltype(*X.KernelBudgets){}))
+      std::vector<std::tuple<std::string, std::optional<uint64_t>,
+                             std::optional<double>>>
+          Out;
+      for (const tilefit::KernelBudget &K :
+           X.KernelBudgets.value_or(decltype(*X.KernelBudgets){}))
         Out.emplace_back(K.Kernel, K.Bytes, K.Fraction);
       return Out;
     };
@@ -44,12 +48,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
            A.Architectures.value_or(std::vector<std::string>()) ==
                B.Architectures.value_or(std::vector<std::string>()) &&
            A.CapacityDatabase == B.CapacityDatabase &&
-           A.HeaderFilterRegex.value_or("") == B.HeaderFilterRegex.value_or("") &&
+           A.HeaderFilterRegex.value_or("") ==
+               B.HeaderFilterRegex.value_or("") &&
            Budgets(A) == Budgets(B);
   };
   if (!Same(*C, *Again) || Again->toYaml() != Yaml) {
-    std::fprintf(stderr, "the dumped configuration reads back differently:\n%s\n---\n%s\n",
-                 Yaml.c_str(), Again->toYaml().c_str());
+    std::fprintf(
+        stderr,
+        "the dumped configuration reads back differently:\n%s\n---\n%s\n",
+        Yaml.c_str(), Again->toYaml().c_str());
     std::abort();
   }
   return 0;

@@ -1,25 +1,30 @@
-//===- fuzz_layout.cpp - The model's arithmetic on random shapes -----------===//
+//===- fuzz_layout.cpp - The model's arithmetic on random shapes
+//-----------===//
 //
 // The first byte picks what is fed random numbers:
-//   0  a translation unit's facts (variables with random sizes, alignments, shapes and
-//      emission walks; kernels with random launches, opt-ins and launch bounds), analysed
-//      against the built-in capacity database, with every check on (Layout, Analysis)
-//   1  the occupancy calculation with a random architecture and launch (Occupancy)
-//   2  the footprint calculator with random tiles, types, versions and threads (Calc)
-//   3  the overflow-checked arithmetic and byte formatting (Units)
-// Every figure must either be right or be unknown with a reason: the sanitizers catch the
-// arithmetic that is neither (overflow, division by zero, reads out of bounds).
+//   0  a translation unit's facts (variables with random sizes, alignments,
+//   shapes and
+//      emission walks; kernels with random launches, opt-ins and launch
+//      bounds), analysed against the built-in capacity database, with every
+//      check on (Layout, Analysis)
+//   1  the occupancy calculation with a random architecture and launch
+//   (Occupancy) 2  the footprint calculator with random tiles, types, versions
+//   and threads (Calc) 3  the overflow-checked arithmetic and byte formatting
+//   (Units)
+// Every figure must either be right or be unknown with a reason: the sanitizers
+// catch the arithmetic that is neither (overflow, division by zero, reads out
+// of bounds).
 //
 //===----------------------------------------------------------------------===//
 #include "FuzzInput.h"
 
 #include "tilefit/model/Analysis.h"
 #include "tilefit/model/Calc.h"
-#include "tilefit/reporters/CalcReporter.h"
 #include "tilefit/model/Capacity.h"
 #include "tilefit/model/Layout.h"
 #include "tilefit/model/Occupancy.h"
 #include "tilefit/model/Units.h"
+#include "tilefit/reporters/CalcReporter.h"
 
 #include <cstdlib>
 #include <sstream>
@@ -65,7 +70,8 @@ SharedVar randomVar(FuzzInput &In, size_t I, unsigned Namespaces) {
     V.Shape.push_back(In.count());
     V.ExtentNames.push_back(In.flag() ? "N" + std::to_string(D) : "");
   }
-  V.ElementBytes = In.byte() % 3 == 0 ? In.count() : uint64_t(1) << (In.byte() % 5);
+  V.ElementBytes =
+      In.byte() % 3 == 0 ? In.count() : uint64_t(1) << (In.byte() % 5);
   // The front end gives alignments of at least 1 (alignof), powers of two.
   V.Align = uint64_t(1) << (In.byte() % 64);
   if (In.byte() % 8 == 0) {
@@ -82,7 +88,9 @@ SharedVar randomVar(FuzzInput &In, size_t I, unsigned Namespaces) {
   return V;
 }
 
-SourcePos pos(FuzzInput &In) { return {"/p/k.cu", unsigned(In.byte() % 40), 1}; }
+SourcePos pos(FuzzInput &In) {
+  return {"/p/k.cu", unsigned(In.byte() % 40), 1};
+}
 
 void randomUnit(FuzzInput &In) {
   TranslationUnitFacts TU;
@@ -182,8 +190,9 @@ void randomUnit(FuzzInput &In) {
     size_t NAttrs = In.byte() % 3;
     for (size_t A = 0; A < NAttrs; ++A) {
       AttributeCall C;
-      C.Attribute = In.flag() ? AttributeCall::Kind::MaxDynamicSharedMemorySize
-                              : AttributeCall::Kind::PreferredSharedMemoryCarveout;
+      C.Attribute = In.flag()
+                        ? AttributeCall::Kind::MaxDynamicSharedMemorySize
+                        : AttributeCall::Kind::PreferredSharedMemoryCarveout;
       C.Loc = pos(In);
       if (In.flag())
         C.Value = static_cast<int64_t>(In.bits(8));
@@ -232,11 +241,12 @@ void randomOccupancy(FuzzInput &In) {
   ArchCapacity A;
   A.Name = "sm_x";
   std::optional<uint64_t> *Fields[] = {
-      &A.SharedPerSm,       &A.BlockDefaultMax,    &A.BlockOptinMax,     &A.StaticMax,
-      &A.ReservedPerBlock,  &A.AllocGranularity,   &A.UnifiedL1Shared,   &A.RegistersPerSm,
-      &A.RegistersPerBlock, &A.RegistersPerThread, &A.RegisterAllocUnit, &A.RegisterSubPartitions,
-      &A.WarpSize,          &A.ThreadsPerBlock,    &A.ThreadsPerSm,      &A.WarpsPerSm,
-      &A.BlocksPerSm};
+      &A.SharedPerSm,        &A.BlockDefaultMax,   &A.BlockOptinMax,
+      &A.StaticMax,          &A.ReservedPerBlock,  &A.AllocGranularity,
+      &A.UnifiedL1Shared,    &A.RegistersPerSm,    &A.RegistersPerBlock,
+      &A.RegistersPerThread, &A.RegisterAllocUnit, &A.RegisterSubPartitions,
+      &A.WarpSize,           &A.ThreadsPerBlock,   &A.ThreadsPerSm,
+      &A.WarpsPerSm,         &A.BlocksPerSm};
   for (std::optional<uint64_t> *F : Fields)
     *F = maybeLimit(In);
   if (In.flag())
@@ -258,7 +268,8 @@ void randomOccupancy(FuzzInput &In) {
   // And the same launch on a real architecture.
   const std::vector<std::string> Names = builtIn().names();
   if (!Names.empty())
-    if (const ArchCapacity *Real = builtIn().lookup(Names[In.byte() % Names.size()]))
+    if (const ArchCapacity *Real =
+            builtIn().lookup(Names[In.byte() % Names.size()]))
       (void)computeOccupancy(*Real, O);
 }
 
@@ -268,11 +279,13 @@ void randomCalc(FuzzInput &In) {
   for (size_t D = 0; D < Dims; ++D)
     Req.Tile.push_back(In.count());
   const std::vector<ElementType> &Types = elementTypes();
-  Req.DType = In.byte() % 16 == 0 ? In.string(12) : Types[In.byte() % Types.size()].Name;
+  Req.DType = In.byte() % 16 == 0 ? In.string(12)
+                                  : Types[In.byte() % Types.size()].Name;
   Req.Versions = In.count();
   if (In.flag())
     Req.Threads = In.count();
-  static const CalcScope Scopes[] = {CalcScope::Shared, CalcScope::Registers, CalcScope::Tmem};
+  static const CalcScope Scopes[] = {CalcScope::Shared, CalcScope::Registers,
+                                     CalcScope::Tmem};
   Req.Scope = Scopes[In.byte() % 3];
   const std::vector<std::string> Names = builtIn().names();
   uint8_t Where = In.byte() % 4;

@@ -1,11 +1,14 @@
-//===- fuzz_lsp.cpp - The language server's framing and dispatch -----------===//
+//===- fuzz_lsp.cpp - The language server's framing and dispatch
+//-----------===//
 //
 // The first byte picks what the rest is fed to:
-//   even  the Content-Length framing reader alone, message after message to the end
-//   odd   a whole server session (tilefit lsp) reading the rest as its standard input. The
-//         analysis is a stand-in that parses nothing: it returns a small report about the
-//         document (a kernel, an error with notes, a launch), so that diagnostics, hover,
-//         inlay hints and code lenses are computed on the fuzzed text and positions.
+//   even  the Content-Length framing reader alone, message after message to the
+//   end odd   a whole server session (tilefit lsp) reading the rest as its
+//   standard input. The
+//         analysis is a stand-in that parses nothing: it returns a small report
+//         about the document (a kernel, an error with notes, a launch), so that
+//         diagnostics, hover, inlay hints and code lenses are computed on the
+//         fuzzed text and positions.
 //
 //===----------------------------------------------------------------------===//
 #include "TempDir.h"
@@ -20,7 +23,8 @@ using namespace tilefit;
 
 namespace {
 
-driver::AnalyzeResult standIn(const driver::AnalyzeRequest &Req, driver::Session &) {
+driver::AnalyzeResult standIn(const driver::AnalyzeRequest &Req,
+                              driver::Session &) {
   driver::AnalyzeResult Out;
   for (const frontend::CompileCommand &C : Req.Commands) {
     const std::string &F = C.File;
@@ -45,7 +49,8 @@ driver::AnalyzeResult standIn(const driver::AnalyzeRequest &Req, driver::Session
     Diagnostic D;
     D.Level = Severity::Error;
     D.Check = "tilefit-static-limit";
-    D.Message = "kernel 'k' uses 53248 bytes (52 KiB) of static shared memory on sm_90";
+    D.Message =
+        "kernel 'k' uses 53248 bytes (52 KiB) of static shared memory on sm_90";
     D.Loc = K.Loc;
     D.Arch = "sm_90";
     D.TranslationUnit = F;
@@ -81,7 +86,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   std::ostringstream Out;
   lsp::StreamTransport T(In, Out);
   lsp::ServerOptions Opts;
-  Opts.CompileCommandsDir = fuzz::TempDir::path(); // Empty: every file gets the fallback command.
+  Opts.CompileCommandsDir =
+      fuzz::TempDir::path(); // Empty: every file gets the fallback command.
   Opts.DebounceMs = 0;
   Opts.Version = "fuzz";
   Opts.Analyze = standIn;

@@ -1,7 +1,9 @@
-//===- fuzz_nolint.cpp - NOLINT comment parsing ----------------------------===//
+//===- fuzz_nolint.cpp - NOLINT comment parsing
+//----------------------------===//
 //
-// The input is a source file. Its NOLINT comments are read, every line is asked about a few
-// checks, and a report with findings (and notes) on its lines is filtered by them.
+// The input is a source file. Its NOLINT comments are read, every line is asked
+// about a few checks, and a report with findings (and notes) on its lines is
+// filtered by them.
 //
 //===----------------------------------------------------------------------===//
 #include "tilefit/model/Suppressions.h"
@@ -14,9 +16,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   const std::string File = "/work/project/k.cu";
   std::vector<Diagnostic> Problems;
   NolintMap Map = NolintMap::parse(Text, File, Problems);
-  unsigned Lines = static_cast<unsigned>(std::count(Text.begin(), Text.end(), '\n')) + 2;
-  static const char *const Checks[] = {"tilefit-budget", "tilefit-static-limit", "", "*",
-                                       "clang-diagnostic-error"};
+  unsigned Lines =
+      static_cast<unsigned>(std::count(Text.begin(), Text.end(), '\n')) + 2;
+  static const char *const Checks[] = {"tilefit-budget", "tilefit-static-limit",
+                                       "", "*", "clang-diagnostic-error"};
   for (unsigned L = 0; L <= Lines && L < 4096; ++L)
     for (const char *Check : Checks)
       (void)Map.suppresses(L, Check);
@@ -32,10 +35,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
     D.Notes.push_back({"note", {File, L + 1, 3}});
     R.Diagnostics.push_back(D);
   }
-  applySuppressions(R, [&](const std::string &Path) -> std::optional<std::string> {
-    if (Path == File)
-      return Text;
-    return std::nullopt;
-  });
+  applySuppressions(R,
+                    [&](const std::string &Path) -> std::optional<std::string> {
+                      if (Path == File)
+                        return Text;
+                      return std::nullopt;
+                    });
   return 0;
 }

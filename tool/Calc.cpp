@@ -1,7 +1,9 @@
-//===- Calc.cpp - tilefit calc: the options and the run ----------------------===//
+//===- Calc.cpp - tilefit calc: the options and the run
+//----------------------===//
 //
-// The figures and their rendering are the model's (tilefit/model/Calc.h); this file reads the
-// options, loads the capacity database when an architecture is named, and picks the exit status.
+// The figures and their rendering are the model's (tilefit/model/Calc.h); this
+// file reads the options, loads the capacity database when an architecture is
+// named, and picks the exit status.
 //
 //===----------------------------------------------------------------------===//
 #include "Calc.h"
@@ -23,69 +25,90 @@ using namespace llvm;
 namespace tilefit {
 namespace tool {
 
-cl::SubCommand CalcCommand("calc", "Footprint of a tile: elements, bytes, whether it fits shared "
-                                   "memory, registers or Tensor Memory");
+cl::SubCommand
+    CalcCommand("calc",
+                "Footprint of a tile: elements, bytes, whether it fits shared "
+                "memory, registers or Tensor Memory");
 
 cl::OptionCategory CalcCategory("tilefit calc options");
 
 const char CalcOverview[] =
-    "tilefit calc: what a tile takes on chip, by hand: its elements and bytes for an element\n"
-    "type (float32, bf16, e4m3, nvfp4, cutlass::half_t, torch.bfloat16, ...), copies, and\n"
-    "whether it fits an architecture's shared memory, registers or Tensor Memory (or a\n"
+    "tilefit calc: what a tile takes on chip, by hand: its elements and bytes "
+    "for an element\n"
+    "type (float32, bf16, e4m3, nvfp4, cutlass::half_t, torch.bfloat16, ...), "
+    "copies, and\n"
+    "whether it fits an architecture's shared memory, registers or Tensor "
+    "Memory (or a\n"
     "capacity you give). With no options: a worked example.\n\n"
-    "  tilefit calc --tile 128x64 --dtype bf16 --versions 3 --arch sm_80,sm_90\n"
+    "  tilefit calc --tile 128x64 --dtype bf16 --versions 3 --arch "
+    "sm_80,sm_90\n"
     "  tilefit calc --tile 64 64 --dtype fp16 --capacity 48KiB --explain\n"
-    "  tilefit calc --tile 128 128 --dtype float32 --scope registers --threads 256 --arch sm_90\n\n"
+    "  tilefit calc --tile 128 128 --dtype float32 --scope registers --threads "
+    "256 --arch sm_90\n\n"
     "Exit status: 0 fits (or nothing to check), 1 does not fit, 2 bad input.\n";
 
 namespace {
 
-cl::list<std::string> Tile("tile", cl::CommaSeparated,
-                           cl::desc("The tile's dimensions: --tile 128 256, --tile 128x256,\n"
-                                    "--tile 128,256 or --tile 128 --tile 256"),
-                           cl::value_desc("d1 d2 ..."), cl::sub(CalcCommand), cl::cat(CalcCategory));
-cl::opt<std::string> DType("dtype",
-                           cl::desc("Element type, by short name, CUDA type or the names of\n"
-                                    "PyTorch and CUTLASS (float32, bf16, __half, e4m3, nvfp4,\n"
-                                    "cutlass::half_t, torch.bfloat16, ...; see --list-dtypes)"),
-                           cl::value_desc("type"), cl::sub(CalcCommand), cl::cat(CalcCategory));
-cl::opt<std::string> Versions("versions",
-                              cl::desc("Copies of the tile (2 when double-buffered; default 1)"),
-                              cl::init("1"), cl::value_desc("n"), cl::sub(CalcCommand),
-                              cl::cat(CalcCategory));
-cl::opt<std::string> CalcArch("arch",
-                              cl::desc("Check against these architectures' capacity for the scope\n"
-                                       "(--arch sm_80,sm_90: a column per architecture)"),
-                              cl::value_desc("sm_XX,..."), cl::sub(CalcCommand),
-                              cl::cat(CalcCategory));
-cl::opt<std::string> Capacity("capacity",
-                              cl::desc("Check against this capacity instead of an architecture's\n"
-                                       "(bytes, or 228KiB, 1.5MiB; for registers, per thread)"),
-                              cl::value_desc("bytes"), cl::sub(CalcCommand), cl::cat(CalcCategory));
-cl::opt<std::string> Threads("threads",
-                             cl::desc("Threads the tile is spread over: prints the 32-bit registers\n"
-                                      "per thread (required by --scope registers)"),
-                             cl::value_desc("n"), cl::sub(CalcCommand), cl::cat(CalcCategory));
-cl::opt<std::string> Scope("scope",
-                           cl::desc("Where the tile lives: shared (default), registers or tmem\n"
-                                    "(see --list-scopes)"),
-                           cl::init("shared"), cl::value_desc("shared|registers|tmem"),
-                           cl::sub(CalcCommand), cl::cat(CalcCategory));
-cl::opt<bool> ListDTypes("list-dtypes", cl::desc("List the element types and exit"),
+cl::list<std::string>
+    Tile("tile", cl::CommaSeparated,
+         cl::desc("The tile's dimensions: --tile 128 256, --tile 128x256,\n"
+                  "--tile 128,256 or --tile 128 --tile 256"),
+         cl::value_desc("d1 d2 ..."), cl::sub(CalcCommand),
+         cl::cat(CalcCategory));
+cl::opt<std::string>
+    DType("dtype",
+          cl::desc("Element type, by short name, CUDA type or the names of\n"
+                   "PyTorch and CUTLASS (float32, bf16, __half, e4m3, nvfp4,\n"
+                   "cutlass::half_t, torch.bfloat16, ...; see --list-dtypes)"),
+          cl::value_desc("type"), cl::sub(CalcCommand), cl::cat(CalcCategory));
+cl::opt<std::string>
+    Versions("versions",
+             cl::desc("Copies of the tile (2 when double-buffered; default 1)"),
+             cl::init("1"), cl::value_desc("n"), cl::sub(CalcCommand),
+             cl::cat(CalcCategory));
+cl::opt<std::string> CalcArch(
+    "arch",
+    cl::desc("Check against these architectures' capacity for the scope\n"
+             "(--arch sm_80,sm_90: a column per architecture)"),
+    cl::value_desc("sm_XX,..."), cl::sub(CalcCommand), cl::cat(CalcCategory));
+cl::opt<std::string> Capacity(
+    "capacity",
+    cl::desc("Check against this capacity instead of an architecture's\n"
+             "(bytes, or 228KiB, 1.5MiB; for registers, per thread)"),
+    cl::value_desc("bytes"), cl::sub(CalcCommand), cl::cat(CalcCategory));
+cl::opt<std::string> Threads(
+    "threads",
+    cl::desc("Threads the tile is spread over: prints the 32-bit registers\n"
+             "per thread (required by --scope registers)"),
+    cl::value_desc("n"), cl::sub(CalcCommand), cl::cat(CalcCategory));
+cl::opt<std::string>
+    Scope("scope",
+          cl::desc("Where the tile lives: shared (default), registers or tmem\n"
+                   "(see --list-scopes)"),
+          cl::init("shared"), cl::value_desc("shared|registers|tmem"),
+          cl::sub(CalcCommand), cl::cat(CalcCategory));
+cl::opt<bool> ListDTypes("list-dtypes",
+                         cl::desc("List the element types and exit"),
                          cl::sub(CalcCommand), cl::cat(CalcCategory));
-cl::opt<bool> ListScopes("list-scopes", cl::desc("List the scopes and their capacities and exit"),
-                         cl::sub(CalcCommand), cl::cat(CalcCategory));
-cl::opt<bool> Explain("explain",
-                      cl::desc("Show the arithmetic, line by line, after the result"),
-                      cl::sub(CalcCommand), cl::cat(CalcCategory));
-cl::opt<std::string> CalcFormat("format", cl::desc("Output format: text (default) or json"),
-                                cl::init("text"), cl::value_desc("text|json"),
-                                cl::sub(CalcCommand), cl::cat(CalcCategory));
+cl::opt<bool>
+    ListScopes("list-scopes",
+               cl::desc("List the scopes and their capacities and exit"),
+               cl::sub(CalcCommand), cl::cat(CalcCategory));
+cl::opt<bool>
+    Explain("explain",
+            cl::desc("Show the arithmetic, line by line, after the result"),
+            cl::sub(CalcCommand), cl::cat(CalcCategory));
+cl::opt<std::string>
+    CalcFormat("format", cl::desc("Output format: text (default) or json"),
+               cl::init("text"), cl::value_desc("text|json"),
+               cl::sub(CalcCommand), cl::cat(CalcCategory));
 
 const char Usage[] =
     "usage: tilefit calc --tile D1 [D2 ...] --dtype TYPE [--versions N]\n"
-    "                    [--arch sm_XX[,sm_YY...] | --capacity BYTES] [--threads N]\n"
-    "                    [--scope shared|registers|tmem] [--explain] [--format=text|json]\n"
+    "                    [--arch sm_XX[,sm_YY...] | --capacity BYTES] "
+    "[--threads N]\n"
+    "                    [--scope shared|registers|tmem] [--explain] "
+    "[--format=text|json]\n"
     "       tilefit calc --list-dtypes | --list-scopes\n";
 
 int usageError(const std::string &Message) {
@@ -103,43 +126,54 @@ std::optional<uint64_t> number(const char *What, const std::string &Text) {
   return *N;
 }
 
-/// The worked example: the arithmetic line by line, then what the command prints.
+/// The worked example: the arithmetic line by line, then what the command
+/// prints.
 int workedExample(const CalcResult &R, bool Json) {
   if (Json) {
     renderCalcJson(R, std::cout);
     return ExitOk;
   }
-  std::cout << "tilefit calc: what a tile takes on chip. A worked example: a 128 x 256 float32\n"
+  std::cout << "tilefit calc: what a tile takes on chip. A worked example: a "
+               "128 x 256 float32\n"
                "tile, double-buffered, in shared memory on sm_90.\n\n"
-               "$ tilefit calc --tile 128 256 --dtype float32 --versions 2 --arch sm_90\n";
+               "$ tilefit calc --tile 128 256 --dtype float32 --versions 2 "
+               "--arch sm_90\n";
   renderCalcText(R, std::cout);
   std::cout << "\nBy hand:\n";
   renderCalcArithmetic(R, std::cout);
-  std::cout << "\n" << Usage << "See tilefit calc --help, --list-dtypes, --list-scopes.\n";
+  std::cout << "\n"
+            << Usage
+            << "See tilefit calc --help, --list-dtypes, --list-scopes.\n";
   return ExitOk;
 }
 
 bool anyCalcOption() {
-  return Tile.getNumOccurrences() || DType.getNumOccurrences() || Versions.getNumOccurrences() ||
-         CalcArch.getNumOccurrences() || Capacity.getNumOccurrences() ||
-         Threads.getNumOccurrences() || Scope.getNumOccurrences();
+  return Tile.getNumOccurrences() || DType.getNumOccurrences() ||
+         Versions.getNumOccurrences() || CalcArch.getNumOccurrences() ||
+         Capacity.getNumOccurrences() || Threads.getNumOccurrences() ||
+         Scope.getNumOccurrences();
 }
 
 } // namespace
 
 std::vector<const char *> joinTileValues(std::vector<const char *> Args) {
-  static std::deque<std::string> Joined; // Must outlive the parse; a deque keeps c_str() stable.
+  static std::deque<std::string>
+      Joined; // Must outlive the parse; a deque keeps c_str() stable.
   if (Args.size() < 2 || StringRef(Args[1]) != "calc")
     return Args;
   auto IsValue = [](StringRef A) {
-    // A dimension, a comma list of them, or a negative number (an error said later, clearly).
-    return !A.empty() && !A.starts_with("--") && A.find_first_not_of("0123456789,-xX") == StringRef::npos &&
+    // A dimension, a comma list of them, or a negative number (an error said
+    // later, clearly).
+    return !A.empty() && !A.starts_with("--") &&
+           A.find_first_not_of("0123456789,-xX") == StringRef::npos &&
            A.find_first_of("0123456789") != StringRef::npos;
   };
   std::vector<const char *> Out;
   for (size_t I = 0; I < Args.size(); ++I) {
     StringRef A(Args[I]);
-    StringRef Flag = A.starts_with("--") ? A.drop_front(2) : A.starts_with("-") ? A.drop_front(1) : "";
+    StringRef Flag = A.starts_with("--")  ? A.drop_front(2)
+                     : A.starts_with("-") ? A.drop_front(1)
+                                          : "";
     bool Bare = Flag == "tile", WithValue = Flag.starts_with("tile=");
     if (!Bare && !WithValue) {
       Out.push_back(Args[I]);
@@ -149,7 +183,8 @@ std::vector<const char *> joinTileValues(std::vector<const char *> Args) {
     size_t J = I + 1;
     for (; J < Args.size() && IsValue(Args[J]); ++J)
       Values += (Values.empty() ? "" : ",") + std::string(Args[J]);
-    if (J == I + 1) { // Nothing to join: leave it to cl (and its message for a missing value).
+    if (J == I + 1) { // Nothing to join: leave it to cl (and its message for a
+                      // missing value).
       Out.push_back(Args[I]);
       continue;
     }
@@ -209,7 +244,8 @@ int runCalc(const std::string &CapacityDbPath) {
     }
     auto S = parseCalcScope(Scope);
     if (!S)
-      return usageError("--scope " + Scope + ": expected shared, registers or tmem");
+      return usageError("--scope " + Scope +
+                        ": expected shared, registers or tmem");
     Req.Scope = *S;
     Req.Arch = CalcArch;
   }
@@ -245,7 +281,8 @@ int runCalc(const std::string &CapacityDbPath) {
     renderCalcText(Results, std::cout);
     if (Explain)
       for (const CalcResult &R : Results) {
-        std::cout << "\nBy hand" << (Results.size() > 1 ? " (" + R.Fit->Arch + ")" : "")
+        std::cout << "\nBy hand"
+                  << (Results.size() > 1 ? " (" + R.Fit->Arch + ")" : "")
                   << ":\n";
         renderCalcArithmetic(R, std::cout);
       }

@@ -17,13 +17,15 @@ extern llvm::cl::OptionCategory CalcCategory;
 /// What `tilefit calc --help` says first.
 extern const char CalcOverview[];
 
-/// llvm::cl takes one value per flag: for `tilefit calc`, `--tile 128 256` (the numbers after
-/// --tile, up to the next option) becomes `--tile=128,256`. Other command lines are returned
-/// unchanged. The new strings live until the program ends.
+/// llvm::cl takes one value per flag: for `tilefit calc`, `--tile 128 256` (the
+/// numbers after
+/// --tile, up to the next option) becomes `--tile=128,256`. Other command lines
+/// are returned unchanged. The new strings live until the program ends.
 std::vector<const char *> joinTileValues(std::vector<const char *> Args);
 
-/// Runs `tilefit calc` from its parsed options; \p CapacityDbPath is the built-in database.
-/// 0: fits, or no capacity asked; 1: does not fit; 2: bad input.
+/// Runs `tilefit calc` from its parsed options; \p CapacityDbPath is the
+/// built-in database. 0: fits, or no capacity asked; 1: does not fit; 2: bad
+/// input.
 int runCalc(const std::string &CapacityDbPath);
 
 } // namespace tool

@@ -70,7 +70,8 @@ int exitStatus(const Report &R, bool Failed, Severity FailLevel) {
   if (Failed)
     return 2;
   auto Worst = worstSeverity(R);
-  return Worst && static_cast<int>(*Worst) >= static_cast<int>(FailLevel) ? 1 : 0;
+  return Worst && static_cast<int>(*Worst) >= static_cast<int>(FailLevel) ? 1
+                                                                          : 0;
 }
 
 void promoteWarnings(Report &R, llvm::StringRef Globs) {

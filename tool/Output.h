@@ -1,4 +1,5 @@
-//===- Output.h - Writing the report, and the exit status --------*- C++ -*-===//
+//===- Output.h - Writing the report, and the exit status --------*- C++
+//-*-===//
 #ifndef TILEFIT_TOOL_OUTPUT_H
 #define TILEFIT_TOOL_OUTPUT_H
 
@@ -24,22 +25,24 @@ std::optional<OutputFormat> formatForPath(llvm::StringRef Path);
 struct OutputSettings {
   OutputFormat Format = OutputFormat::Text;
   std::string SourceRoot; ///< For SARIF URIs and Markdown paths.
-  size_t NameWidth = 0;   ///< Text and Markdown: kernel names past it are shortened.
+  size_t NameWidth =
+      0; ///< Text and Markdown: kernel names past it are shortened.
   bool OnlyFindings = false; ///< Text and Markdown: --summary=findings.
 };
 
 /// Renders \p R in the chosen format.
 void writeReport(const Report &R, const OutputSettings &S, std::ostream &OS);
 
-/// The source root: CMake's source folder for a CMake build folder, else the deepest folder
-/// holding every unit's file, else the current folder.
+/// The source root: CMake's source folder for a CMake build folder, else the
+/// deepest folder holding every unit's file, else the current folder.
 std::string defaultSourceRoot(const std::string &BuildPath, const Report &R);
 
-/// tilefit's exit status: 2 for failed units, else 1 when a finding is at or above \p FailLevel
-/// (notes count with remarks), else 0.
+/// tilefit's exit status: 2 for failed units, else 1 when a finding is at or
+/// above \p FailLevel (notes count with remarks), else 0.
 int exitStatus(const Report &R, bool Failed, Severity FailLevel);
 
-/// Warnings whose check matches \p Globs become errors (clang-tidy's --warnings-as-errors).
+/// Warnings whose check matches \p Globs become errors (clang-tidy's
+/// --warnings-as-errors).
 void promoteWarnings(Report &R, llvm::StringRef Globs);
 
 } // namespace tool

@@ -29,7 +29,8 @@ void toolMessage(const char *Level, const Twine &Msg) {
   errs() << "tilefit: " << Level << ": " << Msg << "\n";
 }
 
-/// The CMake build folder the launcher runs in (compiles run in subfolders of it).
+/// The CMake build folder the launcher runs in (compiles run in subfolders of
+/// it).
 std::string findBuildFolder(std::string Dir) {
   while (!Dir.empty()) {
     SmallString<256> Cache(Dir);
@@ -47,9 +48,11 @@ std::string findBuildFolder(std::string Dir) {
 } // namespace
 
 int runDiff(const std::vector<std::string> &Inputs, OutputFormat Format,
-            const std::optional<GrowthThreshold> &Threshold, const std::string &OutputFile) {
+            const std::optional<GrowthThreshold> &Threshold,
+            const std::string &OutputFile) {
   if (Inputs.size() != 2) {
-    toolMessage("error", "tilefit diff takes two JSON reports: OLD.json NEW.json");
+    toolMessage("error",
+                "tilefit diff takes two JSON reports: OLD.json NEW.json");
     return 2;
   }
   auto Old = loadJsonReport(Inputs[0]);
@@ -103,10 +106,13 @@ std::optional<Report> runMerge(const std::vector<std::string> &Inputs) {
 int runLauncher(const char *Argv0, const std::vector<std::string> &Compiler,
                 const std::string &ShareDir) {
   if (Compiler.empty()) {
-    toolMessage("error", "the launcher needs a compiler command: tilefit-launch nvcc ARGS...");
+    toolMessage(
+        "error",
+        "the launcher needs a compiler command: tilefit-launch nvcc ARGS...");
     return 2;
   }
-  // The unit this command compiles: `-c` with a source argument; its object from `-o`.
+  // The unit this command compiles: `-c` with a source argument; its object
+  // from `-o`.
   SmallString<256> Cwd;
   sys::fs::current_path(Cwd);
   std::string Source, Object;
@@ -119,7 +125,8 @@ int runLauncher(const char *Argv0, const std::vector<std::string> &Compiler,
       Object = Compiler[++I];
     else if (A.starts_with("--output-file="))
       Object = A.drop_front(14).str();
-    else if (!A.starts_with("-") && (A.ends_with(".cu") || A.ends_with(".cpp") || A.ends_with(".cc")))
+    else if (!A.starts_with("-") &&
+             (A.ends_with(".cu") || A.ends_with(".cpp") || A.ends_with(".cc")))
       Source = A.str();
   }
   if (CompileOnly && !Source.empty()) {
@@ -133,7 +140,8 @@ int runLauncher(const char *Argv0, const std::vector<std::string> &Compiler,
     C.Origin = "compiler launcher";
     AnalyzeRequest Req;
     Req.Commands.push_back(C);
-    // The project root as CMake knows it: the build folder is the launcher's caller's.
+    // The project root as CMake knows it: the build folder is the launcher's
+    // caller's.
     Req.BuildPath = findBuildFolder(std::string(Cwd));
     Req.ShareDir = ShareDir;
     Req.Threads = 1;
@@ -145,7 +153,8 @@ int runLauncher(const char *Argv0, const std::vector<std::string> &Compiler,
       if (!Result.UsageError.empty()) {
         toolMessage("warning", "not analysed: " + Result.UsageError);
       } else {
-        SmallString<256> ReportPath(Object.empty() ? sys::path::filename(Source).str() : Object);
+        SmallString<256> ReportPath(
+            Object.empty() ? sys::path::filename(Source).str() : Object);
         sys::fs::make_absolute(Cwd, ReportPath);
         ReportPath += ".tilefit.json";
         std::ofstream Out(std::string(ReportPath), std::ios::binary);
@@ -157,7 +166,8 @@ int runLauncher(const char *Argv0, const std::vector<std::string> &Compiler,
       }
     }
   }
-  // Then the compiler, unchanged: the build's own command, not one taken from a database.
+  // Then the compiler, unchanged: the build's own command, not one taken from a
+  // database.
   auto Program = sys::findProgramByName(Compiler.front());
   std::string Path = Program ? *Program : Compiler.front();
   std::vector<StringRef> Args(Compiler.begin(), Compiler.end());
@@ -171,20 +181,24 @@ int runLauncher(const char *Argv0, const std::vector<std::string> &Compiler,
   return Status;
 }
 
-int runLanguageServer(driver::AnalyzeRequest Base, driver::Session::Options SessionBase,
-                      const std::string &CompileCommandsDir, unsigned DebounceMs, bool Preambles) {
+int runLanguageServer(driver::AnalyzeRequest Base,
+                      driver::Session::Options SessionBase,
+                      const std::string &CompileCommandsDir,
+                      unsigned DebounceMs, bool Preambles) {
   lsp::ServerOptions Opts;
   Opts.Preambles = Preambles;
   Opts.Base = std::move(Base);
   Opts.SessionBase = std::move(SessionBase);
   Opts.CompileCommandsDir = CompileCommandsDir;
   Opts.DebounceMs = DebounceMs;
-  Opts.DocsUri = std::string(TILEFIT_INFORMATION_URI) + "/blob/main/docs/checks.md";
+  Opts.DocsUri =
+      std::string(TILEFIT_INFORMATION_URI) + "/blob/main/docs/checks.md";
   Opts.Version = TILEFIT_VERSION;
-  // stdout carries the protocol only; tilefit's own messages go to the client's log.
+  // stdout carries the protocol only; tilefit's own messages go to the client's
+  // log.
   std::ios::sync_with_stdio(false);
-  // Reading must not flush stdout: the worker writes to it (under the transport's lock) while
-  // the message thread waits for input.
+  // Reading must not flush stdout: the worker writes to it (under the
+  // transport's lock) while the message thread waits for input.
   std::cin.tie(nullptr);
   lsp::StreamTransport T(std::cin, std::cout);
   lsp::Server S(T, std::move(Opts));

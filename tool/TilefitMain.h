@@ -9,7 +9,8 @@ namespace tool {
 enum ExitCode : int {
   ExitOk = 0,       ///< No finding at error level.
   ExitFindings = 1, ///< At least one finding at error level.
-  ExitFailure = 2,  ///< Usage error, unreadable input, or a translation unit that failed.
+  ExitFailure =
+      2, ///< Usage error, unreadable input, or a translation unit that failed.
 };
 
 int tilefitMain(int argc, const char **argv);

@@ -52,36 +52,44 @@ size_t commonFolderLength(StringRef A, StringRef B) {
 
 } // namespace
 
-std::string findDatabaseFor(const std::string &File, const std::string &FixedDir) {
+std::string findDatabaseFor(const std::string &File,
+                            const std::string &FixedDir) {
   if (!FixedDir.empty())
     return databaseIn(FixedDir);
   return frontend::findCompilationDatabaseAbove(sys::path::parent_path(File));
 }
 
-frontend::CompileCommand borrowCommand(const frontend::CompileCommand &Neighbour,
-                                       const std::string &File) {
+frontend::CompileCommand
+borrowCommand(const frontend::CompileCommand &Neighbour,
+              const std::string &File) {
   frontend::CompileCommand C = Neighbour;
   C.File = File;
   C.Origin = Neighbour.Origin + " (borrowed from " + Neighbour.File + ")";
   int Src = sourceArgument(Neighbour);
   std::vector<std::string> Replacement;
   if (!isSourceExtension(File)) {
-    // A header or a file of another extension: compile it as CUDA, as its neighbour is.
-    Replacement = {"-x", frontend::isNvcc(C.Arguments.empty() ? "" : C.Arguments[0]) ? "cu"
-                                                                                      : "cuda"};
+    // A header or a file of another extension: compile it as CUDA, as its
+    // neighbour is.
+    Replacement = {"-x",
+                   frontend::isNvcc(C.Arguments.empty() ? "" : C.Arguments[0])
+                       ? "cu"
+                       : "cuda"};
   }
   Replacement.push_back(File);
   if (Src < 0) {
-    C.Arguments.insert(C.Arguments.end(), Replacement.begin(), Replacement.end());
+    C.Arguments.insert(C.Arguments.end(), Replacement.begin(),
+                       Replacement.end());
   } else {
     C.Arguments.erase(C.Arguments.begin() + Src);
-    C.Arguments.insert(C.Arguments.begin() + Src, Replacement.begin(), Replacement.end());
+    C.Arguments.insert(C.Arguments.begin() + Src, Replacement.begin(),
+                       Replacement.end());
   }
   return C;
 }
 
 const frontend::CompileCommand *
-closestNeighbour(const std::vector<frontend::CompileCommand> &Entries, const std::string &File) {
+closestNeighbour(const std::vector<frontend::CompileCommand> &Entries,
+                 const std::string &File) {
   const frontend::CompileCommand *Best = nullptr;
   std::tuple<bool, size_t> BestScore{false, 0};
   StringRef Stem = sys::path::stem(File);
@@ -112,8 +120,9 @@ const CommandLookup::Loaded &CommandLookup::load(const std::string &Path) {
     L.Warnings.push_back(toString(Db.takeError()));
   } else {
     for (frontend::CompileCommand &C : *Db) {
-      if (Error E = frontend::expandResponseFiles(
-              C, [&](StringRef P) { return !FixedDir.empty() || inRoots(P); })) {
+      if (Error E = frontend::expandResponseFiles(C, [&](StringRef P) {
+            return !FixedDir.empty() || inRoots(P);
+          })) {
         L.Warnings.push_back(toString(std::move(E)));
         continue;
       }
@@ -138,12 +147,14 @@ void CommandLookup::setRoots(std::vector<std::string> R) {
 bool CommandLookup::inRoots(StringRef Path) const {
   if (Roots.empty())
     return true;
-  // The path as it is, and with its links resolved (a link inside the workspace may point out).
+  // The path as it is, and with its links resolved (a link inside the workspace
+  // may point out).
   SmallString<256> Plain(Path), Real;
   sys::path::remove_dots(Plain, /*remove_dot_dot=*/true);
   bool HaveReal = !sys::fs::real_path(Path, Real);
   auto Under = [](StringRef P, StringRef Root) {
-    return P == Root || (P.starts_with(Root) && sys::path::is_separator(P[Root.size()])) ||
+    return P == Root ||
+           (P.starts_with(Root) && sys::path::is_separator(P[Root.size()])) ||
            Root == "/";
   };
   for (const std::string &Root : Roots)
@@ -156,7 +167,8 @@ void CommandLookup::dropForcedIncludesOutside(FoundCommand &Found) const {
   if (Roots.empty())
     return;
   // Longest first: -include-pch is not -include with "-pch".
-  static const char *const Flags[] = {"--pre-include", "-include-pch", "-include", "-imacros"};
+  static const char *const Flags[] = {"--pre-include", "-include-pch",
+                                      "-include", "-imacros"};
   std::vector<std::string> &Args = Found.Command.Arguments;
   std::vector<std::string> Kept;
   for (size_t I = 0; I < Args.size(); ++I) {
@@ -172,7 +184,8 @@ void CommandLookup::dropForcedIncludesOutside(FoundCommand &Found) const {
         StringRef Rest = A.drop_front(Flag.size());
         if (Rest.consume_front("="))
           Named = Rest.str();
-        else if ((Flag == "-include" || Flag == "-imacros") && !A.starts_with("-include-pch"))
+        else if ((Flag == "-include" || Flag == "-imacros") &&
+                 !A.starts_with("-include-pch"))
           Named = Rest.str();
       }
       if (Named)
@@ -186,7 +199,8 @@ void CommandLookup::dropForcedIncludesOutside(FoundCommand &Found) const {
       }
       sys::path::remove_dots(P, /*remove_dot_dot=*/true);
       if (!inRoots(P)) {
-        Found.Warnings.push_back(std::string(A) + (Span == 2 ? " " + *Named : "") + " in " +
+        Found.Warnings.push_back(std::string(A) +
+                                 (Span == 2 ? " " + *Named : "") + " in " +
                                  Found.Command.Origin + ": '" + std::string(P) +
                                  "' is outside the workspace; not read");
         I += Span - 1;
@@ -202,8 +216,9 @@ FoundCommand CommandLookup::lookup(const std::string &File) {
   FoundCommand Found;
   Found.Database = findDatabaseFor(File, FixedDir);
   if (!Found.Database.empty() && FixedDir.empty() && !inRoots(Found.Database)) {
-    Found.Warnings.push_back("ignored " + Found.Database + ": outside the workspace (" +
-                             join(Roots, ", ") + "); default flags are used");
+    Found.Warnings.push_back("ignored " + Found.Database +
+                             ": outside the workspace (" + join(Roots, ", ") +
+                             "); default flags are used");
     Found.Database.clear();
   }
   if (!Found.Database.empty()) {
@@ -224,7 +239,8 @@ FoundCommand CommandLookup::lookup(const std::string &File) {
       return Found;
     }
   }
-  // No database, or none of its entries is CUDA: a plain CUDA command in the file's folder.
+  // No database, or none of its entries is CUDA: a plain CUDA command in the
+  // file's folder.
   Found.Command.Directory = std::string(sys::path::parent_path(File));
   Found.Command.File = File;
   Found.Command.Arguments = {"clang++", "-x", "cuda", File};

@@ -23,7 +23,8 @@ void Session::message(const char *Level, const std::string &Text) const {
 
 frontend::ResultCache *Session::cache() {
   if (!Cache && !Opts.CacheDir.empty())
-    Cache = std::make_unique<frontend::ResultCache>(Opts.CacheDir, Opts.CacheMaxBytes);
+    Cache = std::make_unique<frontend::ResultCache>(Opts.CacheDir,
+                                                    Opts.CacheMaxBytes);
   return Cache.get();
 }
 

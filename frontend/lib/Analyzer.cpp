@@ -1,10 +1,10 @@
 //===- Analyzer.cpp -------------------------------------------------------===//
 #include "tilefit/frontend/Analyzer.h"
-#include "tilefit/frontend/HeaderPch.h"
-#include "tilefit/frontend/PreambleStore.h"
 #include "FilesRead.h"
 #include "NvccOnlyCode.h"
 #include "SourceFixups.h"
+#include "tilefit/frontend/HeaderPch.h"
+#include "tilefit/frontend/PreambleStore.h"
 #include "tilefit/frontend/ResultCache.h"
 
 #include "tilefit/matchers/InstantiationRecorder.h"
@@ -18,8 +18,8 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/Basic/Cuda.h"
 #include "clang/Basic/Diagnostic.h"
-#include "clang/Basic/DiagnosticSema.h"
 #include "clang/Basic/DiagnosticOptions.h"
+#include "clang/Basic/DiagnosticSema.h"
 #include "clang/Basic/FileManager.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
@@ -44,16 +44,18 @@ namespace tilefit {
 namespace frontend {
 namespace {
 
-/// Collects Clang's errors (and the notes that follow them) as tilefit diagnostics, and for
-/// each error what the analysis of a unit with errors needs: where it is, which template
-/// specializations Sema was instantiating (ParseErrors.h), and what a source fix-up needs
-/// (SourceFixups.h). Warnings are not tilefit's business.
+/// Collects Clang's errors (and the notes that follow them) as tilefit
+/// diagnostics, and for each error what the analysis of a unit with errors
+/// needs: where it is, which template specializations Sema was instantiating
+/// (ParseErrors.h), and what a source fix-up needs (SourceFixups.h). Warnings
+/// are not tilefit's business.
 class ErrorCollector : public clang::DiagnosticConsumer {
 public:
   explicit ErrorCollector(std::vector<Diagnostic> &Out) : Out(Out) {}
 
-  /// The parse's Sema, once it exists: errors reported during template instantiation are then
-  /// attributed to the specializations being instantiated.
+  /// The parse's Sema, once it exists: errors reported during template
+  /// instantiation are then attributed to the specializations being
+  /// instantiated.
   void setSema(const clang::Sema *S) { Sema = S; }
 
   void HandleDiagnostic(clang::DiagnosticsEngine::Level Level,
@@ -85,9 +87,13 @@ public:
     E.Diagnostic = Out.size() - 1;
     E.Fatal = Level == clang::DiagnosticsEngine::Fatal;
     if (Sema)
-      for (const clang::Sema::CodeSynthesisContext &C : Sema->CodeSynthesisContexts)
-        if (C.Kind == clang::Sema::CodeSynthesisContext::TemplateInstantiation && C.Entity &&
-            (llvm::isa<clang::FunctionDecl>(C.Entity) || llvm::isa<clang::RecordDecl>(C.Entity)))
+      for (const clang::Sema::CodeSynthesisContext &C :
+           Sema->CodeSynthesisContexts)
+        if (C.Kind ==
+                clang::Sema::CodeSynthesisContext::TemplateInstantiation &&
+            C.Entity &&
+            (llvm::isa<clang::FunctionDecl>(C.Entity) ||
+             llvm::isa<clang::RecordDecl>(C.Entity)))
           E.Instantiating.push_back(C.Entity->getCanonicalDecl());
     ReportedError R;
     R.ID = Info.getID();
@@ -110,15 +116,16 @@ public:
       case clang::DiagnosticsEngine::ak_nameddecl:
         R.IntArgs.push_back(0);
         if (!R.DeclArg)
-          R.DeclArg = reinterpret_cast<const clang::NamedDecl *>(Info.getRawArg(I));
+          R.DeclArg =
+              reinterpret_cast<const clang::NamedDecl *>(Info.getRawArg(I));
         break;
       default:
         R.IntArgs.push_back(0);
         break;
       }
     }
-    // The variable a `__shared__` initialization error is about: in a template instantiation
-    // whose body is then dropped, no traversal finds it later.
+    // The variable a `__shared__` initialization error is about: in a template
+    // instantiation whose body is then dropped, no traversal finds it later.
     if (R.ID == clang::diag::err_shared_var_init && Sema)
       for (const clang::DeclContext *DC = Sema->CurContext; DC && !R.DeclArg;
            DC = DC->getParent())
@@ -133,7 +140,8 @@ public:
   const std::vector<matchers::ParseError> &errors() const { return Errors; }
   /// Every error, for the source fix-ups.
   const std::vector<ReportedError> &reported() const { return Reported; }
-  /// Whether an error stopped the parse (a fatal error: a missing #include, too many errors).
+  /// Whether an error stopped the parse (a fatal error: a missing #include, too
+  /// many errors).
   bool stopped() const { return Stopped; }
 
 private:
@@ -148,38 +156,47 @@ private:
 /// What the device-side parse hands back besides the facts.
 struct ParseOutcome {
   ErrorCollector *Errors = nullptr;
-  bool AllowFixups = false; ///< Look for source fix-ups (FixupRounds times at most).
+  bool AllowFixups =
+      false; ///< Look for source fix-ups (FixupRounds times at most).
   bool Relocatable = false;
-  std::vector<TextEdit> Fixups; ///< Found: the unit is to be parsed again with them.
-  /// Blocks of kernels or launches the parse skips and nvcc compiles (NvccOnlyCode.h).
+  std::vector<TextEdit>
+      Fixups; ///< Found: the unit is to be parsed again with them.
+  /// Blocks of kernels or launches the parse skips and nvcc compiles
+  /// (NvccOnlyCode.h).
   std::vector<Diagnostic> NvccOnly;
-  /// The parse skipped a block of the project's own with launches (NvccOnlyCode.h).
+  /// The parse skipped a block of the project's own with launches
+  /// (NvccOnlyCode.h).
   bool SkippedHostCalls = false;
 };
 
-/// Collects the declarations a parse reads itself, for a traversal limited to them
-/// (ASTContext::setTraversalScope) when a precompiled header holds the rest.
+/// Collects the declarations a parse reads itself, for a traversal limited to
+/// them (ASTContext::setTraversalScope) when a precompiled header holds the
+/// rest.
 class TopLevelDecls {
 public:
-  /// \p FromPreamble: the parse loads a preamble of the file's own headers (PreambleStore).
+  /// \p FromPreamble: the parse loads a preamble of the file's own headers
+  /// (PreambleStore).
   explicit TopLevelDecls(bool FromPreamble) : FromPreamble(FromPreamble) {}
   void add(clang::DeclGroupRef Group) {
-    // Sema hands over the functions it instantiates at the end of the unit as well; the
-    // traversals reach them through their templates, where the unit's traversal finds them.
+    // Sema hands over the functions it instantiates at the end of the unit as
+    // well; the traversals reach them through their templates, where the unit's
+    // traversal finds them.
     for (clang::Decl *D : Group)
       if (const auto *FD = llvm::dyn_cast<clang::FunctionDecl>(D);
           !FD || !FD->isTemplateInstantiation())
         Decls.push_back(D);
   }
-  /// With the CUDA runtime headers precompiled, the matchers and walks visit what this parse
-  /// read (as clangd limits its traversals to the main file's top-level declarations): the
-  /// whole unit would deserialize every declaration of the precompiled header. The headers
-  /// declare no kernel, no launch and no __shared__ or __constant__ variable; their functions
-  /// are still reached through the calls of the kernels.
+  /// With the CUDA runtime headers precompiled, the matchers and walks visit
+  /// what this parse read (as clangd limits its traversals to the main file's
+  /// top-level declarations): the whole unit would deserialize every
+  /// declaration of the precompiled header. The headers declare no kernel, no
+  /// launch and no __shared__ or __constant__ variable; their functions are
+  /// still reached through the calls of the kernels.
   ///
-  /// A preamble holds the file's own headers as well, whose declarations (kernels, __shared__
-  /// variables, functions in the emission order) a parse without it visits: the traversal
-  /// then covers the unit's top-level declarations but those of the CUDA runtime headers.
+  /// A preamble holds the file's own headers as well, whose declarations
+  /// (kernels, __shared__ variables, functions in the emission order) a parse
+  /// without it visits: the traversal then covers the unit's top-level
+  /// declarations but those of the CUDA runtime headers.
   void limitTraversal(clang::ASTContext &Ctx) const {
     if (!Ctx.getExternalSource())
       return;
@@ -197,8 +214,10 @@ public:
   }
 
 private:
-  /// Whether \p Loc is in a file the CUDA runtime wrapper includes (or in the wrapper).
-  static bool fromRuntimeHeaders(const clang::SourceManager &SM, clang::SourceLocation Loc,
+  /// Whether \p Loc is in a file the CUDA runtime wrapper includes (or in the
+  /// wrapper).
+  static bool fromRuntimeHeaders(const clang::SourceManager &SM,
+                                 clang::SourceLocation Loc,
                                  llvm::DenseMap<clang::FileID, bool> &Known) {
     if (Loc.isInvalid())
       return false;
@@ -208,7 +227,8 @@ private:
     bool Result = false;
     for (clang::FileID F = First; F.isValid();) {
       if (auto Entry = SM.getFileEntryRefForID(F);
-          Entry && llvm::sys::path::filename(Entry->getName()) == CudaRuntimeWrapper) {
+          Entry &&
+          llvm::sys::path::filename(Entry->getName()) == CudaRuntimeWrapper) {
         Result = true;
         break;
       }
@@ -225,14 +245,17 @@ private:
   std::vector<clang::Decl *> Decls;
 };
 
-/// The unit's `__shared__` variables (template patterns too), for the source fix-ups.
+/// The unit's `__shared__` variables (template patterns too), for the source
+/// fix-ups.
 class SharedVarList : public clang::ast_matchers::MatchFinder::MatchCallback {
 public:
   void registerMatchers(clang::ast_matchers::MatchFinder &Finder) {
     using namespace clang::ast_matchers;
-    Finder.addMatcher(varDecl(hasAttr(clang::attr::CUDAShared)).bind("var"), this);
+    Finder.addMatcher(varDecl(hasAttr(clang::attr::CUDAShared)).bind("var"),
+                      this);
   }
-  void run(const clang::ast_matchers::MatchFinder::MatchResult &Result) override {
+  void
+  run(const clang::ast_matchers::MatchFinder::MatchResult &Result) override {
     if (const auto *VD = Result.Nodes.getNodeAs<clang::VarDecl>("var"))
       Vars.push_back(VD);
   }
@@ -241,9 +264,11 @@ public:
 
 class CollectConsumer : public clang::ASTConsumer {
 public:
-  CollectConsumer(TranslationUnitFacts &Out, const matchers::InstantiationRecorder &Recorder,
+  CollectConsumer(TranslationUnitFacts &Out,
+                  const matchers::InstantiationRecorder &Recorder,
                   bool FromPreamble, ParseOutcome &Outcome)
-      : Out(Out), Recorder(Recorder), TopLevel(FromPreamble), Outcome(Outcome) {}
+      : Out(Out), Recorder(Recorder), TopLevel(FromPreamble), Outcome(Outcome) {
+  }
   bool HandleTopLevelDecl(clang::DeclGroupRef Group) override {
     TopLevel.add(Group);
     return true;
@@ -251,9 +276,10 @@ public:
 
   void HandleTranslationUnit(clang::ASTContext &Ctx) override {
     Out.Inputs = filesRead(Ctx.getSourceManager());
-    // A unit with errors is analysed as Clang built it (ParseErrors.h), unless its errors
-    // are constructs nvcc accepts that a rewrite makes Clang accept too: it is then parsed
-    // again, rewritten, and this parse's facts are not needed.
+    // A unit with errors is analysed as Clang built it (ParseErrors.h), unless
+    // its errors are constructs nvcc accepts that a rewrite makes Clang accept
+    // too: it is then parsed again, rewritten, and this parse's facts are not
+    // needed.
     TopLevel.limitTraversal(Ctx);
     const std::vector<matchers::ParseError> &Errors = Outcome.Errors->errors();
     if (!Errors.empty() && Outcome.AllowFixups) {
@@ -261,8 +287,8 @@ public:
       SharedVarList Shared;
       Shared.registerMatchers(Finder);
       Finder.matchAST(Ctx);
-      Outcome.Fixups =
-          sourceFixups(Ctx, Outcome.Errors->reported(), Shared.Vars, Outcome.Relocatable);
+      Outcome.Fixups = sourceFixups(Ctx, Outcome.Errors->reported(),
+                                    Shared.Vars, Outcome.Relocatable);
       if (!Outcome.Fixups.empty())
         return;
     }
@@ -282,24 +308,27 @@ private:
 
 class CollectAction : public clang::ASTFrontendAction {
 public:
-  CollectAction(TranslationUnitFacts &Out, bool FromPreamble, ParseOutcome &Outcome)
+  CollectAction(TranslationUnitFacts &Out, bool FromPreamble,
+                ParseOutcome &Outcome)
       : Out(Out), FromPreamble(FromPreamble), Outcome(Outcome) {}
-  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &CI,
-                                                        llvm::StringRef) override {
+  std::unique_ptr<clang::ASTConsumer>
+  CreateASTConsumer(clang::CompilerInstance &CI, llvm::StringRef) override {
     watchNvccOnlyCode(CI.getPreprocessor(), Outcome.NvccOnly);
     watchSkippedHostCalls(CI.getPreprocessor(), Outcome.SkippedHostCalls);
     Recorder = std::make_unique<matchers::InstantiationRecorder>();
-    return std::make_unique<CollectConsumer>(Out, *Recorder, FromPreamble, Outcome);
+    return std::make_unique<CollectConsumer>(Out, *Recorder, FromPreamble,
+                                             Outcome);
   }
 
-  /// Sema is created here rather than by the base class so that the instantiation recorder
-  /// sees the whole parse.
+  /// Sema is created here rather than by the base class so that the
+  /// instantiation recorder sees the whole parse.
   void ExecuteAction() override {
     clang::CompilerInstance &CI = getCompilerInstance();
     if (!CI.hasSema())
       CI.createSema(getTranslationUnitKind(), nullptr);
     Outcome.Errors->setSema(&CI.getSema());
-    // Sema owns the recorder from here on; it outlives the consumer's use of it.
+    // Sema owns the recorder from here on; it outlives the consumer's use of
+    // it.
     CI.getSema().TemplateInstCallbacks.push_back(std::move(Recorder));
     clang::ASTFrontendAction::ExecuteAction();
     Outcome.Errors->setSema(nullptr);
@@ -312,10 +341,11 @@ private:
   std::unique_ptr<matchers::InstantiationRecorder> Recorder;
 };
 
-/// Takes out of a parse's invocation whatever would load code or write a file, however the
-/// command spelt it (-Xclang, -Xpreprocessor, a driver alias): dependency files, header lists,
-/// statistics, time traces, diagnostic logs and serialized diagnostics, plugins and LLVM
-/// options. The command translation refuses the usual spellings aloud; this is the guarantee.
+/// Takes out of a parse's invocation whatever would load code or write a file,
+/// however the command spelt it (-Xclang, -Xpreprocessor, a driver alias):
+/// dependency files, header lists, statistics, time traces, diagnostic logs and
+/// serialized diagnostics, plugins and LLVM options. The command translation
+/// refuses the usual spellings aloud; this is the guarantee.
 void makeReadOnly(clang::CompilerInvocation &Inv) {
   Inv.getDependencyOutputOpts() = clang::DependencyOutputOptions();
   clang::FrontendOptions &FO = Inv.getFrontendOpts();
@@ -332,13 +362,14 @@ void makeReadOnly(clang::CompilerInvocation &Inv) {
   Inv.getDiagnosticOpts().DiagnosticSerializationFile.clear();
 }
 
-/// Runs the actions \p Create makes (told whether a preamble is loaded), loading the file's
-/// preamble when \p Env has a store for them, else the precompiled CUDA runtime headers when
-/// it has a store for those.
+/// Runs the actions \p Create makes (told whether a preamble is loaded),
+/// loading the file's preamble when \p Env has a store for them, else the
+/// precompiled CUDA runtime headers when it has a store for those.
 class PchActionFactory : public clang::tooling::FrontendActionFactory {
 public:
-  PchActionFactory(std::function<std::unique_ptr<clang::FrontendAction>(bool)> Create,
-                   const ParseEnvironment &Env)
+  PchActionFactory(
+      std::function<std::unique_ptr<clang::FrontendAction>(bool)> Create,
+      const ParseEnvironment &Env)
       : Create(std::move(Create)), Store(Env.Pch), Preambles(Env.Preambles),
         Unsaved(Env.Unsaved) {}
   std::unique_ptr<clang::FrontendAction> create() override {
@@ -350,37 +381,45 @@ public:
                      clang::DiagnosticConsumer *Diags) override {
     makeReadOnly(*Invocation);
     if (Preambles) {
-      llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS = Files->getVirtualFileSystemPtr();
+      llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS =
+          Files->getVirtualFileSystemPtr();
       UsedPreamble = Preambles->use(*Invocation, FS, Unsaved);
       if (UsedPreamble) {
-        // The preamble lives in memory, in a file system of its own over the parse's.
-        auto WithPreamble =
-            llvm::makeIntrusiveRefCnt<clang::FileManager>(Files->getFileSystemOpts(), FS);
-        return FrontendActionFactory::runInvocation(std::move(Invocation), WithPreamble.get(),
-                                                    std::move(Ops), Diags);
+        // The preamble lives in memory, in a file system of its own over the
+        // parse's.
+        auto WithPreamble = llvm::makeIntrusiveRefCnt<clang::FileManager>(
+            Files->getFileSystemOpts(), FS);
+        return FrontendActionFactory::runInvocation(
+            std::move(Invocation), WithPreamble.get(), std::move(Ops), Diags);
       }
     }
     if (Store)
       UsedPch = Store->use(*Invocation);
-    return FrontendActionFactory::runInvocation(std::move(Invocation), Files, std::move(Ops), Diags);
+    return FrontendActionFactory::runInvocation(std::move(Invocation), Files,
+                                                std::move(Ops), Diags);
   }
-  /// Whether a failed parse is to be run again without what it loaded. Always for the
-  /// precompiled runtime headers (one of the system headers behind them may have changed).
-  /// A preamble was checked against its files before the parse and built without an error:
-  /// errors in the file itself are the file's (the editor's buffer while it is being typed,
-  /// most often), and only the others make the parse run again.
+  /// Whether a failed parse is to be run again without what it loaded. Always
+  /// for the precompiled runtime headers (one of the system headers behind them
+  /// may have changed). A preamble was checked against its files before the
+  /// parse and built without an error: errors in the file itself are the file's
+  /// (the editor's buffer while it is being typed, most often), and only the
+  /// others make the parse run again.
   ///
-  /// The precompiled runtime headers are at fault only when an error is in a runtime header
-  /// or has no place (a header changed since they were built is a fatal error without one):
-  /// errors in the unit's own code are the unit's, a missing #include of its own too, and a
-  /// second parse would only repeat them.
-  bool retryWithout(const std::vector<Diagnostic> &Errors, const std::string &MainFile,
+  /// The precompiled runtime headers are at fault only when an error is in a
+  /// runtime header or has no place (a header changed since they were built is
+  /// a fatal error without one): errors in the unit's own code are the unit's,
+  /// a missing #include of its own too, and a second parse would only repeat
+  /// them.
+  bool retryWithout(const std::vector<Diagnostic> &Errors,
+                    const std::string &MainFile,
                     const ParseEnvironment &Env) const {
     if (!UsedPch.empty()) {
       for (const Diagnostic &D : Errors) {
         llvm::StringRef File = D.Loc.File;
-        if (File.empty() || (!Env.Toolkit.Path.empty() && File.starts_with(Env.Toolkit.Path)) ||
-            (!Env.ClangResourceDir.empty() && File.starts_with(Env.ClangResourceDir)) ||
+        if (File.empty() ||
+            (!Env.Toolkit.Path.empty() && File.starts_with(Env.Toolkit.Path)) ||
+            (!Env.ClangResourceDir.empty() &&
+             File.starts_with(Env.ClangResourceDir)) ||
             llvm::StringRef(D.Message).contains("precompiled"))
           return true;
       }
@@ -394,14 +433,18 @@ public:
         return false;
     return true;
   }
-  /// Whether Clang rejected the precompiled header the parse loaded (out of date, damaged).
+  /// Whether Clang rejected the precompiled header the parse loaded (out of
+  /// date, damaged).
   bool rejected(const std::vector<Diagnostic> &Errors) const {
-    return !UsedPch.empty() && std::any_of(Errors.begin(), Errors.end(), [](const Diagnostic &D) {
+    return !UsedPch.empty() &&
+           std::any_of(Errors.begin(), Errors.end(), [](const Diagnostic &D) {
              return llvm::StringRef(D.Message).contains("precompiled");
            });
   }
   /// Whether the parse loaded a precompiled header or a preamble.
-  bool loadedAnything() const { return !UsedPch.empty() || UsedPreamble != nullptr; }
+  bool loadedAnything() const {
+    return !UsedPch.empty() || UsedPreamble != nullptr;
+  }
   /// Forgets what the parse loaded: a parse without it did better.
   void discard() {
     if (!UsedPch.empty())
@@ -419,7 +462,8 @@ public:
       Inputs.erase(std::unique(Inputs.begin(), Inputs.end()), Inputs.end());
     }
     if (UsedPreamble) {
-      const std::vector<std::string> &More = PreambleStore::inputs(*UsedPreamble);
+      const std::vector<std::string> &More =
+          PreambleStore::inputs(*UsedPreamble);
       Inputs.insert(Inputs.end(), More.begin(), More.end());
       std::sort(Inputs.begin(), Inputs.end());
       Inputs.erase(std::unique(Inputs.begin(), Inputs.end()), Inputs.end());
@@ -431,15 +475,18 @@ private:
   HeaderPchStore *Store;
   PreambleStore *Preambles;
   const std::map<std::string, std::string> &Unsaved;
-  std::string UsedPch; ///< The precompiled header the parse loaded ("" if none).
-  std::shared_ptr<const Preamble> UsedPreamble; ///< The preamble it loaded (null if none).
+  std::string
+      UsedPch; ///< The precompiled header the parse loaded ("" if none).
+  std::shared_ptr<const Preamble>
+      UsedPreamble; ///< The preamble it loaded (null if none).
 };
 
 /// The host-side parse: launches and attribute calls only.
 class HostConsumer : public clang::ASTConsumer {
 public:
-  HostConsumer(std::vector<HostKernelCalls> &Out, std::vector<std::string> &Inputs,
-               bool FromPreamble, ParseOutcome &Outcome)
+  HostConsumer(std::vector<HostKernelCalls> &Out,
+               std::vector<std::string> &Inputs, bool FromPreamble,
+               ParseOutcome &Outcome)
       : Out(Out), Inputs(Inputs), TopLevel(FromPreamble), Outcome(Outcome) {}
   bool HandleTopLevelDecl(clang::DeclGroupRef Group) override {
     TopLevel.add(Group);
@@ -458,8 +505,8 @@ public:
       Shared.registerMatchers(Finder);
     Finder.matchAST(Ctx);
     if (Fix) {
-      Outcome.Fixups =
-          sourceFixups(Ctx, Outcome.Errors->reported(), Shared.Vars, Outcome.Relocatable);
+      Outcome.Fixups = sourceFixups(Ctx, Outcome.Errors->reported(),
+                                    Shared.Vars, Outcome.Relocatable);
       if (!Outcome.Fixups.empty())
         return;
     }
@@ -475,11 +522,13 @@ private:
 
 class HostAction : public clang::ASTFrontendAction {
 public:
-  HostAction(std::vector<HostKernelCalls> &Out, std::vector<std::string> &Inputs,
-             bool FromPreamble, ParseOutcome &Outcome)
-      : Out(Out), Inputs(Inputs), FromPreamble(FromPreamble), Outcome(Outcome) {}
-  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &,
-                                                        llvm::StringRef) override {
+  HostAction(std::vector<HostKernelCalls> &Out,
+             std::vector<std::string> &Inputs, bool FromPreamble,
+             ParseOutcome &Outcome)
+      : Out(Out), Inputs(Inputs), FromPreamble(FromPreamble), Outcome(Outcome) {
+  }
+  std::unique_ptr<clang::ASTConsumer>
+  CreateASTConsumer(clang::CompilerInstance &, llvm::StringRef) override {
     return std::make_unique<HostConsumer>(Out, Inputs, FromPreamble, Outcome);
   }
 
@@ -511,9 +560,10 @@ std::error_code notRegularFile() {
   return std::error_code(1, Category);
 }
 
-/// The disk, where only regular files can be opened: opening a FIFO blocks until something
-/// writes to it, and reading a device such as /dev/zero never ends. A source or an #include
-/// naming one is then Clang's "cannot open file" error, never a hang.
+/// The disk, where only regular files can be opened: opening a FIFO blocks
+/// until something writes to it, and reading a device such as /dev/zero never
+/// ends. A source or an #include naming one is then Clang's "cannot open file"
+/// error, never a hang.
 class RegularFilesOnly : public llvm::vfs::ProxyFileSystem {
 public:
   using ProxyFileSystem::ProxyFileSystem;
@@ -528,17 +578,19 @@ public:
   }
 };
 
-/// The files a parse sees: the disk, under the unsaved buffers. One per parse: the working
-/// folder is per parse.
-llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fileSystemFor(const ParseEnvironment &Env,
-                                                              const std::string &Directory) {
+/// The files a parse sees: the disk, under the unsaved buffers. One per parse:
+/// the working folder is per parse.
+llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem>
+fileSystemFor(const ParseEnvironment &Env, const std::string &Directory) {
   llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS =
-      llvm::makeIntrusiveRefCnt<RegularFilesOnly>(llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem>(
-          llvm::vfs::createPhysicalFileSystem().release()));
+      llvm::makeIntrusiveRefCnt<RegularFilesOnly>(
+          llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem>(
+              llvm::vfs::createPhysicalFileSystem().release()));
   if (!Env.Unsaved.empty()) {
     auto Memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
     for (const auto &[Path, Text] : Env.Unsaved)
-      Memory->addFile(Path, /*ModificationTime=*/0, llvm::MemoryBuffer::getMemBufferCopy(Text, Path));
+      Memory->addFile(Path, /*ModificationTime=*/0,
+                      llvm::MemoryBuffer::getMemBufferCopy(Text, Path));
     auto Overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(FS);
     Overlay->pushOverlay(Memory);
     FS = Overlay;
@@ -547,11 +599,13 @@ llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fileSystemFor(const ParseEnviron
   return FS;
 }
 
-/// `-D__CUDACC_VER_MAJOR__=13` and the rest, from the toolkit's version (as nvcc defines them:
-/// major, minor and nvcc's build, and the runtime API's major and minor).
+/// `-D__CUDACC_VER_MAJOR__=13` and the rest, from the toolkit's version (as
+/// nvcc defines them: major, minor and nvcc's build, and the runtime API's
+/// major and minor).
 std::vector<std::string> nvccVersionMacros(const CudaToolkit &TK) {
   llvm::SmallVector<llvm::StringRef, 3> Parts;
-  llvm::StringRef(TK.NvccVersion.empty() ? TK.Version : TK.NvccVersion).split(Parts, '.');
+  llvm::StringRef(TK.NvccVersion.empty() ? TK.Version : TK.NvccVersion)
+      .split(Parts, '.');
   if (Parts.size() < 2)
     return {};
   std::vector<std::string> Out = {"-D__CUDACC_VER_MAJOR__=" + Parts[0].str(),
@@ -572,8 +626,10 @@ std::string join(const std::vector<unsigned> &V) {
 
 } // namespace
 
-/// analyzeUnit, with a crash of Clang (or of tilefit's walk) contained to the unit.
-static TranslationUnitFacts analyzeUnitSafely(const UnitJob &Job, const ParseEnvironment &Env) {
+/// analyzeUnit, with a crash of Clang (or of tilefit's walk) contained to the
+/// unit.
+static TranslationUnitFacts analyzeUnitSafely(const UnitJob &Job,
+                                              const ParseEnvironment &Env) {
   TranslationUnitFacts Facts;
   llvm::CrashRecoveryContext CRC;
   if (CRC.RunSafely([&] { Facts = analyzeUnit(Job, Env); }))
@@ -583,9 +639,10 @@ static TranslationUnitFacts analyzeUnitSafely(const UnitJob &Job, const ParseEnv
   Crashed.Arch = Job.Target.Real;
   Crashed.ParsedAs = clangArchFor(Job.Target.Real);
   Crashed.Failed = true;
-  Diagnostic D = inputError(Job.Command.File, "Clang crashed while parsing '" + Job.Command.File +
-                                                  "' for " + Job.Target.Real +
-                                                  "; no figures for this unit");
+  Diagnostic D =
+      inputError(Job.Command.File,
+                 "Clang crashed while parsing '" + Job.Command.File + "' for " +
+                     Job.Target.Real + "; no figures for this unit");
   D.Arch = Job.Target.Real;
   Crashed.Diagnostics.push_back(std::move(D));
   return Crashed;
@@ -628,15 +685,21 @@ std::vector<UnitJob> planJobs(const std::vector<CompileCommand> &Commands,
   return Jobs;
 }
 
-std::vector<std::string> parseCommandLine(const UnitJob &Job, const ParseEnvironment &Env,
+std::vector<std::string> parseCommandLine(const UnitJob &Job,
+                                          const ParseEnvironment &Env,
                                           bool HostSide) {
   const std::string ClangArch = clangArchFor(Job.Target.Real);
-  std::vector<std::string> Args = {"clang++", "-x", "cuda",
-                                   HostSide ? "--cuda-host-only" : "--cuda-device-only",
-                                   "--cuda-gpu-arch=" + ClangArch, "-nocudalib"};
+  std::vector<std::string> Args = {"clang++",
+                                   "-x",
+                                   "cuda",
+                                   HostSide ? "--cuda-host-only"
+                                            : "--cuda-device-only",
+                                   "--cuda-gpu-arch=" + ClangArch,
+                                   "-nocudalib"};
   if (!Env.ClangResourceDir.empty())
     Args.push_back("-resource-dir=" + Env.ClangResourceDir);
-  Args.insert(Args.end(), Job.Flags.ClangArgs.begin(), Job.Flags.ClangArgs.end());
+  Args.insert(Args.end(), Job.Flags.ClangArgs.begin(),
+              Job.Flags.ClangArgs.end());
 
   const CudaToolkit &TK = Env.Toolkit;
   if (TK.found()) {
@@ -647,54 +710,64 @@ std::vector<std::string> parseCommandLine(const UnitJob &Job, const ParseEnviron
       Args.push_back("-isystem");
       Args.push_back(Inc + "/cccl");
     }
-    // CUDA 13 dropped headers Clang 19's CUDA wrapper still includes (texture_fetch_functions.h,
-    // surface_functions.h); tilefit ships empty stand-ins, searched after every other folder so
-    // that the toolkit's own headers of the same names (texture_indirect_functions.h) win.
+    // CUDA 13 dropped headers Clang 19's CUDA wrapper still includes
+    // (texture_fetch_functions.h, surface_functions.h); tilefit ships empty
+    // stand-ins, searched after every other folder so that the toolkit's own
+    // headers of the same names (texture_indirect_functions.h) win.
     Args.push_back("-idirafter");
     Args.push_back(Env.ResourceInclude + "/cuda-compat");
     Args.push_back("-Wno-unknown-cuda-version");
-    // nvcc's version macros, which code tests to enable what a toolkit supports (`#if
-    // __CUDACC_VER_MAJOR__ >= 12`: CUTLASS's SM90 paths, say). Clang defines none of them; the
-    // toolkit's headers read them only under nvcc or NVRTC (__NVCC__, __CUDACC_RTC__, which
-    // tilefit leaves undefined), CCCL takes Clang's version from CUDA_VERSION.
+    // nvcc's version macros, which code tests to enable what a toolkit supports
+    // (`#if
+    // __CUDACC_VER_MAJOR__ >= 12`: CUTLASS's SM90 paths, say). Clang defines
+    // none of them; the toolkit's headers read them only under nvcc or NVRTC
+    // (__NVCC__, __CUDACC_RTC__, which tilefit leaves undefined), CCCL takes
+    // Clang's version from CUDA_VERSION.
     for (const std::string &Define : nvccVersionMacros(TK))
       Args.push_back(Define);
-    // The rest of what nvcc defines in every pass (its --dryrun): pragma and atomic built-in
-    // support (the built-ins are the compatibility header's), and the device side's math.
-    // Not __NVCC__: the toolkit's headers (CCCL, <nv/target>) would take nvcc's code paths,
-    // which Clang does not parse; README.md, "Limits", says so.
+    // The rest of what nvcc defines in every pass (its --dryrun): pragma and
+    // atomic built-in support (the built-ins are the compatibility header's),
+    // and the device side's math. Not __NVCC__: the toolkit's headers (CCCL,
+    // <nv/target>) would take nvcc's code paths, which Clang does not parse;
+    // README.md, "Limits", says so.
     Args.push_back("-D__NVCC_DIAG_PRAGMA_SUPPORT__=1");
     if (Env.NvccCompatibility)
       Args.push_back("-D__CUDACC_DEVICE_ATOMIC_BUILTINS__=1");
     if (!HostSide)
       Args.push_back("-DCUDA_DOUBLE_MATH_FUNCTIONS");
-    // A toolkit newer than Clang knows (CUDA 13 for Clang 19) leaves Clang without an SDK
-    // version, and it then expects the pre-9.2 launch API (cudaConfigureCall) for `<<<>>>`.
+    // A toolkit newer than Clang knows (CUDA 13 for Clang 19) leaves Clang
+    // without an SDK version, and it then expects the pre-9.2 launch API
+    // (cudaConfigureCall) for `<<<>>>`.
     if (clang::CudaStringToVersion(TK.Version) == clang::CudaVersion::UNKNOWN) {
       Args.push_back("-Xclang");
-      Args.push_back(std::string("-target-sdk-version=") +
-                     clang::CudaVersionToString(clang::CudaVersion::PARTIALLY_SUPPORTED));
+      Args.push_back(
+          std::string("-target-sdk-version=") +
+          clang::CudaVersionToString(clang::CudaVersion::PARTIALLY_SUPPORTED));
     }
   } else {
-    // No toolkit: keywords, builtin variables and vector types from tilefit's prelude.
+    // No toolkit: keywords, builtin variables and vector types from tilefit's
+    // prelude.
     Args.push_back("-nocudainc");
     Args.push_back("-include");
     Args.push_back(Env.ResourceInclude + "/tilefit/cuda_prelude.h");
   }
-  // What nvcc's headers declare and Clang's lack (cache-hinted loads, host min/max, surface
-  // functions): resources/include/tilefit/cuda_compat.h, over the toolkit's headers.
+  // What nvcc's headers declare and Clang's lack (cache-hinted loads, host
+  // min/max, surface functions): resources/include/tilefit/cuda_compat.h, over
+  // the toolkit's headers.
   if (TK.found() && Env.NvccCompatibility) {
     Args.push_back("-include");
     Args.push_back(Env.ResourceInclude + "/tilefit/cuda_compat.h");
   }
-  // The shared-constructor fix-up's spelling of `__shared__` (SourceFixups.h), with or
-  // without a toolkit; it relies on `register`, which C++17 forbids and nvcc only warns about.
-  Args.push_back(std::string("-D") + SharedRegisterMacro + "=" + SharedRegisterDefinition);
+  // The shared-constructor fix-up's spelling of `__shared__` (SourceFixups.h),
+  // with or without a toolkit; it relies on `register`, which C++17 forbids and
+  // nvcc only warns about.
+  Args.push_back(std::string("-D") + SharedRegisterMacro + "=" +
+                 SharedRegisterDefinition);
   Args.push_back("-Wno-register");
   if (Job.Flags.Rdc && Job.Flags.IsNvcc)
     Args.push_back("-D__CUDACC_RDC__");
-  // nvcc's macros that Clang does not define, and the target's own __CUDA_ARCH__ when Clang
-  // parses it as another architecture.
+  // nvcc's macros that Clang does not define, and the target's own
+  // __CUDA_ARCH__ when Clang parses it as another architecture.
   Args.push_back("-D__CUDA_ARCH_LIST__=" + join(Job.ArchList));
   auto Real = parseArch(Job.Target.Real);
   if (HostSide) {
@@ -704,21 +777,25 @@ std::vector<std::string> parseCommandLine(const UnitJob &Job, const ParseEnviron
     Args.push_back("-U__CUDA_ARCH__");
     Args.push_back("-D__CUDA_ARCH__=" + std::to_string(Job.Target.CudaArch));
   }
-  // An arch- or family-specific target (sm_90a, sm_100f): nvcc's feature macros. Clang 19
-  // defines only __CUDA_ARCH_FEAT_SM90_ALL, and only for the sm_90a it knows.
+  // An arch- or family-specific target (sm_90a, sm_100f): nvcc's feature
+  // macros. Clang 19 defines only __CUDA_ARCH_FEAT_SM90_ALL, and only for the
+  // sm_90a it knows.
   if (!HostSide && Real && Real->Suffix) {
     const std::string N = std::to_string(Real->Number);
     if (Real->Suffix == 'a') {
       if (ClangArch != Job.Target.Real)
         Args.push_back("-D__CUDA_ARCH_FEAT_SM" + N + "_ALL=1");
-      Args.push_back("-D__CUDA_ARCH_SPECIFIC__=" + std::to_string(Real->cudaArchMacro()));
+      Args.push_back("-D__CUDA_ARCH_SPECIFIC__=" +
+                     std::to_string(Real->cudaArchMacro()));
     }
-    Args.push_back("-D__CUDA_ARCH_FAMILY_SPECIFIC__=" + std::to_string(Real->cudaArchMacro()));
+    Args.push_back("-D__CUDA_ARCH_FAMILY_SPECIFIC__=" +
+                   std::to_string(Real->cudaArchMacro()));
   }
   Args.push_back("-fsyntax-only");
   Args.push_back("-w");
-  // A unit with errors is analysed as Clang built it: let it report them all (past the limit
-  // Clang reports none, and what follows counts as touched by the errors).
+  // A unit with errors is analysed as Clang built it: let it report them all
+  // (past the limit Clang reports none, and what follows counts as touched by
+  // the errors).
   Args.push_back("-ferror-limit=200");
   // No "N errors generated" on stderr: tilefit reports the errors itself.
   Args.push_back("-fno-caret-diagnostics");
@@ -726,28 +803,35 @@ std::vector<std::string> parseCommandLine(const UnitJob &Job, const ParseEnviron
   return Args;
 }
 
-/// The code a fix-up adds at the end of a unit names a kernel template's specialization as the
-/// source wrote it; where that name means nothing there, the error is tilefit's, not the
-/// unit's: it becomes a warning that the kernel is not reported.
-static void forgiveAppendedErrors(TranslationUnitFacts &Facts, const std::vector<TextEdit> &Edits,
+/// The code a fix-up adds at the end of a unit names a kernel template's
+/// specialization as the source wrote it; where that name means nothing there,
+/// the error is tilefit's, not the unit's: it becomes a warning that the kernel
+/// is not reported.
+static void forgiveAppendedErrors(TranslationUnitFacts &Facts,
+                                  const std::vector<TextEdit> &Edits,
                                   const ParseEnvironment &Env) {
   for (const TextEdit &E : Edits) {
-    if (E.Length != 0 || E.Replacement.find(AppendedPrefix) == std::string::npos)
+    if (E.Length != 0 ||
+        E.Replacement.find(AppendedPrefix) == std::string::npos)
       continue;
     std::optional<std::string> Original = readSource(Env, E.File);
     if (!Original)
       continue;
     const size_t End = std::min<size_t>(E.Offset, Original->size());
     const unsigned Lines =
-        1 + static_cast<unsigned>(std::count(Original->begin(), Original->begin() + End, '\n'));
+        1 + static_cast<unsigned>(
+                std::count(Original->begin(), Original->begin() + End, '\n'));
     for (Diagnostic &D : Facts.Diagnostics)
-      if (D.Level == Severity::Error && D.Check == checkInfo(CheckId::ClangError).Name &&
+      if (D.Level == Severity::Error &&
+          D.Check == checkInfo(CheckId::ClangError).Name &&
           D.Loc.File == E.File && D.Loc.Line > Lines) {
         D.Level = Severity::Warning;
         D.Check = checkInfo(CheckId::Input).Name;
         D.Notes.insert(D.Notes.begin(), {D.Message, E.What.Loc});
-        D.Message = "a kernel template that only device code launches here could not be "
-                    "instantiated by tilefit: ptxas compiles it, tilefit does not report it";
+        D.Message = "a kernel template that only device code launches here "
+                    "could not be "
+                    "instantiated by tilefit: ptxas compiles it, tilefit does "
+                    "not report it";
         D.Loc = E.What.Loc;
       }
   }
@@ -756,17 +840,18 @@ static void forgiveAppendedErrors(TranslationUnitFacts &Facts, const std::vector
       Diagnostic D;
       D.Level = Severity::Warning;
       D.Check = checkInfo(CheckId::Input).Name;
-      D.Message = "a kernel template launched from device code inside a template "
-                  "instantiation is not instantiated by tilefit: ptxas compiles it, tilefit "
-                  "does not report it";
+      D.Message =
+          "a kernel template launched from device code inside a template "
+          "instantiation is not instantiated by tilefit: ptxas compiles it, "
+          "tilefit "
+          "does not report it";
       D.Loc = E.What.Loc;
       D.Arch = Facts.Arch;
       Facts.Diagnostics.push_back(std::move(D));
     }
-  const bool StillErrors =
-      std::any_of(Facts.Diagnostics.begin(), Facts.Diagnostics.end(), [](const Diagnostic &D) {
-        return D.Level == Severity::Error;
-      });
+  const bool StillErrors = std::any_of(
+      Facts.Diagnostics.begin(), Facts.Diagnostics.end(),
+      [](const Diagnostic &D) { return D.Level == Severity::Error; });
   if (Facts.Partial && !StillErrors) {
     Facts.Partial = false;
     for (KernelFacts &K : Facts.Kernels)
@@ -774,13 +859,15 @@ static void forgiveAppendedErrors(TranslationUnitFacts &Facts, const std::vector
   }
 }
 
-/// How many times a unit is parsed again with source fix-ups: one construct can hide another
-/// (an instantiation whose body Clang drops for one error hides the next).
+/// How many times a unit is parsed again with source fix-ups: one construct can
+/// hide another (an instantiation whose body Clang drops for one error hides
+/// the next).
 constexpr unsigned FixupRounds = 3;
 
-/// analyzeUnit; a unit whose errors are constructs nvcc accepts is parsed again with them
-/// rewritten (SourceFixups.h), up to \p FixupsLeft times.
-static TranslationUnitFacts analyzeUnitWith(const UnitJob &Job, const ParseEnvironment &Env,
+/// analyzeUnit; a unit whose errors are constructs nvcc accepts is parsed again
+/// with them rewritten (SourceFixups.h), up to \p FixupsLeft times.
+static TranslationUnitFacts analyzeUnitWith(const UnitJob &Job,
+                                            const ParseEnvironment &Env,
                                             unsigned FixupsLeft) {
   TranslationUnitFacts Facts;
   Facts.File = Job.Command.File;
@@ -791,31 +878,35 @@ static TranslationUnitFacts analyzeUnitWith(const UnitJob &Job, const ParseEnvir
   Facts.RelocatableDeviceCode = Job.Flags.Rdc;
 
   // The source must be a readable regular file (or an unsaved buffer).
-  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS = fileSystemFor(Env, Job.Command.Directory);
+  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS =
+      fileSystemFor(Env, Job.Command.Directory);
   llvm::ErrorOr<llvm::vfs::Status> Status = FS->status(Job.Command.File);
   if (!Status) {
     Facts.Failed = true;
-    Facts.Diagnostics.push_back(inputError(
-        Job.Command.File, "cannot read '" + Job.Command.File + "': " + Status.getError().message()));
+    Facts.Diagnostics.push_back(
+        inputError(Job.Command.File, "cannot read '" + Job.Command.File +
+                                         "': " + Status.getError().message()));
     return Facts;
   }
   if (!Status->isRegularFile()) {
     Facts.Failed = true;
-    Facts.Diagnostics.push_back(
-        inputError(Job.Command.File, "'" + Job.Command.File + "' is not a regular file"));
+    Facts.Diagnostics.push_back(inputError(
+        Job.Command.File, "'" + Job.Command.File + "' is not a regular file"));
     return Facts;
   }
   if (auto Open = FS->openFileForRead(Job.Command.File); !Open) {
     Facts.Failed = true;
-    Facts.Diagnostics.push_back(inputError(
-        Job.Command.File, "cannot read '" + Job.Command.File + "': " + Open.getError().message()));
+    Facts.Diagnostics.push_back(
+        inputError(Job.Command.File, "cannot read '" + Job.Command.File +
+                                         "': " + Open.getError().message()));
     return Facts;
   }
   if (!Job.Flags.IsCuda) {
     Facts.Failed = true;
     Facts.Diagnostics.push_back(inputError(
-        Job.Command.File, "'" + Job.Command.File +
-                              "' is not a CUDA source (no .cu extension and no '-x cuda')"));
+        Job.Command.File,
+        "'" + Job.Command.File +
+            "' is not a CUDA source (no .cu extension and no '-x cuda')"));
     return Facts;
   }
 
@@ -834,16 +925,17 @@ static TranslationUnitFacts analyzeUnitWith(const UnitJob &Job, const ParseEnvir
         return std::make_unique<CollectAction>(Facts, FromPreamble, Outcome);
       },
       Env);
-  clang::tooling::ToolInvocation Invocation(parseCommandLine(Job, Env), &Factory, Files.get(),
-                                            std::make_shared<clang::PCHContainerOperations>());
+  clang::tooling::ToolInvocation Invocation(
+      parseCommandLine(Job, Env), &Factory, Files.get(),
+      std::make_shared<clang::PCHContainerOperations>());
   Invocation.setDiagnosticConsumer(&Errors);
   bool Ok = Invocation.run();
   if ((!Ok || Errors.getNumErrors() > 0) &&
       Factory.retryWithout(Problems, Job.Command.File, Env)) {
-    // The parse without the precompiled header or preamble decides; either is built anew next
-    // time if it was at fault: Clang rejected it, or the parse has no error without it. (A
-    // unit with errors of its own would otherwise keep a rejected header, and parse twice, for
-    // good.)
+    // The parse without the precompiled header or preamble decides; either is
+    // built anew next time if it was at fault: Clang rejected it, or the parse
+    // has no error without it. (A unit with errors of its own would otherwise
+    // keep a rejected header, and parse twice, for good.)
     ParseEnvironment Plain = Env;
     Plain.Pch = nullptr;
     Plain.Preambles = nullptr;
@@ -853,7 +945,8 @@ static TranslationUnitFacts analyzeUnitWith(const UnitJob &Job, const ParseEnvir
     return Again;
   }
   if (!Outcome.Fixups.empty()) {
-    // Parse again, the rewritten files in memory over the disk (as an editor's buffers are).
+    // Parse again, the rewritten files in memory over the disk (as an editor's
+    // buffers are).
     ParseEnvironment Fixed = Env;
     for (const auto &[File, Edits] : editsByFile(Outcome.Fixups)) {
       std::optional<std::string> Text = readSource(Env, File);
@@ -863,21 +956,26 @@ static TranslationUnitFacts analyzeUnitWith(const UnitJob &Job, const ParseEnvir
     TranslationUnitFacts Again = analyzeUnitWith(Job, Fixed, FixupsLeft - 1);
     forgiveAppendedErrors(Again, Outcome.Fixups, Env);
     for (const TextEdit &E : Outcome.Fixups)
-      if (std::none_of(Again.Fixups.begin(), Again.Fixups.end(), [&](const SourceFixup &F) {
-            return F.Rule == E.What.Rule && F.Loc.File == E.What.Loc.File &&
-                   F.Loc.Line == E.What.Loc.Line && F.Loc.Column == E.What.Loc.Column;
-          }))
+      if (std::none_of(Again.Fixups.begin(), Again.Fixups.end(),
+                       [&](const SourceFixup &F) {
+                         return F.Rule == E.What.Rule &&
+                                F.Loc.File == E.What.Loc.File &&
+                                F.Loc.Line == E.What.Loc.Line &&
+                                F.Loc.Column == E.What.Loc.Column;
+                       }))
         Again.Fixups.push_back(E.What);
     return Again;
   }
-  Facts.Diagnostics.insert(Facts.Diagnostics.begin(), Problems.begin(), Problems.end());
+  Facts.Diagnostics.insert(Facts.Diagnostics.begin(), Problems.begin(),
+                           Problems.end());
   Facts.Diagnostics.insert(Facts.Diagnostics.end(), Outcome.NvccOnly.begin(),
                            Outcome.NvccOnly.end());
   Facts.SkippedHostCalls = Outcome.SkippedHostCalls;
   Factory.addInputs(Facts.Inputs);
   if (!Ok || Errors.getNumErrors() > 0) {
-    // What Clang built is analysed all the same (KernelFacts::Error marks the kernels the
-    // errors may have changed); a parse that produced nothing at all failed.
+    // What Clang built is analysed all the same (KernelFacts::Error marks the
+    // kernels the errors may have changed); a parse that produced nothing at
+    // all failed.
     Facts.Partial = true;
     Facts.ParseStopped = Errors.stopped();
     if (Facts.Diagnostics.empty()) {
@@ -886,7 +984,8 @@ static TranslationUnitFacts analyzeUnitWith(const UnitJob &Job, const ParseEnvir
       Facts.Vars.clear();
       Facts.Kernels.clear();
       Facts.Diagnostics.push_back(
-          inputError(Job.Command.File, "Clang could not parse '" + Job.Command.File + "'"));
+          inputError(Job.Command.File,
+                     "Clang could not parse '" + Job.Command.File + "'"));
     }
     for (Diagnostic &D : Facts.Diagnostics) {
       D.Arch = Facts.Arch;
@@ -897,11 +996,13 @@ static TranslationUnitFacts analyzeUnitWith(const UnitJob &Job, const ParseEnvir
   return Facts;
 }
 
-TranslationUnitFacts analyzeUnit(const UnitJob &Job, const ParseEnvironment &Env) {
+TranslationUnitFacts analyzeUnit(const UnitJob &Job,
+                                 const ParseEnvironment &Env) {
   return analyzeUnitWith(Job, Env, Env.NvccCompatibility ? FixupRounds : 0);
 }
 
-std::optional<std::string> readSource(const ParseEnvironment &Env, const std::string &File) {
+std::optional<std::string> readSource(const ParseEnvironment &Env,
+                                      const std::string &File) {
   auto It = Env.Unsaved.find(File);
   if (It != Env.Unsaved.end())
     return It->second;
@@ -915,14 +1016,14 @@ std::optional<std::string> readSource(const ParseEnvironment &Env, const std::st
 }
 
 /// analyzeHostSide; \p FixupsLeft as for analyzeUnitWith.
-static std::vector<HostKernelCalls> analyzeHostSideWith(const UnitJob &Job,
-                                                        const ParseEnvironment &Env,
-                                                        std::vector<Diagnostic> &Problems,
-                                                        std::vector<std::string> *Inputs,
-                                                        unsigned FixupsLeft) {
+static std::vector<HostKernelCalls>
+analyzeHostSideWith(const UnitJob &Job, const ParseEnvironment &Env,
+                    std::vector<Diagnostic> &Problems,
+                    std::vector<std::string> *Inputs, unsigned FixupsLeft) {
   std::vector<HostKernelCalls> Calls;
   std::vector<std::string> Read;
-  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS = fileSystemFor(Env, Job.Command.Directory);
+  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS =
+      fileSystemFor(Env, Job.Command.Directory);
   clang::FileSystemOptions FSOpts;
   FSOpts.WorkingDir = Job.Command.Directory;
   auto Files = llvm::makeIntrusiveRefCnt<clang::FileManager>(FSOpts, FS);
@@ -937,15 +1038,16 @@ static std::vector<HostKernelCalls> analyzeHostSideWith(const UnitJob &Job,
         return std::make_unique<HostAction>(Calls, Read, FromPreamble, Outcome);
       },
       Env);
-  clang::tooling::ToolInvocation Invocation(parseCommandLine(Job, Env, /*HostSide=*/true),
-                                            &Factory, Files.get(),
-                                            std::make_shared<clang::PCHContainerOperations>());
+  clang::tooling::ToolInvocation Invocation(
+      parseCommandLine(Job, Env, /*HostSide=*/true), &Factory, Files.get(),
+      std::make_shared<clang::PCHContainerOperations>());
   Invocation.setDiagnosticConsumer(&Collector);
   llvm::CrashRecoveryContext CRC;
   bool Ok = false;
   const bool Ran = CRC.RunSafely([&] { Ok = Invocation.run(); });
   if ((!Ran || !Ok || Collector.getNumErrors() > 0) &&
-      (!Ran ? Factory.loadedAnything() : Factory.retryWithout(Errors, Job.Command.File, Env))) {
+      (!Ran ? Factory.loadedAnything()
+            : Factory.retryWithout(Errors, Job.Command.File, Env))) {
     // The parse without the precompiled header or preamble decides.
     ParseEnvironment Plain = Env;
     Plain.Pch = nullptr;
@@ -968,10 +1070,12 @@ static std::vector<HostKernelCalls> analyzeHostSideWith(const UnitJob &Job,
     Diagnostic D = inputError(
         Job.Command.File,
         Ran ? "the host-side parse of '" + Job.Command.File +
-                  "' had errors; launches in host code the device-side parse cannot see (under "
+                  "' had errors; launches in host code the device-side parse "
+                  "cannot see (under "
                   "#ifndef __CUDA_ARCH__) are not counted where the errors are"
             : "the host-side parse of '" + Job.Command.File +
-                  "' failed; launches in host code the device-side parse cannot see (under "
+                  "' failed; launches in host code the device-side parse "
+                  "cannot see (under "
                   "#ifndef __CUDA_ARCH__) are not counted");
     D.Level = Severity::Warning;
     if (!Errors.empty())
@@ -986,14 +1090,16 @@ static std::vector<HostKernelCalls> analyzeHostSideWith(const UnitJob &Job,
   return Calls;
 }
 
-std::vector<HostKernelCalls> analyzeHostSide(const UnitJob &Job, const ParseEnvironment &Env,
+std::vector<HostKernelCalls> analyzeHostSide(const UnitJob &Job,
+                                             const ParseEnvironment &Env,
                                              std::vector<Diagnostic> &Problems,
                                              std::vector<std::string> *Inputs) {
   return analyzeHostSideWith(Job, Env, Problems, Inputs,
                              Env.NvccCompatibility ? FixupRounds : 0);
 }
 
-void mergeHostCalls(TranslationUnitFacts &Facts, const std::vector<HostKernelCalls> &Host) {
+void mergeHostCalls(TranslationUnitFacts &Facts,
+                    const std::vector<HostKernelCalls> &Host) {
   auto Same = [](const SourcePos &A, const SourcePos &B) {
     return A.File == B.File && A.Line == B.Line && A.Column == B.Column;
   };
@@ -1002,12 +1108,15 @@ void mergeHostCalls(TranslationUnitFacts &Facts, const std::vector<HostKernelCal
       if (H.Mangled != K.Mangled)
         continue;
       for (const LaunchSite &L : H.Launches)
-        if (std::none_of(K.Launches.begin(), K.Launches.end(),
-                         [&](const LaunchSite &Seen) { return Same(Seen.Loc, L.Loc); }))
+        if (std::none_of(
+                K.Launches.begin(), K.Launches.end(),
+                [&](const LaunchSite &Seen) { return Same(Seen.Loc, L.Loc); }))
           K.Launches.push_back(L);
       for (const AttributeCall &A : H.Attributes)
         if (std::none_of(K.Attributes.begin(), K.Attributes.end(),
-                         [&](const AttributeCall &Seen) { return Same(Seen.Loc, A.Loc); }))
+                         [&](const AttributeCall &Seen) {
+                           return Same(Seen.Loc, A.Loc);
+                         }))
           K.Attributes.push_back(A);
       auto ByPosition = [](const auto &X, const auto &Y) {
         return std::tie(X.Loc.File, X.Loc.Line, X.Loc.Column) <
@@ -1020,18 +1129,20 @@ void mergeHostCalls(TranslationUnitFacts &Facts, const std::vector<HostKernelCal
 
 namespace {
 
-/// One analyzeAll: the jobs' groups (one command's jobs, one per architecture, share a host-side
-/// parse), which are final, and the hand-over of their facts.
+/// One analyzeAll: the jobs' groups (one command's jobs, one per architecture,
+/// share a host-side parse), which are final, and the hand-over of their facts.
 class FactsPipeline {
 public:
   FactsPipeline(const std::vector<UnitJob> &Jobs, const ParseEnvironment &Env,
-                const ProgressFn &Progress, const FactsConsumer &Consume, bool KeepInputs)
-      : Jobs(Jobs), Env(Env), Progress(Progress), Consume(Consume), KeepInputs(KeepInputs),
-        Results(Jobs.size()), Keys(Jobs.size()), Cached(Jobs.size(), 0), Group(Jobs.size()) {
+                const ProgressFn &Progress, const FactsConsumer &Consume,
+                bool KeepInputs)
+      : Jobs(Jobs), Env(Env), Progress(Progress), Consume(Consume),
+        KeepInputs(KeepInputs), Results(Jobs.size()), Keys(Jobs.size()),
+        Cached(Jobs.size(), 0), Group(Jobs.size()) {
     std::map<std::pair<std::string, std::vector<std::string>>, size_t> GroupOf;
     for (size_t I = 0; I < Jobs.size(); ++I) {
-      auto [It, New] = GroupOf.try_emplace({Jobs[I].Command.File, Jobs[I].Command.Arguments},
-                                           Members.size());
+      auto [It, New] = GroupOf.try_emplace(
+          {Jobs[I].Command.File, Jobs[I].Command.Arguments}, Members.size());
       if (New)
         Members.emplace_back();
       Group[I] = It->second;
@@ -1041,16 +1152,18 @@ public:
     Cache = Env.Unsaved.empty() ? Env.Cache : nullptr;
   }
 
-  /// Earlier parses of the same command over the same files: their facts are final.
+  /// Earlier parses of the same command over the same files: their facts are
+  /// final.
   void lookUpCache() {
     for (size_t I = 0; Cache && I < Jobs.size(); ++I) {
       std::optional<std::string> Main = readSource(Env, Jobs[I].Command.File);
       if (!Main || !Jobs[I].Flags.IsCuda)
         continue;
-      // Whether the host-side parse runs follows from the files alone: its command line is
-      // part of every key.
+      // Whether the host-side parse runs follows from the files alone: its
+      // command line is part of every key.
       std::vector<std::vector<std::string>> Lines = {
-          parseCommandLine(Jobs[I], Env), parseCommandLine(Jobs[I], Env, /*HostSide=*/true)};
+          parseCommandLine(Jobs[I], Env),
+          parseCommandLine(Jobs[I], Env, /*HostSide=*/true)};
       Keys[I] = ResultCache::key(Lines, *Main);
       if (std::optional<TranslationUnitFacts> Hit = Cache->lookup(Keys[I])) {
         Cached[I] = 1;
@@ -1066,8 +1179,8 @@ public:
   bool cached(size_t I) const { return Cached[I]; }
   size_t groups() const { return Members.size(); }
 
-  /// The device-side parse of job \p I; its group is final when it was the last one and no
-  /// host-side parse is needed.
+  /// The device-side parse of job \p I; its group is final when it was the last
+  /// one and no host-side parse is needed.
   void parse(size_t I) {
     if (Env.Cancelled && *Env.Cancelled) {
       Results[I].File = Jobs[I].Command.File;
@@ -1081,9 +1194,11 @@ public:
     bool Final;
     {
       std::lock_guard<std::mutex> Guard(Lock);
-      // The device-side parses skipped code with launches (`#ifndef __CUDA_ARCH__`): a
-      // host-side parse, after every device-side one; the others saw every launch.
-      if (!Results[I].Failed && Jobs[I].Flags.IsCuda && Results[I].SkippedHostCalls)
+      // The device-side parses skipped code with launches (`#ifndef
+      // __CUDA_ARCH__`): a host-side parse, after every device-side one; the
+      // others saw every launch.
+      if (!Results[I].Failed && Jobs[I].Flags.IsCuda &&
+          Results[I].SkippedHostCalls)
         Groups[G].NeedsHost = true;
       Final = --Groups[G].Pending == 0 && !Groups[G].NeedsHost;
     }
@@ -1107,7 +1222,7 @@ public:
 
 private:
   struct GroupState {
-    size_t Pending = 0;     ///< Device-side parses not done.
+    size_t Pending = 0; ///< Device-side parses not done.
     bool NeedsHost = false;
   };
 
@@ -1139,7 +1254,8 @@ private:
           D.Arch = F.Arch;
           F.Diagnostics.push_back(std::move(D));
         }
-        // Stored only when complete: a failed host-side parse is not remembered.
+        // Stored only when complete: a failed host-side parse is not
+        // remembered.
         if (Cache && !Keys[I].empty() && HostProblems.empty() &&
             !(Env.Cancelled && *Env.Cancelled)) {
           std::vector<std::string> Inputs = F.Inputs;
@@ -1172,8 +1288,9 @@ private:
 
 void runPipeline(FactsPipeline &P, size_t JobCount, unsigned Threads) {
   P.lookUpCache();
-  // The device-side parses first; then a host-side parse for each command whose device-side
-  // parses skipped code with launches, and only for those not cached.
+  // The device-side parses first; then a host-side parse for each command whose
+  // device-side parses skipped code with launches, and only for those not
+  // cached.
   if (Threads <= 1 || JobCount <= 1) {
     for (size_t I = 0; I < JobCount; ++I)
       if (!P.cached(I))
@@ -1196,17 +1313,21 @@ void runPipeline(FactsPipeline &P, size_t JobCount, unsigned Threads) {
 
 } // namespace
 
-void analyzeAll(const std::vector<UnitJob> &Jobs, const ParseEnvironment &Env, unsigned Threads,
-                const ProgressFn &Progress, const FactsConsumer &Consume) {
+void analyzeAll(const std::vector<UnitJob> &Jobs, const ParseEnvironment &Env,
+                unsigned Threads, const ProgressFn &Progress,
+                const FactsConsumer &Consume) {
   FactsPipeline P(Jobs, Env, Progress, Consume, /*KeepInputs=*/false);
   runPipeline(P, Jobs.size(), Threads);
 }
 
 std::vector<TranslationUnitFacts> analyzeAll(const std::vector<UnitJob> &Jobs,
-                                             const ParseEnvironment &Env, unsigned Threads,
+                                             const ParseEnvironment &Env,
+                                             unsigned Threads,
                                              const ProgressFn &Progress) {
   std::vector<TranslationUnitFacts> Out(Jobs.size());
-  FactsConsumer Keep = [&](size_t I, TranslationUnitFacts &&F) { Out[I] = std::move(F); };
+  FactsConsumer Keep = [&](size_t I, TranslationUnitFacts &&F) {
+    Out[I] = std::move(F);
+  };
   FactsPipeline P(Jobs, Env, Progress, Keep, /*KeepInputs=*/true);
   runPipeline(P, Jobs.size(), Threads);
   return Out;

@@ -1,4 +1,5 @@
-//===- AtomicFile.h - Write a file so that readers see all or nothing -*- C++ -*-===//
+//===- AtomicFile.h - Write a file so that readers see all or nothing -*- C++
+//-*-===//
 #ifndef TILEFIT_FRONTEND_ATOMICFILE_H
 #define TILEFIT_FRONTEND_ATOMICFILE_H
 
@@ -9,9 +10,10 @@
 namespace tilefit {
 namespace frontend {
 
-/// Writes \p Bytes to \p Path through a temporary file beside it and a rename: a concurrent
-/// reader (another tilefit process sharing the cache folder) sees the old file or the new one,
-/// never a part. False, and nothing left behind, on failure.
+/// Writes \p Bytes to \p Path through a temporary file beside it and a rename:
+/// a concurrent reader (another tilefit process sharing the cache folder) sees
+/// the old file or the new one, never a part. False, and nothing left behind,
+/// on failure.
 bool writeFileAtomically(const std::string &Path, llvm::StringRef Bytes);
 
 } // namespace frontend

@@ -12,19 +12,28 @@ namespace frontend {
 namespace {
 
 // The option kinds of llvm::opt::Option that take values after the flag.
-enum class Kind { Other, Separate, JoinedOrSeparate, JoinedAndSeparate, MultiArg };
-
-struct OptionRow {
-  llvm::ArrayRef<llvm::StringLiteral> Prefixes; ///< `-`, `--`: each spelling of the name.
-  llvm::StringRef PrefixedName;                 ///< With its first prefix: `-isystem`.
-  Kind K;
-  unsigned Values;                              ///< MultiArg: how many.
+enum class Kind {
+  Other,
+  Separate,
+  JoinedOrSeparate,
+  JoinedAndSeparate,
+  MultiArg
 };
 
-// The table's prefixes: arrays of spellings ending with an empty one (LLVM's own definition).
-#define PREFIX(NAME, VALUE)                                                                    \
-  constexpr llvm::StringLiteral NAME##_init[] = VALUE;                                         \
-  constexpr llvm::ArrayRef<llvm::StringLiteral> NAME(NAME##_init, std::size(NAME##_init) - 1);
+struct OptionRow {
+  llvm::ArrayRef<llvm::StringLiteral>
+      Prefixes;                 ///< `-`, `--`: each spelling of the name.
+  llvm::StringRef PrefixedName; ///< With its first prefix: `-isystem`.
+  Kind K;
+  unsigned Values; ///< MultiArg: how many.
+};
+
+// The table's prefixes: arrays of spellings ending with an empty one (LLVM's
+// own definition).
+#define PREFIX(NAME, VALUE)                                                    \
+  constexpr llvm::StringLiteral NAME##_init[] = VALUE;                         \
+  constexpr llvm::ArrayRef<llvm::StringLiteral> NAME(                          \
+      NAME##_init, std::size(NAME##_init) - 1);
 #include "clang/Driver/Options.inc"
 #undef PREFIX
 
@@ -37,14 +46,15 @@ Kind kindOf(llvm::StringRef K) {
 }
 
 const OptionRow Rows[] = {
-#define OPTION(PREFIX, PREFIXED_NAME, ID, KIND, GROUP, ALIAS, ALIASARGS, FLAGS, VISIBILITY,     \
-               PARAM, ...)                                                                     \
+#define OPTION(PREFIX, PREFIXED_NAME, ID, KIND, GROUP, ALIAS, ALIASARGS,       \
+               FLAGS, VISIBILITY, PARAM, ...)                                  \
   {PREFIX, PREFIXED_NAME, kindOf(#KIND), static_cast<unsigned>(PARAM)},
 #include "clang/Driver/Options.inc"
 #undef OPTION
 };
 
-/// The options with values, by every spelling of their name (`-target`, `--target`).
+/// The options with values, by every spelling of their name (`-target`,
+/// `--target`).
 struct Index {
   llvm::StringMap<const OptionRow *> Exact;
   std::vector<std::pair<std::string, const OptionRow *>> JoinedAndSeparate;
@@ -53,7 +63,8 @@ struct Index {
     for (const OptionRow &R : Rows) {
       if (R.K == Kind::Other || R.Prefixes.empty())
         continue;
-      llvm::StringRef Name = R.PrefixedName.drop_front(R.Prefixes.front().size());
+      llvm::StringRef Name =
+          R.PrefixedName.drop_front(R.Prefixes.front().size());
       for (llvm::StringLiteral P : R.Prefixes) {
         std::string Spelling = P.str() + Name.str();
         if (R.K == Kind::JoinedAndSeparate)

@@ -1,7 +1,8 @@
 //===- CommandTranslation.cpp ---------------------------------------------===//
 //
-// nvcc's options are described in a table (NvccOptions) rather than in code: each entry names
-// the spellings nvcc accepts, whether it takes a value, and what tilefit does with it.
+// nvcc's options are described in a table (NvccOptions) rather than in code:
+// each entry names the spellings nvcc accepts, whether it takes a value, and
+// what tilefit does with it.
 //
 //===----------------------------------------------------------------------===//
 #include "tilefit/frontend/CommandTranslation.h"
@@ -25,8 +26,10 @@ bool isNvcc(llvm::StringRef Compiler) {
 }
 
 std::string nativeArchWarning() {
-  return "-arch=native names the GPU of the building machine, which tilefit cannot know; "
-         "analysing " + std::string(DefaultArch) + " (use --arch to choose)";
+  return "-arch=native names the GPU of the building machine, which tilefit "
+         "cannot know; "
+         "analysing " +
+         std::string(DefaultArch) + " (use --arch to choose)";
 }
 
 bool isCompilerName(llvm::StringRef Arg) {
@@ -37,8 +40,9 @@ bool isCompilerName(llvm::StringRef Arg) {
   if (!Base.consume_front("clang"))
     return false;
   Base.consume_front("++");
-  return Base.empty() || (Base.consume_front("-") && !Base.empty() &&
-                          Base.find_first_not_of("0123456789.") == llvm::StringRef::npos);
+  return Base.empty() ||
+         (Base.consume_front("-") && !Base.empty() &&
+          Base.find_first_not_of("0123456789.") == llvm::StringRef::npos);
 }
 
 namespace {
@@ -47,7 +51,8 @@ bool isCudaExtension(llvm::StringRef File) {
   return llvm::sys::path::extension(File).equals_insensitive(".cu");
 }
 
-/// Adds \p T; a real target and a JIT one for the same architecture are one real target.
+/// Adds \p T; a real target and a JIT one for the same architecture are one
+/// real target.
 void addTarget(DeviceFlags &F, const DeviceTarget &T) {
   auto It = std::find(F.Targets.begin(), F.Targets.end(), T);
   if (It == F.Targets.end())
@@ -56,23 +61,27 @@ void addTarget(DeviceFlags &F, const DeviceTarget &T) {
     It->Jit = It->Jit && T.Jit;
 }
 
-/// Flags that would make Clang load and run code, or read more flags from a file past this
-/// filter (a Clang configuration file may hold -fplugin=): never passed on.
+/// Flags that would make Clang load and run code, or read more flags from a
+/// file past this filter (a Clang configuration file may hold -fplugin=): never
+/// passed on.
 bool isPluginFlag(llvm::StringRef A) {
   return A.starts_with("-fplugin=") || A.starts_with("-fpass-plugin=") ||
-         A.starts_with("-fplugin-arg-") || A == "-load" || A.starts_with("-load=") ||
-         A == "--load" || A.starts_with("--load=") || A == "--config" ||
-         A.starts_with("--config=") || A.starts_with("--config-system-dir=") ||
+         A.starts_with("-fplugin-arg-") || A == "-load" ||
+         A.starts_with("-load=") || A == "--load" || A.starts_with("--load=") ||
+         A == "--config" || A.starts_with("--config=") ||
+         A.starts_with("--config-system-dir=") ||
          A.starts_with("--config-user-dir=");
 }
 /// The plugin flags whose value is the next argument.
 bool pluginFlagTakesValue(llvm::StringRef A) {
   return A == "-load" || A == "--load" || A == "--config";
 }
-/// -Xclang values that load code; the first three take the plugin (or path) as a value.
+/// -Xclang values that load code; the first three take the plugin (or path) as
+/// a value.
 bool isPluginCc1Flag(llvm::StringRef A) {
-  return A == "-load" || A == "-plugin" || A == "-add-plugin" || A.starts_with("-plugin-arg-") ||
-         A.starts_with("-fpass-plugin=") || A == "-load-pass-plugin";
+  return A == "-load" || A == "-plugin" || A == "-add-plugin" ||
+         A.starts_with("-plugin-arg-") || A.starts_with("-fpass-plugin=") ||
+         A == "-load-pass-plugin";
 }
 
 //===-- clang ------------------------------------------------------------===//
@@ -84,7 +93,9 @@ DeviceFlags translateClang(const CompileCommand &Cmd) {
   std::vector<std::string> Removed;
   for (size_t I = 1; I < A.size(); ++I) {
     llvm::StringRef Arg = A[I];
-    auto Next = [&]() -> llvm::StringRef { return I + 1 < A.size() ? llvm::StringRef(A[++I]) : ""; };
+    auto Next = [&]() -> llvm::StringRef {
+      return I + 1 < A.size() ? llvm::StringRef(A[++I]) : "";
+    };
     if (!Arg.starts_with("-") || Arg == "-")
       continue; // An input: the source itself, or another file.
     if (isPluginFlag(Arg)) {
@@ -99,13 +110,15 @@ DeviceFlags translateClang(const CompileCommand &Cmd) {
       if (isPluginCc1Flag(V)) {
         F.Refused.push_back("-Xclang " + V.str());
         // The value of -load/-plugin/-add-plugin follows as another -Xclang.
-        if ((V == "-load" || V == "-plugin" || V == "-add-plugin" || V == "-load-pass-plugin") &&
+        if ((V == "-load" || V == "-plugin" || V == "-add-plugin" ||
+             V == "-load-pass-plugin") &&
             I + 2 < A.size() && A[I + 1] == "-Xclang")
           I += 2;
         continue;
       }
-      // -Xclang -mllvm -Xclang <option>: LLVM's options configure code generation, which a
-      // parse does not run (and -load= among them would load code).
+      // -Xclang -mllvm -Xclang <option>: LLVM's options configure code
+      // generation, which a parse does not run (and -load= among them would
+      // load code).
       if (V == "-mllvm") {
         if (I + 2 < A.size() && A[I + 1] == "-Xclang") {
           I += 2;
@@ -124,7 +137,8 @@ DeviceFlags translateClang(const CompileCommand &Cmd) {
         F.Refused.push_back("-mllvm " + V.str());
       continue;
     }
-    if (Arg.consume_front("--cuda-gpu-arch=") || Arg.consume_front("--offload-arch=")) {
+    if (Arg.consume_front("--cuda-gpu-arch=") ||
+        Arg.consume_front("--offload-arch=")) {
       llvm::SmallVector<llvm::StringRef, 4> Parts;
       Arg.split(Parts, ',', -1, false);
       for (llvm::StringRef P : Parts)
@@ -132,12 +146,15 @@ DeviceFlags translateClang(const CompileCommand &Cmd) {
           addTarget(F, {Parsed->name(), Parsed->cudaArchMacro()});
       continue;
     }
-    if (Arg.consume_front("--no-cuda-gpu-arch=") || Arg.consume_front("--no-offload-arch=")) {
+    if (Arg.consume_front("--no-cuda-gpu-arch=") ||
+        Arg.consume_front("--no-offload-arch=")) {
       if (Arg == "all")
         F.Targets.clear();
       else if (auto Parsed = parseArch(Arg))
         F.Targets.erase(std::remove_if(F.Targets.begin(), F.Targets.end(),
-                                       [&](const DeviceTarget &T) { return T.Real == Parsed->name(); }),
+                                       [&](const DeviceTarget &T) {
+                                         return T.Real == Parsed->name();
+                                       }),
                         F.Targets.end());
       continue;
     }
@@ -166,35 +183,40 @@ DeviceFlags translateClang(const CompileCommand &Cmd) {
         F.ClangArgs.push_back(V.str());
       continue;
     }
-    // Flags with effects outside the parse (outputs, dependency files, temporaries) or that
-    // would turn harmless warnings into errors.
-    if (Arg == "-o" || Arg == "-MF" || Arg == "-MT" || Arg == "-MQ" || Arg == "-MJ" ||
-        Arg == "-Xarch_host" || Arg == "-Xcuda-ptxas" || Arg == "-Xcuda-fatbinary" ||
-        Arg == "-Xlinker" || Arg == "-Xassembler" || Arg == "-serialize-diagnostics" ||
+    // Flags with effects outside the parse (outputs, dependency files,
+    // temporaries) or that would turn harmless warnings into errors.
+    if (Arg == "-o" || Arg == "-MF" || Arg == "-MT" || Arg == "-MQ" ||
+        Arg == "-MJ" || Arg == "-Xarch_host" || Arg == "-Xcuda-ptxas" ||
+        Arg == "-Xcuda-fatbinary" || Arg == "-Xlinker" ||
+        Arg == "-Xassembler" || Arg == "-serialize-diagnostics" ||
         Arg == "--serialize-diagnostics") {
       Next();
       continue;
     }
     if (Arg.starts_with("-o") || Arg == "-c" || Arg == "-S" || Arg == "-E" ||
-        Arg == "-fsyntax-only" || Arg == "-M" || Arg == "-MM" || Arg == "-MD" || Arg == "-MMD" ||
-        Arg == "-MP" || Arg == "-MG" || Arg.starts_with("-MF") || Arg.starts_with("-MT") ||
-        Arg.starts_with("-MQ") || Arg.starts_with("-MJ") || Arg.starts_with("-Werror") ||
-        Arg == "-pedantic-errors" || Arg.starts_with("-save-temps") ||
-        Arg.starts_with("-ftime-trace") || Arg.starts_with("-fcrash-diagnostics") ||
-        Arg == "--cuda-host-only" || Arg == "--cuda-device-only" ||
-        Arg == "--cuda-compile-host-device" || Arg.starts_with("-emit-") ||
-        Arg.starts_with("-fmodules-cache-path") || Arg.starts_with("-Wl,") ||
-        Arg.starts_with("-Wa,") || Arg.starts_with("-Wp,")) {
+        Arg == "-fsyntax-only" || Arg == "-M" || Arg == "-MM" || Arg == "-MD" ||
+        Arg == "-MMD" || Arg == "-MP" || Arg == "-MG" ||
+        Arg.starts_with("-MF") || Arg.starts_with("-MT") ||
+        Arg.starts_with("-MQ") || Arg.starts_with("-MJ") ||
+        Arg.starts_with("-Werror") || Arg == "-pedantic-errors" ||
+        Arg.starts_with("-save-temps") || Arg.starts_with("-ftime-trace") ||
+        Arg.starts_with("-fcrash-diagnostics") || Arg == "--cuda-host-only" ||
+        Arg == "--cuda-device-only" || Arg == "--cuda-compile-host-device" ||
+        Arg.starts_with("-emit-") || Arg.starts_with("-fmodules-cache-path") ||
+        Arg.starts_with("-Wl,") || Arg.starts_with("-Wa,") ||
+        Arg.starts_with("-Wp,")) {
       continue;
     }
-    // Its values, as many as Clang's own option table says (`-isystem dir`, `-Xarch_sm_80 -DX`),
-    // go with it; a value that would load code (`-Xopenmp-target -fplugin=p.so`) refuses both.
-    const unsigned Values = std::min<size_t>(clangValuesAfter(Arg), A.size() - 1 - I);
+    // Its values, as many as Clang's own option table says (`-isystem dir`,
+    // `-Xarch_sm_80 -DX`), go with it; a value that would load code
+    // (`-Xopenmp-target -fplugin=p.so`) refuses both.
+    const unsigned Values =
+        std::min<size_t>(clangValuesAfter(Arg), A.size() - 1 - I);
     bool Loads = false;
     for (unsigned V = 1; V <= Values; ++V) {
       llvm::StringRef Value = A[I + V];
-      Loads |= isPluginFlag(Value) || isPluginCc1Flag(Value) || Value == "-Xclang" ||
-               Value == "-mllvm";
+      Loads |= isPluginFlag(Value) || isPluginCc1Flag(Value) ||
+               Value == "-Xclang" || Value == "-mllvm";
     }
     if (Loads) {
       std::string Refused = Arg.str();
@@ -214,19 +236,20 @@ DeviceFlags translateClang(const CompileCommand &Cmd) {
 //===-- nvcc -------------------------------------------------------------===//
 
 enum class NvccAction {
-  Drop,          ///< Accepted, irrelevant to parsing.
-  Keep,          ///< Passed on as `-<clang spelling><value>`.
-  Arch,          ///< -arch / --gpu-architecture
-  Code,          ///< -code / --gpu-code
-  Gencode,       ///< -gencode / --generate-code
-  Rdc,           ///< -rdc=<bool>
-  RdcOn,         ///< -dc, -dw
-  Language,      ///< -x
-  Std,           ///< -std / --std
-  HostCompiler,  ///< -Xcompiler / --compiler-options: keep -D/-I/-std among them
+  Drop,         ///< Accepted, irrelevant to parsing.
+  Keep,         ///< Passed on as `-<clang spelling><value>`.
+  Arch,         ///< -arch / --gpu-architecture
+  Code,         ///< -code / --gpu-code
+  Gencode,      ///< -gencode / --generate-code
+  Rdc,          ///< -rdc=<bool>
+  RdcOn,        ///< -dc, -dw
+  Language,     ///< -x
+  Std,          ///< -std / --std
+  HostCompiler, ///< -Xcompiler / --compiler-options: keep -D/-I/-std among them
   ForwardUnknown, ///< -forward-unknown-to-host-compiler
   MaxRegisters,   ///< -maxrregcount: a register count for occupancy
-  Define,         ///< A flag for which nvcc predefines a macro: passed on as `-D<Clang>`
+  Define,         ///< A flag for which nvcc predefines a macro: passed on as
+                  ///< `-D<Clang>`
   DefaultStream   ///< --default-stream: per-thread predefines a macro
 };
 
@@ -234,7 +257,7 @@ struct NvccOption {
   std::initializer_list<const char *> Names; ///< With their leading dashes.
   bool TakesValue;
   NvccAction Action;
-  const char *Clang = nullptr;               ///< For Keep: the clang flag.
+  const char *Clang = nullptr; ///< For Keep: the clang flag.
 };
 
 const NvccOption NvccOptions[] = {
@@ -252,20 +275,25 @@ const NvccOption NvccOptions[] = {
     {{"-rdc", "--relocatable-device-code"}, true, NvccAction::Rdc},
     {{"-dc", "--device-c", "-dw", "--device-w"}, false, NvccAction::RdcOn},
     {{"-Xcompiler", "--compiler-options"}, true, NvccAction::HostCompiler},
-    // Clang accepts relaxed constexpr and extended lambdas as they are; nvcc says it was asked
-    // for them with these macros, which code tests ("This example requires extended lambda
-    // support").
+    // Clang accepts relaxed constexpr and extended lambdas as they are; nvcc
+    // says it was asked for them with these macros, which code tests ("This
+    // example requires extended lambda support").
     {{"-expt-relaxed-constexpr", "--expt-relaxed-constexpr"},
      false,
      NvccAction::Define,
      "__CUDACC_RELAXED_CONSTEXPR__"},
-    {{"-expt-extended-lambda", "--expt-extended-lambda", "-extended-lambda", "--extended-lambda"},
+    {{"-expt-extended-lambda", "--expt-extended-lambda", "-extended-lambda",
+      "--extended-lambda"},
      false,
      NvccAction::Define,
      "__CUDACC_EXTENDED_LAMBDA__"},
-    // And these, as nvcc's --dryrun shows it defines them for its preprocessing passes.
+    // And these, as nvcc's --dryrun shows it defines them for its preprocessing
+    // passes.
     {{"-G", "--device-debug"}, false, NvccAction::Define, "__CUDACC_DEBUG__"},
-    {{"-dlto", "--dlink-time-opt"}, false, NvccAction::Define, "__CUDACC_RDC__"},
+    {{"-dlto", "--dlink-time-opt"},
+     false,
+     NvccAction::Define,
+     "__CUDACC_RDC__"},
     {{"-allow-unsupported-compiler", "--allow-unsupported-compiler"},
      false,
      NvccAction::Define,
@@ -273,33 +301,144 @@ const NvccOption NvccOptions[] = {
     {{"-default-stream", "--default-stream"}, true, NvccAction::DefaultStream},
     {{"-forward-unknown-to-host-compiler", "--forward-unknown-to-host-compiler",
       "-forward-unknown-opts", "--forward-unknown-opts"},
-     false, NvccAction::ForwardUnknown},
+     false,
+     NvccAction::ForwardUnknown},
     // Accepted and irrelevant to a device-side parse.
-    {{"-o", "--output-file", "-ccbin", "--compiler-bindir", "-Xptxas", "--ptxas-options",
-      "-Xlinker", "--linker-options", "-Xnvlink", "--nvlink-options", "-Xcudafe", "-Xcicc",
-      "-Xfatbin", "--fatbin-options", "-Xarchive", "--archive-options", "-maxrregcount",
-      "--maxrregcount", "-t", "--threads", "--diag-suppress", "-diag-suppress", "--diag-warn",
-      "-diag-warn", "--diag-error", "-diag-error", "--keep-dir", "-keep-dir", "-odir",
-      "--output-directory", "-MF", "--dependency-output", "-MT", "--dependency-target-name",
-      "-cudart", "--cudart", "-cudadevrt", "--cudadevrt",
-      "-l", "--library", "-L", "--library-path", "-ftz", "--ftz", "-prec-div", "--prec-div",
-      "-prec-sqrt", "--prec-sqrt", "-fmad", "--fmad", "-time", "--time", "-split-compile",
-      "--split-compile", "-Werror", "--Werror", "-ftemplate-depth",
-      "--ftemplate-depth", "-ptxas-options", "-jump-table-density"},
-     true, NvccAction::Drop},
-    {{"-c", "--compile", "-lineinfo", "--generate-line-info", "-g", "-E", "--preprocess",
-      "-arch-ls", "--list-gpu-arch", "-err-no", "--display-error-number",
-      "--debug", "-keep", "--keep", "-w", "--disable-warnings", "-Wno-deprecated-gpu-targets",
-      "-Wno-deprecated-declarations", "-use_fast_math", "--use_fast_math", "-m64", "--machine", "-MD", "-MMD", "-M",
-      "--generate-dependencies", "--generate-nonsystem-dependencies", "-res-usage",
-      "--resource-usage", "-v", "--verbose", "-dryrun", "--dryrun", "-shared", "--shared",
-      "-lib", "--lib", "-link", "--link", "-cubin", "--cubin", "-ptx", "--ptx", "-fatbin",
-      "--fatbin", "-dlink", "--device-link", "-Wreorder", "-Wext-lambda-captures-this",
-      "-Wno-deprecated-gpu-targets", "-restrict", "--restrict", "-src-in-ptx", "--source-in-ptx",
-      "-noprof", "--dont-use-profile",
-      "-static-global-template-stub", "--static-global-template-stub", "-pg", "-O0", "-O1", "-O2",
-      "-O3", "-Os", "-Og", "-Wall", "-Wextra", "-pedantic", "-fPIC", "-pthread", "-DNDEBUG"},
-     false, NvccAction::Drop},
+    {{"-o",
+      "--output-file",
+      "-ccbin",
+      "--compiler-bindir",
+      "-Xptxas",
+      "--ptxas-options",
+      "-Xlinker",
+      "--linker-options",
+      "-Xnvlink",
+      "--nvlink-options",
+      "-Xcudafe",
+      "-Xcicc",
+      "-Xfatbin",
+      "--fatbin-options",
+      "-Xarchive",
+      "--archive-options",
+      "-maxrregcount",
+      "--maxrregcount",
+      "-t",
+      "--threads",
+      "--diag-suppress",
+      "-diag-suppress",
+      "--diag-warn",
+      "-diag-warn",
+      "--diag-error",
+      "-diag-error",
+      "--keep-dir",
+      "-keep-dir",
+      "-odir",
+      "--output-directory",
+      "-MF",
+      "--dependency-output",
+      "-MT",
+      "--dependency-target-name",
+      "-cudart",
+      "--cudart",
+      "-cudadevrt",
+      "--cudadevrt",
+      "-l",
+      "--library",
+      "-L",
+      "--library-path",
+      "-ftz",
+      "--ftz",
+      "-prec-div",
+      "--prec-div",
+      "-prec-sqrt",
+      "--prec-sqrt",
+      "-fmad",
+      "--fmad",
+      "-time",
+      "--time",
+      "-split-compile",
+      "--split-compile",
+      "-Werror",
+      "--Werror",
+      "-ftemplate-depth",
+      "--ftemplate-depth",
+      "-ptxas-options",
+      "-jump-table-density"},
+     true,
+     NvccAction::Drop},
+    {{"-c",
+      "--compile",
+      "-lineinfo",
+      "--generate-line-info",
+      "-g",
+      "-E",
+      "--preprocess",
+      "-arch-ls",
+      "--list-gpu-arch",
+      "-err-no",
+      "--display-error-number",
+      "--debug",
+      "-keep",
+      "--keep",
+      "-w",
+      "--disable-warnings",
+      "-Wno-deprecated-gpu-targets",
+      "-Wno-deprecated-declarations",
+      "-use_fast_math",
+      "--use_fast_math",
+      "-m64",
+      "--machine",
+      "-MD",
+      "-MMD",
+      "-M",
+      "--generate-dependencies",
+      "--generate-nonsystem-dependencies",
+      "-res-usage",
+      "--resource-usage",
+      "-v",
+      "--verbose",
+      "-dryrun",
+      "--dryrun",
+      "-shared",
+      "--shared",
+      "-lib",
+      "--lib",
+      "-link",
+      "--link",
+      "-cubin",
+      "--cubin",
+      "-ptx",
+      "--ptx",
+      "-fatbin",
+      "--fatbin",
+      "-dlink",
+      "--device-link",
+      "-Wreorder",
+      "-Wext-lambda-captures-this",
+      "-Wno-deprecated-gpu-targets",
+      "-restrict",
+      "--restrict",
+      "-src-in-ptx",
+      "--source-in-ptx",
+      "-noprof",
+      "--dont-use-profile",
+      "-static-global-template-stub",
+      "--static-global-template-stub",
+      "-pg",
+      "-O0",
+      "-O1",
+      "-O2",
+      "-O3",
+      "-Os",
+      "-Og",
+      "-Wall",
+      "-Wextra",
+      "-pedantic",
+      "-fPIC",
+      "-pthread",
+      "-DNDEBUG"},
+     false,
+     NvccAction::Drop},
 };
 
 const NvccOption *findNvccOption(llvm::StringRef Name) {
@@ -338,8 +477,9 @@ void addGencode(DeviceFlags &F, llvm::StringRef V) {
     if (!Real)
       continue;
     unsigned CudaArch = Virt ? Virt->cudaArchMacro() : Real->cudaArchMacro();
-    // A PTX-only code (compute_XX) is analysed as sm_XX, as a JIT target unless a real
-    // code for the same architecture is built too (code=[sm_80,compute_80]).
+    // A PTX-only code (compute_XX) is analysed as sm_XX, as a JIT target unless
+    // a real code for the same architecture is built too
+    // (code=[sm_80,compute_80]).
     addTarget(F, {Real->name(), CudaArch, Code.starts_with("compute_")});
   }
 }
@@ -352,7 +492,8 @@ void translateHostFlags(DeviceFlags &F, llvm::StringRef List) {
     if (P.starts_with("-D") || P.starts_with("-U") || P.starts_with("-I") ||
         P.starts_with("-std=") || P.starts_with("-isystem")) {
       F.ClangArgs.push_back(P.str());
-      if ((P == "-D" || P == "-U" || P == "-I" || P == "-isystem") && I + 1 < Parts.size())
+      if ((P == "-D" || P == "-U" || P == "-I" || P == "-isystem") &&
+          I + 1 < Parts.size())
         F.ClangArgs.push_back(Parts[++I].trim().str());
     }
   }
@@ -402,10 +543,12 @@ DeviceFlags translateNvcc(const CompileCommand &Cmd) {
       Value = Arg.drop_front(2);
     }
     if (!O) {
-      // nvcc passes unknown flags to the host compiler with -forward-unknown-to-host-compiler;
-      // the host compiler's flags do not change the device-side parse.
-      bool HostLike = Arg.starts_with("-W") || Arg.starts_with("-f") || Arg.starts_with("-m") ||
-                      Arg.starts_with("-O") || Arg.starts_with("-g") || Arg == "-pthread";
+      // nvcc passes unknown flags to the host compiler with
+      // -forward-unknown-to-host-compiler; the host compiler's flags do not
+      // change the device-side parse.
+      bool HostLike = Arg.starts_with("-W") || Arg.starts_with("-f") ||
+                      Arg.starts_with("-m") || Arg.starts_with("-O") ||
+                      Arg.starts_with("-g") || Arg == "-pthread";
       if (!(ForwardUnknown && HostLike) && !Arg.starts_with("-O"))
         F.Unknown.push_back(Name.str());
       continue;
@@ -429,7 +572,8 @@ DeviceFlags translateNvcc(const CompileCommand &Cmd) {
       F.IsCuda = Value == "cu" || Value == "cuda";
       break;
     case NvccAction::Arch:
-      // As nvcc: the last -arch counts (`-arch=sm_80 -arch=sm_90` builds sm_90 only).
+      // As nvcc: the last -arch counts (`-arch=sm_80 -arch=sm_90` builds sm_90
+      // only).
       ArchValues = {Value.str()};
       break;
     case NvccAction::Code:
@@ -470,8 +614,8 @@ DeviceFlags translateNvcc(const CompileCommand &Cmd) {
   for (const std::string &AV : ArchValues) {
     for (llvm::StringRef V : archList(AV)) {
       if (V == "native") {
-        // The GPU of the machine that builds: unknown here. Documented choice: nvcc's
-        // default architecture, with a warning for the run.
+        // The GPU of the machine that builds: unknown here. Documented choice:
+        // nvcc's default architecture, with a warning for the run.
         F.NativeArch = true;
         auto P = parseArch(DefaultArch);
         addTarget(F, {P->name(), P->cudaArchMacro()});
@@ -491,13 +635,15 @@ DeviceFlags translateNvcc(const CompileCommand &Cmd) {
         continue;
       if (CodeValues.empty()) {
         // -arch=sm_XX builds sm_XX and its PTX; -arch=compute_XX only the PTX.
-        addTarget(F, {Virt->name(), Virt->cudaArchMacro(), V.starts_with("compute_")});
+        addTarget(F, {Virt->name(), Virt->cudaArchMacro(),
+                      V.starts_with("compute_")});
         continue;
       }
       for (const std::string &CV : CodeValues)
         for (llvm::StringRef Code : archList(CV))
           if (auto Real = parseArch(Code))
-            addTarget(F, {Real->name(), Virt->cudaArchMacro(), Code.starts_with("compute_")});
+            addTarget(F, {Real->name(), Virt->cudaArchMacro(),
+                          Code.starts_with("compute_")});
     }
   }
   return F;
@@ -510,19 +656,35 @@ bool argumentsLookLikeNvcc(const std::vector<std::string> &Args) {
   for (llvm::StringRef Arg : Args) {
     llvm::StringRef Name = Arg.take_until([](char C) { return C == '='; });
     // Clang's own CUDA spellings: a clang command.
-    if (llvm::is_contained({"--cuda-gpu-arch", "--offload-arch", "--cuda-path", "-fgpu-rdc",
-                            "--cuda-device-only", "--cuda-host-only", "-nocudainc",
-                            "-nocudalib", "--no-cuda-gpu-arch", "--no-offload-arch"},
+    if (llvm::is_contained({"--cuda-gpu-arch", "--offload-arch", "--cuda-path",
+                            "-fgpu-rdc", "--cuda-device-only",
+                            "--cuda-host-only", "-nocudainc", "-nocudalib",
+                            "--no-cuda-gpu-arch", "--no-offload-arch"},
                            Name))
       return false;
-    // Spellings both compilers share say nothing; any other of nvcc's says nvcc.
+    // Spellings both compilers share say nothing; any other of nvcc's says
+    // nvcc.
     if (const NvccOption *O = findNvccOption(Name);
-        O && !llvm::is_contained({"-I", "-isystem", "-D", "-U", "-include", "-std", "-x", "-o",
-                                  "-MF", "-MT", "-l", "-L", "-c", "-g", "-E", "-w", "-M", "-MD",
-                                  "-MMD", "-v", "-shared", "-O0", "-O1", "-O2", "-O3", "-Os",
-                                  "-Og", "-Wall", "-Wextra", "-pedantic", "-fPIC", "-pthread",
-                                  "-DNDEBUG", "-Werror", "-m64", "-Xlinker", "-pg",
-                                  "-ftemplate-depth", "-t"},
+        O && !llvm::is_contained({"-I",       "-isystem",
+                                  "-D",       "-U",
+                                  "-include", "-std",
+                                  "-x",       "-o",
+                                  "-MF",      "-MT",
+                                  "-l",       "-L",
+                                  "-c",       "-g",
+                                  "-E",       "-w",
+                                  "-M",       "-MD",
+                                  "-MMD",     "-v",
+                                  "-shared",  "-O0",
+                                  "-O1",      "-O2",
+                                  "-O3",      "-Os",
+                                  "-Og",      "-Wall",
+                                  "-Wextra",  "-pedantic",
+                                  "-fPIC",    "-pthread",
+                                  "-DNDEBUG", "-Werror",
+                                  "-m64",     "-Xlinker",
+                                  "-pg",      "-ftemplate-depth",
+                                  "-t"},
                                  Name))
       Nvcc = true;
   }

@@ -40,7 +40,8 @@ std::string absolute(llvm::StringRef Base, llvm::StringRef P) {
 } // namespace
 
 llvm::Expected<std::vector<CompileCommand>>
-loadCompilationDatabase(llvm::StringRef Path, std::vector<std::string> &Warnings) {
+loadCompilationDatabase(llvm::StringRef Path,
+                        std::vector<std::string> &Warnings) {
   llvm::SmallString<256> File(Path);
   if (llvm::sys::fs::is_directory(File))
     llvm::sys::path::append(File, "compile_commands.json");
@@ -48,8 +49,9 @@ loadCompilationDatabase(llvm::StringRef Path, std::vector<std::string> &Warnings
   llvm::sys::path::remove_dots(File, true);
   auto Buf = llvm::MemoryBuffer::getFile(File, /*IsText=*/true);
   if (!Buf)
-    return llvm::createStringError(Buf.getError(), "%s: cannot read the compilation database: %s",
-                                   File.c_str(), Buf.getError().message().c_str());
+    return llvm::createStringError(
+        Buf.getError(), "%s: cannot read the compilation database: %s",
+        File.c_str(), Buf.getError().message().c_str());
   llvm::StringRef Text = (*Buf)->getBuffer();
   nlohmann::json J;
   try {
@@ -58,27 +60,34 @@ loadCompilationDatabase(llvm::StringRef Path, std::vector<std::string> &Warnings
     size_t Offset = std::min<size_t>(E.byte ? E.byte - 1 : 0, Text.size());
     llvm::StringRef Before = Text.take_front(Offset);
     unsigned Line = 1 + Before.count('\n');
-    unsigned Col = Offset - (Before.rfind('\n') == llvm::StringRef::npos ? -1 : Before.rfind('\n'));
-    return llvm::createStringError(std::errc::invalid_argument,
-                                   "%s:%u:%u: the compilation database is not valid JSON",
-                                   File.c_str(), Line, Col);
+    unsigned Col =
+        Offset -
+        (Before.rfind('\n') == llvm::StringRef::npos ? -1 : Before.rfind('\n'));
+    return llvm::createStringError(
+        std::errc::invalid_argument,
+        "%s:%u:%u: the compilation database is not valid JSON", File.c_str(),
+        Line, Col);
   } catch (const nlohmann::json::exception &E) {
     // A number too large for a double (out_of_range.406) is not a parse_error.
-    return llvm::createStringError(std::errc::invalid_argument,
-                                   "%s: the compilation database is not valid JSON: %s",
-                                   File.c_str(), E.what());
+    return llvm::createStringError(
+        std::errc::invalid_argument,
+        "%s: the compilation database is not valid JSON: %s", File.c_str(),
+        E.what());
   }
   if (!J.is_array())
-    return llvm::createStringError(std::errc::invalid_argument,
-                                   "%s: the compilation database must be a JSON array of entries",
-                                   File.c_str());
+    return llvm::createStringError(
+        std::errc::invalid_argument,
+        "%s: the compilation database must be a JSON array of entries",
+        File.c_str());
 
   const std::string DbDir = std::string(llvm::sys::path::parent_path(File));
   std::vector<CompileCommand> Out;
   for (size_t I = 0; I < J.size(); ++I) {
     const nlohmann::json &E = J[I];
     std::string Origin = std::string(File) + ", entry " + std::to_string(I + 1);
-    auto Skip = [&](const std::string &Why) { Warnings.push_back(Origin + ": " + Why + "; skipped"); };
+    auto Skip = [&](const std::string &Why) {
+      Warnings.push_back(Origin + ": " + Why + "; skipped");
+    };
     if (!E.is_object()) {
       Skip("not an object");
       continue;
@@ -87,7 +96,8 @@ loadCompilationDatabase(llvm::StringRef Path, std::vector<std::string> &Warnings
       auto It = E.find(Key);
       return It != E.end() && It->is_string() ? &*It : nullptr;
     };
-    const nlohmann::json *Dir = Str("directory"), *Src = Str("file"), *Cmd = Str("command");
+    const nlohmann::json *Dir = Str("directory"), *Src = Str("file"),
+                         *Cmd = Str("command");
     if (!Dir) {
       Skip("no \"directory\" string");
       continue;
@@ -132,19 +142,23 @@ loadCompilationDatabase(llvm::StringRef Path, std::vector<std::string> &Warnings
   return Out;
 }
 
-llvm::Error expandResponseFiles(CompileCommand &Cmd,
-                                const std::function<bool(llvm::StringRef)> &MayRead) {
+llvm::Error
+expandResponseFiles(CompileCommand &Cmd,
+                    const std::function<bool(llvm::StringRef)> &MayRead) {
   constexpr int MaxDepth = 16;
-  // Files that name each other more than once grow exponentially with the depth (a file naming
-  // itself twice is read 2^16 times): the reads of one command are bounded too.
+  // Files that name each other more than once grow exponentially with the depth
+  // (a file naming itself twice is read 2^16 times): the reads of one command
+  // are bounded too.
   constexpr int MaxFiles = 1000;
   int Files = 0;
-  auto Read = [&](llvm::StringRef Name, std::vector<std::string> &Out) -> llvm::Error {
+  auto Read = [&](llvm::StringRef Name,
+                  std::vector<std::string> &Out) -> llvm::Error {
     if (++Files > MaxFiles)
-      return llvm::createStringError(std::errc::invalid_argument,
-                                     "%s: more than %d response files to read; do they name "
-                                     "each other?",
-                                     Cmd.Origin.c_str(), MaxFiles);
+      return llvm::createStringError(
+          std::errc::invalid_argument,
+          "%s: more than %d response files to read; do they name "
+          "each other?",
+          Cmd.Origin.c_str(), MaxFiles);
     llvm::SmallString<256> P(Name);
     if (!llvm::sys::path::is_absolute(P)) {
       P = Cmd.Directory;
@@ -152,19 +166,22 @@ llvm::Error expandResponseFiles(CompileCommand &Cmd,
     }
     llvm::sys::path::remove_dots(P, /*remove_dot_dot=*/true);
     if (MayRead && !MayRead(P))
-      return llvm::createStringError(std::errc::permission_denied,
-                                     "%s: response file '%s' is outside the workspace; not read",
-                                     Cmd.Origin.c_str(), P.c_str());
-    // Only a regular file: a FIFO or a device (@/dev/zero) would block or never end.
+      return llvm::createStringError(
+          std::errc::permission_denied,
+          "%s: response file '%s' is outside the workspace; not read",
+          Cmd.Origin.c_str(), P.c_str());
+    // Only a regular file: a FIFO or a device (@/dev/zero) would block or never
+    // end.
     if (llvm::sys::fs::exists(P) && !llvm::sys::fs::is_regular_file(P))
-      return llvm::createStringError(std::errc::invalid_argument,
-                                     "%s: response file '%s' is not a regular file",
-                                     Cmd.Origin.c_str(), P.c_str());
+      return llvm::createStringError(
+          std::errc::invalid_argument,
+          "%s: response file '%s' is not a regular file", Cmd.Origin.c_str(),
+          P.c_str());
     auto Buf = llvm::MemoryBuffer::getFile(P, /*IsText=*/true);
     if (!Buf)
-      return llvm::createStringError(Buf.getError(), "%s: cannot read response file '%s': %s",
-                                     Cmd.Origin.c_str(), P.c_str(),
-                                     Buf.getError().message().c_str());
+      return llvm::createStringError(
+          Buf.getError(), "%s: cannot read response file '%s': %s",
+          Cmd.Origin.c_str(), P.c_str(), Buf.getError().message().c_str());
     for (std::string &A : splitCommandLine((*Buf)->getBuffer()))
       Out.push_back(std::move(A));
     return llvm::Error::success();
@@ -181,7 +198,8 @@ llvm::Error expandResponseFiles(CompileCommand &Cmd,
         continue;
       }
       llvm::StringRef Files;
-      if ((A == "--options-file" || A == "-optf") && I + 1 < Cmd.Arguments.size())
+      if ((A == "--options-file" || A == "-optf") &&
+          I + 1 < Cmd.Arguments.size())
         Files = Cmd.Arguments[++I];
       else if (A.consume_front("--options-file=") || A.consume_front("-optf="))
         Files = A;
@@ -205,7 +223,8 @@ llvm::Error expandResponseFiles(CompileCommand &Cmd,
                                  Cmd.Origin.c_str(), MaxDepth);
 }
 
-std::string findFileAbove(llvm::StringRef Dir, llvm::ArrayRef<llvm::StringRef> Names) {
+std::string findFileAbove(llvm::StringRef Dir,
+                          llvm::ArrayRef<llvm::StringRef> Names) {
   llvm::SmallString<256> Cur(Dir);
   llvm::sys::fs::make_absolute(Cur);
   while (!Cur.empty()) {
@@ -224,7 +243,8 @@ std::string findFileAbove(llvm::StringRef Dir, llvm::ArrayRef<llvm::StringRef> N
 }
 
 std::string findCompilationDatabaseAbove(llvm::StringRef Dir) {
-  return findFileAbove(Dir, {"compile_commands.json", "build/compile_commands.json"});
+  return findFileAbove(
+      Dir, {"compile_commands.json", "build/compile_commands.json"});
 }
 
 } // namespace frontend

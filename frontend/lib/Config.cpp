@@ -25,14 +25,16 @@ namespace yaml = llvm::yaml;
 /// Reads one configuration; the first problem is kept with its position.
 class Reader {
 public:
-  Reader(llvm::StringRef Text, const std::string &Origin, const std::string &BaseDir)
+  Reader(llvm::StringRef Text, const std::string &Origin,
+         const std::string &BaseDir)
       : Origin(Origin), BaseDir(BaseDir) {
     SM.setDiagHandler(
         [](const llvm::SMDiagnostic &D, void *Ctx) {
           auto *R = static_cast<Reader *>(Ctx);
           if (R->Error.empty())
             R->Error = R->Origin + ":" + std::to_string(D.getLineNo()) + ":" +
-                       std::to_string(D.getColumnNo() + 1) + ": " + D.getMessage().str();
+                       std::to_string(D.getColumnNo() + 1) + ": " +
+                       D.getMessage().str();
         },
         this);
     Input = Text.str();
@@ -88,7 +90,9 @@ public:
           std::string A = scalar(N, "an architecture name");
           auto P = parseArch(A);
           if (Error.empty() && (!P || A.rfind("sm_", 0) != 0))
-            problem(N, "'" + A + "' is not an architecture name (expected sm_NN, sm_NNa or sm_NNf)");
+            problem(N, "'" + A +
+                           "' is not an architecture name (expected sm_NN, "
+                           "sm_NNa or sm_NNf)");
           Archs.push_back(A);
         });
         C.Architectures = std::move(Archs);
@@ -98,15 +102,18 @@ public:
                     [&](yaml::Node *N) { Budgets.push_back(kernelBudget(N)); });
         C.KernelBudgets = std::move(Budgets);
       } else if (Error.empty()) {
-        problem(KV.getKey(), "unknown key '" + Key +
-                                 "' (expected Checks, WarningsAsErrors, Budget, Architectures, "
-                                 "CapacityDatabase, HeaderFilterRegex, AllowParseErrors or "
-                                 "KernelBudgets)");
+        problem(
+            KV.getKey(),
+            "unknown key '" + Key +
+                "' (expected Checks, WarningsAsErrors, Budget, Architectures, "
+                "CapacityDatabase, HeaderFilterRegex, AllowParseErrors or "
+                "KernelBudgets)");
       }
     }
     if (!Error.empty())
       return fail();
-    // Consume the rest of the stream so that a syntax error after the mapping is seen.
+    // Consume the rest of the stream so that a syntax error after the mapping
+    // is seen.
     Doc->skip();
     if (++Doc != S.end() || !Error.empty()) {
       problem(nullptr, "expected one document");
@@ -116,9 +123,9 @@ public:
   }
 
 private:
-  /// LLVM's YAML parser recurses once per empty entry of a flow collection (`[,,,]`): a long
-  /// enough run of them overflows the stack (found by fuzz_config). No configuration needs
-  /// more than a few commas in a row.
+  /// LLVM's YAML parser recurses once per empty entry of a flow collection
+  /// (`[,,,]`): a long enough run of them overflows the stack (found by
+  /// fuzz_config). No configuration needs more than a few commas in a row.
   bool commaRunsAreShort() {
     constexpr size_t MaxRun = 1000;
     size_t Run = 0, Line = 1, Column = 0, RunLine = 0, RunColumn = 0;
@@ -130,8 +137,9 @@ private:
           RunColumn = Column;
         }
         if (Run > MaxRun) {
-          Error = Origin + ":" + std::to_string(RunLine) + ":" + std::to_string(RunColumn) +
-                  ": more than " + std::to_string(MaxRun) + " commas in a row";
+          Error = Origin + ":" + std::to_string(RunLine) + ":" +
+                  std::to_string(RunColumn) + ": more than " +
+                  std::to_string(MaxRun) + " commas in a row";
           return false;
         }
       } else if (Ch == '\n') {
@@ -145,7 +153,8 @@ private:
   }
 
   llvm::Error fail() {
-    return llvm::createStringError(std::errc::invalid_argument, "%s", Error.c_str());
+    return llvm::createStringError(std::errc::invalid_argument, "%s",
+                                   Error.c_str());
   }
 
   void problem(yaml::Node *N, const std::string &Msg) {
@@ -153,7 +162,8 @@ private:
       return;
     if (N) {
       auto LC = SM.getLineAndColumn(N->getSourceRange().Start);
-      Error = Origin + ":" + std::to_string(LC.first) + ":" + std::to_string(LC.second) + ": " + Msg;
+      Error = Origin + ":" + std::to_string(LC.first) + ":" +
+              std::to_string(LC.second) + ": " + Msg;
     } else {
       Error = Origin + ": " + Msg;
     }
@@ -190,9 +200,11 @@ private:
     return V;
   }
 
-  /// Calls Fn on each item of a sequence while the parser stands on it: LLVM's YAML nodes
-  /// stream, so an item cannot be read after the iterator has moved past it.
-  template <typename Fn> void forEachItem(yaml::Node *N, const char *What, Fn &&Visit) {
+  /// Calls Fn on each item of a sequence while the parser stands on it: LLVM's
+  /// YAML nodes stream, so an item cannot be read after the iterator has moved
+  /// past it.
+  template <typename Fn>
+  void forEachItem(yaml::Node *N, const char *What, Fn &&Visit) {
     auto *Seq = llvm::dyn_cast_or_null<yaml::SequenceNode>(N);
     if (!Seq) {
       problem(N, std::string("expected ") + What);
@@ -206,7 +218,9 @@ private:
     KernelBudget B;
     auto *Map = llvm::dyn_cast_or_null<yaml::MappingNode>(N);
     if (!Map) {
-      problem(N, "expected {Kernel: glob, Bytes: n} or {Kernel: glob, Fraction: f}");
+      problem(
+          N,
+          "expected {Kernel: glob, Bytes: n} or {Kernel: glob, Fraction: f}");
       return B;
     }
     for (yaml::KeyValueNode &KV : *Map) {
@@ -224,11 +238,14 @@ private:
       } else if (Key == "Fraction") {
         B.Fraction = fraction(KV.getValue());
       } else {
-        problem(KV.getKey(), "unknown key '" + Key + "' (expected Kernel, Bytes or Fraction)");
+        problem(KV.getKey(), "unknown key '" + Key +
+                                 "' (expected Kernel, Bytes or Fraction)");
       }
     }
     if (Error.empty() && (B.Kernel.empty() || (!B.Bytes == !B.Fraction)))
-      problem(N, "a kernel budget needs a Kernel glob and one of Bytes or Fraction");
+      problem(
+          N,
+          "a kernel budget needs a Kernel glob and one of Bytes or Fraction");
     return B;
   }
 
@@ -236,10 +253,11 @@ private:
   llvm::SourceMgr SM;
 };
 
-/// A YAML scalar that reads back as \p S. Single quotes keep every character but line breaks
-/// (YAML folds them into spaces) and other control characters, and LLVM's parser rejects bytes
-/// that are not UTF-8 there; a string holding any of those is written double-quoted, control
-/// characters escaped, other bytes as they are.
+/// A YAML scalar that reads back as \p S. Single quotes keep every character
+/// but line breaks (YAML folds them into spaces) and other control characters,
+/// and LLVM's parser rejects bytes that are not UTF-8 there; a string holding
+/// any of those is written double-quoted, control characters escaped, other
+/// bytes as they are.
 std::string quote(const std::string &S) {
   bool Plain = true;
   for (unsigned char C : S)
@@ -267,7 +285,8 @@ std::string quote(const std::string &S) {
   return Out + "\"";
 }
 
-/// An item of a flow sequence: `sm_90` as it is, anything else (`a, b`, `#`, ``) quoted.
+/// An item of a flow sequence: `sm_90` as it is, anything else (`a, b`, `#`,
+/// ``) quoted.
 std::string flowItem(const std::string &S) {
   bool Plain = !S.empty();
   for (char C : S)
@@ -275,7 +294,8 @@ std::string flowItem(const std::string &S) {
   return Plain ? S : quote(S);
 }
 
-/// The shortest decimal form of \p V that reads back as \p V (0.9, not 0.90000000000000002).
+/// The shortest decimal form of \p V that reads back as \p V (0.9, not
+/// 0.90000000000000002).
 std::string number(double V) {
   for (int Digits = 6;; ++Digits) {
     std::ostringstream OS;
@@ -325,7 +345,8 @@ std::string Config::toYaml() const {
   if (CapacityDatabase)
     OS << "CapacityDatabase: " << quote(*CapacityDatabase) << "\n";
   OS << "HeaderFilterRegex: " << quote(HeaderFilterRegex.value_or("")) << "\n";
-  OS << "AllowParseErrors: " << (AllowParseErrors.value_or(false) ? "true" : "false") << "\n";
+  OS << "AllowParseErrors: "
+     << (AllowParseErrors.value_or(false) ? "true" : "false") << "\n";
   OS << "KernelBudgets:";
   if (!KernelBudgets || KernelBudgets->empty())
     OS << " []";
@@ -342,7 +363,8 @@ std::string Config::toYaml() const {
   return OS.str();
 }
 
-llvm::Expected<Config> parseConfig(llvm::StringRef Text, const std::string &Origin,
+llvm::Expected<Config> parseConfig(llvm::StringRef Text,
+                                   const std::string &Origin,
                                    const std::string &BaseDir) {
   return Reader(Text, Origin, BaseDir).read();
 }
@@ -354,8 +376,9 @@ std::string findConfigFile(llvm::StringRef Dir) {
 llvm::Expected<Config> loadConfigFile(const std::string &Path) {
   auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/true);
   if (!Buf)
-    return llvm::createStringError(Buf.getError(), "%s: cannot read the configuration: %s",
-                                   Path.c_str(), Buf.getError().message().c_str());
+    return llvm::createStringError(
+        Buf.getError(), "%s: cannot read the configuration: %s", Path.c_str(),
+        Buf.getError().message().c_str());
   return parseConfig((*Buf)->getBuffer(), Path,
                      std::string(llvm::sys::path::parent_path(Path)));
 }

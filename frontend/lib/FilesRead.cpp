@@ -17,14 +17,16 @@ std::vector<std::string> filesRead(const clang::SourceManager &SM) {
   for (auto It = SM.fileinfo_begin(); It != SM.fileinfo_end(); ++It) {
     if (!It->second->getBufferIfLoaded())
       continue;
-    // The path on disk, resolved physically: '..' may cross a symbolic link (a precompiled
-    // header names the C++ headers '/../lib/gcc/.../../../../include/...', which only the
-    // file system resolves, /lib being a link), so names are not simplified by hand, and
-    // Clang's own real path (simplified lexically) is only the fallback, as for unsaved
-    // buffers, which exist in no folder.
+    // The path on disk, resolved physically: '..' may cross a symbolic link (a
+    // precompiled header names the C++ headers
+    // '/../lib/gcc/.../../../../include/...', which only the file system
+    // resolves, /lib being a link), so names are not simplified by hand, and
+    // Clang's own real path (simplified lexically) is only the fallback, as for
+    // unsaved buffers, which exist in no folder.
     llvm::SmallString<256> Name(It->first.getName());
     if (llvm::sys::path::is_relative(Name)) {
-      llvm::SmallString<256> Abs(SM.getFileManager().getFileSystemOpts().WorkingDir);
+      llvm::SmallString<256> Abs(
+          SM.getFileManager().getFileSystemOpts().WorkingDir);
       llvm::sys::path::append(Abs, Name);
       Name = Abs;
     }

@@ -31,11 +31,13 @@ const char *const CudaRuntimeWrapper = "__clang_cuda_runtime_wrapper.h";
 
 namespace {
 
-/// The options that decide the precompiled header: the invocation's, less what belongs to the
-/// unit itself (its file, its name, its compilation id and folder).
+/// The options that decide the precompiled header: the invocation's, less what
+/// belongs to the unit itself (its file, its name, its compilation id and
+/// folder).
 std::string keyOf(const clang::CompilerInvocation &CI) {
   std::vector<std::string> Args = CI.getCC1CommandLine();
-  // The command line ends with the unit's own file (the invocation's input): not part of it.
+  // The command line ends with the unit's own file (the invocation's input):
+  // not part of it.
   std::set<std::string> Inputs;
   for (const clang::FrontendInputFile &In : CI.getFrontendOpts().Inputs)
     if (In.isFile())
@@ -58,12 +60,14 @@ std::string keyOf(const clang::CompilerInvocation &CI) {
     H.update(A);
     H.update("\n");
   }
-  // The unit's own file is the invocation's input: not part of the key. The toolkit's headers
-  // are system headers, which Clang does not check against a precompiled header: their size
-  // and time are part of the key, so that a toolkit updated in place is precompiled anew.
+  // The unit's own file is the invocation's input: not part of the key. The
+  // toolkit's headers are system headers, which Clang does not check against a
+  // precompiled header: their size and time are part of the key, so that a
+  // toolkit updated in place is precompiled anew.
   for (const auto &Entry : CI.getHeaderSearchOpts().UserEntries)
-    for (const char *Name : {"cuda_runtime.h", "cuda_runtime_api.h", "cuda.h",
-                             "crt/host_defines.h", "__clang_cuda_runtime_wrapper.h"}) {
+    for (const char *Name :
+         {"cuda_runtime.h", "cuda_runtime_api.h", "cuda.h",
+          "crt/host_defines.h", "__clang_cuda_runtime_wrapper.h"}) {
       SmallString<256> P(Entry.Path);
       sys::path::append(P, Name);
       sys::fs::file_status S;
@@ -71,19 +75,25 @@ std::string keyOf(const clang::CompilerInvocation &CI) {
         continue;
       H.update(P);
       H.update(std::to_string(S.getSize()) + ":" +
-               std::to_string(S.getLastModificationTime().time_since_epoch().count()) + "\n");
+               std::to_string(
+                   S.getLastModificationTime().time_since_epoch().count()) +
+               "\n");
     }
-  // The files included ahead of the unit (tilefit's compatibility header among them) are
-  // inside the precompiled header: one edited or replaced gives another key, so that a stale
-  // header is never loaded (Clang would reject it, and every parse of a unit with errors of its
-  // own would then pay for a second parse).
+  // The files included ahead of the unit (tilefit's compatibility header among
+  // them) are inside the precompiled header: one edited or replaced gives
+  // another key, so that a stale header is never loaded (Clang would reject it,
+  // and every parse of a unit with errors of its own would then pay for a
+  // second parse).
   for (const std::string &Name : CI.getPreprocessorOpts().Includes) {
     sys::fs::file_status S;
-    if (!sys::path::is_absolute(Name) || sys::fs::status(Name, S) || !sys::fs::is_regular_file(S))
+    if (!sys::path::is_absolute(Name) || sys::fs::status(Name, S) ||
+        !sys::fs::is_regular_file(S))
       continue;
     H.update(Name);
-    H.update(std::to_string(S.getSize()) + ":" +
-             std::to_string(S.getLastModificationTime().time_since_epoch().count()) + "\n");
+    H.update(
+        std::to_string(S.getSize()) + ":" +
+        std::to_string(S.getLastModificationTime().time_since_epoch().count()) +
+        "\n");
   }
   auto R = H.final<16>();
   return toHex(R, /*LowerCase=*/true);
@@ -106,10 +116,11 @@ std::string HeaderPchStore::build(const clang::CompilerInvocation &Invocation,
     SmallString<256> Temp;
     if (sys::fs::createUniqueFile(Twine(Empty) + ".%%%%%%.tmp", FD, Temp))
       return "";
-    // Two builds at once (two processes, or two jobs with a new set of options) may each write
-    // it, and Clang records its time in the precompiled header it builds: the same fixed time
-    // makes either file the one both recorded.
-    const auto Fixed = sys::TimePoint<>(std::chrono::seconds(946684800)); // 2000-01-01
+    // Two builds at once (two processes, or two jobs with a new set of options)
+    // may each write it, and Clang records its time in the precompiled header
+    // it builds: the same fixed time makes either file the one both recorded.
+    const auto Fixed =
+        sys::TimePoint<>(std::chrono::seconds(946684800)); // 2000-01-01
     sys::fs::setLastAccessAndModificationTime(FD, Fixed, Fixed);
     sys::fs::closeFile(FD);
     if (sys::fs::rename(Temp, Empty))
@@ -124,9 +135,11 @@ std::string HeaderPchStore::build(const clang::CompilerInvocation &Invocation,
   auto CI = std::make_shared<clang::CompilerInvocation>(Invocation);
   clang::FrontendOptions &FO = CI->getFrontendOpts();
   FO.Inputs.clear();
-  FO.Inputs.emplace_back(std::string(Empty), Invocation.getFrontendOpts().Inputs.empty()
-                                                 ? clang::InputKind(clang::Language::CUDA)
-                                                 : Invocation.getFrontendOpts().Inputs[0].getKind());
+  FO.Inputs.emplace_back(
+      std::string(Empty),
+      Invocation.getFrontendOpts().Inputs.empty()
+          ? clang::InputKind(clang::Language::CUDA)
+          : Invocation.getFrontendOpts().Inputs[0].getKind());
   FO.OutputFile = std::string(Temp);
   FO.ProgramAction = clang::frontend::GeneratePCH;
   CI->getPreprocessorOpts().ImplicitPCHInclude.clear();
@@ -138,9 +151,11 @@ std::string HeaderPchStore::build(const clang::CompilerInvocation &Invocation,
   if (!Compiler.hasDiagnostics())
     return "";
   clang::GeneratePCHAction Action;
-  bool Ok = Compiler.ExecuteAction(Action) && !Compiler.getDiagnostics().hasErrorOccurred() &&
+  bool Ok = Compiler.ExecuteAction(Action) &&
+            !Compiler.getDiagnostics().hasErrorOccurred() &&
             Compiler.hasSourceManager();
-  // What it read, beside it (written first: a header without its list is built again).
+  // What it read, beside it (written first: a header without its list is built
+  // again).
   if (Ok) {
     std::string List;
     for (const std::string &File : filesRead(Compiler.getSourceManager()))
@@ -184,10 +199,12 @@ void HeaderPchStore::discard(const std::string &Path) {
 
 std::string HeaderPchStore::use(clang::CompilerInvocation &Invocation) {
   clang::PreprocessorOptions &PP = Invocation.getPreprocessorOpts();
-  auto It = std::find(PP.Includes.begin(), PP.Includes.end(), CudaRuntimeWrapper);
+  auto It =
+      std::find(PP.Includes.begin(), PP.Includes.end(), CudaRuntimeWrapper);
   if (It == PP.Includes.end() || !PP.ImplicitPCHInclude.empty())
     return "";
-  // The wrapper must be the first implicit include: what comes before it would be missing.
+  // The wrapper must be the first implicit include: what comes before it would
+  // be missing.
   if (It != PP.Includes.begin())
     return "";
   std::string Key = keyOf(Invocation);
@@ -200,12 +217,14 @@ std::string HeaderPchStore::use(clang::CompilerInvocation &Invocation) {
     Result = Keys[Key];
   }
   if (Result.empty()) {
-    // Built by an earlier run, or now. Not under the lock: a crash in Clang (contained by the
-    // caller's CrashRecoveryContext, which runs no destructor) must not leave it held. Two
-    // parses with the same key at once may both build; the renames are atomic.
-    Result = sys::fs::exists(Path) && sys::fs::exists(inputsPath(std::string(Path)))
-                 ? std::string(Path)
-                 : build(Invocation, std::string(Path));
+    // Built by an earlier run, or now. Not under the lock: a crash in Clang
+    // (contained by the caller's CrashRecoveryContext, which runs no
+    // destructor) must not leave it held. Two parses with the same key at once
+    // may both build; the renames are atomic.
+    Result =
+        sys::fs::exists(Path) && sys::fs::exists(inputsPath(std::string(Path)))
+            ? std::string(Path)
+            : build(Invocation, std::string(Path));
     if (Result.empty())
       Result = "-"; // Could not: do not try again in this run.
     std::lock_guard<std::mutex> Guard(Lock);
@@ -215,9 +234,10 @@ std::string HeaderPchStore::use(clang::CompilerInvocation &Invocation) {
     return "";
   PP.Includes.erase(PP.Includes.begin());
   PP.ImplicitPCHInclude = Result;
-  // Clang checks the precompiled header's inputs against the files on disk, the system
-  // headers too (the CUDA and C++ headers are system headers): one changed since it was built
-  // makes the parse fail, and the caller parses again without it and discards it.
+  // Clang checks the precompiled header's inputs against the files on disk, the
+  // system headers too (the CUDA and C++ headers are system headers): one
+  // changed since it was built makes the parse fail, and the caller parses
+  // again without it and discards it.
   Invocation.getHeaderSearchOpts().ModulesValidateSystemHeaders = true;
   return Result;
 }

@@ -27,7 +27,9 @@ std::string named(llvm::StringRef Condition) {
   for (const char *M : nvccOnlyMacros()) {
     size_t At = Condition.find(M);
     const size_t Len = llvm::StringRef(M).size();
-    auto Ident = [](char C) { return std::isalnum(static_cast<unsigned char>(C)) || C == '_'; };
+    auto Ident = [](char C) {
+      return std::isalnum(static_cast<unsigned char>(C)) || C == '_';
+    };
     if (At != llvm::StringRef::npos && (At == 0 || !Ident(Condition[At - 1])) &&
         (At + Len == Condition.size() || !Ident(Condition[At + Len])))
       return M;
@@ -35,8 +37,8 @@ std::string named(llvm::StringRef Condition) {
   return "";
 }
 
-/// The nvcc-only macro of the conditional directive \p Line (`#ifdef __NVCC__`, `# if
-/// defined(__NVCC__)`, `#elif ...`), or "".
+/// The nvcc-only macro of the conditional directive \p Line (`#ifdef __NVCC__`,
+/// `# if defined(__NVCC__)`, `#elif ...`), or "".
 std::string conditionalOn(llvm::StringRef Line) {
   Line = Line.ltrim();
   if (!Line.consume_front("#"))
@@ -65,30 +67,34 @@ public:
               const clang::MacroDefinition &) override {
     open(Loc, spelling(Name));
   }
-  void Elif(clang::SourceLocation Loc, clang::SourceRange Condition, ConditionValueKind,
-            clang::SourceLocation IfLoc) override {
+  void Elif(clang::SourceLocation Loc, clang::SourceRange Condition,
+            ConditionValueKind, clang::SourceLocation IfLoc) override {
     follow(Loc, IfLoc, text(Condition));
   }
   void Else(clang::SourceLocation Loc, clang::SourceLocation IfLoc) override {
     follow(Loc, IfLoc, "");
   }
-  void SourceRangeSkipped(clang::SourceRange Range, clang::SourceLocation) override {
+  void SourceRangeSkipped(clang::SourceRange Range,
+                          clang::SourceLocation) override {
     auto It = Directives.find(lineOf(Range.getBegin()));
     if (It == Directives.end())
       return;
     const std::string Macro = It->second;
     llvm::StringRef Skipped = text(Range);
-    const bool Kernel = Skipped.contains("__global__"), Launch = Skipped.contains("<<<");
+    const bool Kernel = Skipped.contains("__global__"),
+               Launch = Skipped.contains("<<<");
     if (!Kernel && !Launch)
       return;
     Diagnostic D;
     D.Level = Severity::Warning;
     D.Check = std::string(checkInfo(CheckId::Input).Name);
     D.Loc = position(Range.getBegin());
-    D.Message = std::string("this block holds ") + (Kernel ? "a kernel" : "a launch") +
-                " that nvcc compiles and tilefit's parse skips: it leaves " + Macro +
-                " undefined (README.md, \"Limits\"), so what the block defines or launches is "
-                "not analysed";
+    D.Message =
+        std::string("this block holds ") + (Kernel ? "a kernel" : "a launch") +
+        " that nvcc compiles and tilefit's parse skips: it leaves " + Macro +
+        " undefined (README.md, \"Limits\"), so what the block defines or "
+        "launches is "
+        "not analysed";
     Out.push_back(std::move(D));
   }
 
@@ -109,7 +115,8 @@ private:
     return P;
   }
   llvm::StringRef text(clang::SourceRange R) const {
-    return clang::Lexer::getSourceText(clang::CharSourceRange::getCharRange(R), SM, LangOpts);
+    return clang::Lexer::getSourceText(clang::CharSourceRange::getCharRange(R),
+                                       SM, LangOpts);
   }
   static std::string spelling(const clang::Token &T) {
     return T.getIdentifierInfo() ? T.getIdentifierInfo()->getName().str() : "";
@@ -123,7 +130,8 @@ private:
     Opened[Loc.getRawEncoding()] = M;
     Directives[lineOf(Loc)] = M;
   }
-  void follow(clang::SourceLocation Loc, clang::SourceLocation IfLoc, llvm::StringRef Condition) {
+  void follow(clang::SourceLocation Loc, clang::SourceLocation IfLoc,
+              llvm::StringRef Condition) {
     auto It = Opened.find(IfLoc.getRawEncoding());
     std::string M = It != Opened.end() ? It->second : named(Condition);
     if (M.empty() || SM.isInSystemHeader(SM.getExpansionLoc(Loc)))
@@ -134,33 +142,38 @@ private:
   const clang::SourceManager &SM;
   const clang::LangOptions &LangOpts;
   std::vector<Diagnostic> &Out;
-  std::map<unsigned, std::string> Opened;   ///< Opening directives on an nvcc-only macro.
-  std::map<Line, std::string> Directives;   ///< Their lines, and their #elif/#else lines.
+  std::map<unsigned, std::string>
+      Opened; ///< Opening directives on an nvcc-only macro.
+  std::map<Line, std::string>
+      Directives; ///< Their lines, and their #elif/#else lines.
 };
 
 } // namespace
 
 namespace {
 
-/// Skipped blocks under a directive on __CUDA_ARCH__ (its #if, #ifdef, #ifndef, #elif, or the
-/// #else of one) that hold launches or attribute calls.
+/// Skipped blocks under a directive on __CUDA_ARCH__ (its #if, #ifdef, #ifndef,
+/// #elif, or the #else of one) that hold launches or attribute calls.
 class SkippedCalls : public clang::PPCallbacks {
 public:
   SkippedCalls(clang::Preprocessor &PP, bool &Found)
       : SM(PP.getSourceManager()), LangOpts(PP.getLangOpts()), Found(Found) {}
-  void If(clang::SourceLocation Loc, clang::SourceRange Condition, ConditionValueKind) override {
+  void If(clang::SourceLocation Loc, clang::SourceRange Condition,
+          ConditionValueKind) override {
     open(Loc, text(Condition));
   }
   void Ifdef(clang::SourceLocation Loc, const clang::Token &Name,
              const clang::MacroDefinition &) override {
-    open(Loc, Name.getIdentifierInfo() ? Name.getIdentifierInfo()->getName() : "");
+    open(Loc,
+         Name.getIdentifierInfo() ? Name.getIdentifierInfo()->getName() : "");
   }
   void Ifndef(clang::SourceLocation Loc, const clang::Token &Name,
               const clang::MacroDefinition &) override {
-    open(Loc, Name.getIdentifierInfo() ? Name.getIdentifierInfo()->getName() : "");
+    open(Loc,
+         Name.getIdentifierInfo() ? Name.getIdentifierInfo()->getName() : "");
   }
-  void Elif(clang::SourceLocation Loc, clang::SourceRange Condition, ConditionValueKind,
-            clang::SourceLocation IfLoc) override {
+  void Elif(clang::SourceLocation Loc, clang::SourceRange Condition,
+            ConditionValueKind, clang::SourceLocation IfLoc) override {
     if (Opened.count(IfLoc.getRawEncoding()) || onArch(text(Condition)))
       Lines.insert(lineOf(Loc));
   }
@@ -168,7 +181,8 @@ public:
     if (Opened.count(IfLoc.getRawEncoding()))
       Lines.insert(lineOf(Loc));
   }
-  void SourceRangeSkipped(clang::SourceRange Range, clang::SourceLocation) override {
+  void SourceRangeSkipped(clang::SourceRange Range,
+                          clang::SourceLocation) override {
     if (Found || !Lines.count(lineOf(Range.getBegin())))
       return;
     llvm::StringRef Skipped = text(Range);
@@ -178,13 +192,16 @@ public:
 
 private:
   using Line = std::pair<unsigned, unsigned>; // file id, line
-  static bool onArch(llvm::StringRef Condition) { return Condition.contains("__CUDA_ARCH__"); }
+  static bool onArch(llvm::StringRef Condition) {
+    return Condition.contains("__CUDA_ARCH__");
+  }
   Line lineOf(clang::SourceLocation L) const {
     L = SM.getExpansionLoc(L);
     return {SM.getFileID(L).getHashValue(), SM.getSpellingLineNumber(L)};
   }
   llvm::StringRef text(clang::SourceRange R) const {
-    return clang::Lexer::getSourceText(clang::CharSourceRange::getCharRange(R), SM, LangOpts);
+    return clang::Lexer::getSourceText(clang::CharSourceRange::getCharRange(R),
+                                       SM, LangOpts);
   }
   void open(clang::SourceLocation Loc, llvm::StringRef Condition) {
     if (!onArch(Condition) || SM.isInSystemHeader(SM.getExpansionLoc(Loc)))
@@ -210,10 +227,12 @@ size_t firstNvccOnlyConditional(llvm::StringRef Text) {
   size_t At = 0;
   while (At < Text.size()) {
     size_t End = Text.find('\n', At);
-    llvm::StringRef Line = Text.slice(At, End == llvm::StringRef::npos ? Text.size() : End);
+    llvm::StringRef Line =
+        Text.slice(At, End == llvm::StringRef::npos ? Text.size() : End);
     if (!conditionalOn(Line).empty())
       return At;
-    // `#ifndef __CUDA_ARCH__` too: the block it skips may hold launches (SkippedCalls).
+    // `#ifndef __CUDA_ARCH__` too: the block it skips may hold launches
+    // (SkippedCalls).
     llvm::StringRef Directive = Line.ltrim();
     if (Directive.consume_front("#") && Directive.ltrim().starts_with("if") &&
         Directive.contains("__CUDA_ARCH__"))

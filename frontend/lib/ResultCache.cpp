@@ -38,8 +38,9 @@ std::string contentHash(StringRef Bytes) {
   return toHex(R, /*LowerCase=*/true);
 }
 
-/// A stored file: "TFC1", the text's size (8 bytes, little-endian), then the text compressed
-/// with zlib (stored as it is where zlib is not available, with size 0).
+/// A stored file: "TFC1", the text's size (8 bytes, little-endian), then the
+/// text compressed with zlib (stored as it is where zlib is not available, with
+/// size 0).
 std::string pack(const std::string &Text) {
   std::string Out = "TFC1";
   uint64_t Size = Text.size();
@@ -52,7 +53,8 @@ std::string pack(const std::string &Text) {
   for (int I = 0; I < 8; ++I)
     Out += static_cast<char>((Size >> (8 * I)) & 0xff);
   if (Zlib)
-    Out.append(reinterpret_cast<const char *>(Compressed.data()), Compressed.size());
+    Out.append(reinterpret_cast<const char *>(Compressed.data()),
+               Compressed.size());
   else
     Out += Text;
   return Out;
@@ -64,14 +66,16 @@ std::optional<std::string> unpack(StringRef Bytes) {
     return std::nullopt;
   uint64_t Size = 0;
   for (int I = 0; I < 8; ++I)
-    Size |= static_cast<uint64_t>(static_cast<unsigned char>(Bytes[4 + I])) << (8 * I);
+    Size |= static_cast<uint64_t>(static_cast<unsigned char>(Bytes[4 + I]))
+            << (8 * I);
   StringRef Data = Bytes.drop_front(12);
   if (Size == 0)
     return Data.str();
   if (!compression::zlib::isAvailable() || Size > (1ull << 32))
     return std::nullopt;
   SmallVector<uint8_t, 0> Out;
-  if (Error E = compression::zlib::decompress(arrayRefFromStringRef(Data), Out, Size)) {
+  if (Error E = compression::zlib::decompress(arrayRefFromStringRef(Data), Out,
+                                              Size)) {
     consumeError(std::move(E));
     return std::nullopt;
   }
@@ -80,7 +84,8 @@ std::optional<std::string> unpack(StringRef Bytes) {
 
 /// The text stored at \p Path, or nothing.
 std::optional<std::string> readStored(const std::string &Path) {
-  auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                   /*RequiresNullTerminator=*/false);
   if (!Buf)
     return std::nullopt;
   return unpack((*Buf)->getBuffer());
@@ -99,7 +104,8 @@ std::optional<std::pair<uint64_t, int64_t>> stamp(const std::string &Path) {
 
 } // namespace
 
-ResultCache::ResultCache(std::string Dir, uint64_t MaxBytes) : Dir(std::move(Dir)), MaxBytes(MaxBytes) {}
+ResultCache::ResultCache(std::string Dir, uint64_t MaxBytes)
+    : Dir(std::move(Dir)), MaxBytes(MaxBytes) {}
 
 std::string ResultCache::defaultDir() {
   SmallString<256> P;
@@ -118,14 +124,16 @@ const std::string &ResultCache::toolIdentity() {
     sys::fs::file_status S;
     if (!Exe.empty() && !sys::fs::status(Exe, S))
       Id += " " + std::to_string(S.getSize()) + ":" +
-            std::to_string(S.getLastModificationTime().time_since_epoch().count());
+            std::to_string(
+                S.getLastModificationTime().time_since_epoch().count());
     return Id;
   }();
   return Identity;
 }
 
-std::string ResultCache::key(const std::vector<std::vector<std::string>> &CommandLines,
-                             const std::string &MainFileContent) {
+std::string
+ResultCache::key(const std::vector<std::vector<std::string>> &CommandLines,
+                 const std::string &MainFileContent) {
   BLAKE3 H;
   auto Field = [&](StringRef S) {
     H.update(std::to_string(S.size()));
@@ -155,7 +163,8 @@ std::string ResultCache::inputsPath(const std::string &Id) const {
   return std::string(P);
 }
 
-bool ResultCache::writeAtomically(const std::string &Path, const std::string &Text) {
+bool ResultCache::writeAtomically(const std::string &Path,
+                                  const std::string &Text) {
   if (sys::fs::create_directories(sys::path::parent_path(Path)))
     return false;
   return writeFileAtomically(Path, pack(Text));
@@ -170,14 +179,17 @@ bool ResultCache::inputsUnchanged(const std::string &Id) {
   }
   bool Ok = true;
   std::optional<std::string> Text = readStored(inputsPath(Id));
-  nlohmann::json J = Text ? nlohmann::json::parse(*Text, nullptr, false) : nlohmann::json();
+  nlohmann::json J =
+      Text ? nlohmann::json::parse(*Text, nullptr, false) : nlohmann::json();
   if (!J.is_array()) {
     Ok = false;
   } else {
-    // Every file the parse read must be as it was: same size and time, else same content.
+    // Every file the parse read must be as it was: same size and time, else
+    // same content.
     for (const nlohmann::json &In : J) {
-      if (!In.is_array() || In.size() != 4 || !In[0].is_string() || !In[1].is_string() ||
-          !In[2].is_number_unsigned() || !In[3].is_number_integer()) {
+      if (!In.is_array() || In.size() != 4 || !In[0].is_string() ||
+          !In[1].is_string() || !In[2].is_number_unsigned() ||
+          !In[3].is_number_integer()) {
         Ok = false;
         break;
       }
@@ -187,10 +199,12 @@ bool ResultCache::inputsUnchanged(const std::string &Id) {
         Ok = false;
         break;
       }
-      if (S->first == In[2].get<uint64_t>() && S->second == In[3].get<int64_t>())
+      if (S->first == In[2].get<uint64_t>() &&
+          S->second == In[3].get<int64_t>())
         continue;
       auto Content = MemoryBuffer::getFile(File, false, false);
-      if (!Content || contentHash((*Content)->getBuffer()) != In[1].get<std::string>()) {
+      if (!Content ||
+          contentHash((*Content)->getBuffer()) != In[1].get<std::string>()) {
         Ok = false;
         break;
       }
@@ -201,7 +215,8 @@ bool ResultCache::inputsUnchanged(const std::string &Id) {
   return Ok;
 }
 
-std::optional<TranslationUnitFacts> ResultCache::lookup(const std::string &Key) {
+std::optional<TranslationUnitFacts>
+ResultCache::lookup(const std::string &Key) {
   std::string Path = entryPath(Key);
   auto Miss = [&]() -> std::optional<TranslationUnitFacts> {
     ++Misses;
@@ -212,29 +227,35 @@ std::optional<TranslationUnitFacts> ResultCache::lookup(const std::string &Key) 
     return Miss();
   nlohmann::json J = nlohmann::json::parse(*Text, nullptr, false);
   if (J.is_discarded() || !J.is_object() || J.value("schema", "") != Schema ||
-      !J.contains("inputs") || !J["inputs"].is_string() || !J.contains("facts") ||
-      !J["facts"].is_string())
+      !J.contains("inputs") || !J["inputs"].is_string() ||
+      !J.contains("facts") || !J["facts"].is_string())
     return Miss();
   std::string Id = J["inputs"].get<std::string>();
-  if (Id.find_first_not_of("0123456789abcdef") != std::string::npos || !inputsUnchanged(Id))
+  if (Id.find_first_not_of("0123456789abcdef") != std::string::npos ||
+      !inputsUnchanged(Id))
     return Miss();
-  std::optional<TranslationUnitFacts> Facts = factsFromJson(J["facts"].get<std::string>());
+  std::optional<TranslationUnitFacts> Facts =
+      factsFromJson(J["facts"].get<std::string>());
   if (!Facts)
     return Miss();
   ++Hits;
   // Recently used: trim() removes the oldest first.
   int FD;
-  if (!sys::fs::openFileForWrite(Path, FD, sys::fs::CD_OpenExisting, sys::fs::OF_Append)) {
-    sys::fs::setLastAccessAndModificationTime(FD, std::chrono::system_clock::now());
+  if (!sys::fs::openFileForWrite(Path, FD, sys::fs::CD_OpenExisting,
+                                 sys::fs::OF_Append)) {
+    sys::fs::setLastAccessAndModificationTime(FD,
+                                              std::chrono::system_clock::now());
     sys::Process::SafelyCloseFileDescriptor(FD);
   }
   return Facts;
 }
 
-void ResultCache::store(const std::string &Key, const TranslationUnitFacts &Facts,
+void ResultCache::store(const std::string &Key,
+                        const TranslationUnitFacts &Facts,
                         const std::vector<std::string> &Inputs) {
-  // The files read, with their content hashes: a list many units share (the main file, whose
-  // content is in the key, is left out), stored once under its own hash.
+  // The files read, with their content hashes: a list many units share (the
+  // main file, whose content is in the key, is left out), stored once under its
+  // own hash.
   nlohmann::json Entries = nlohmann::json::array();
   for (const std::string &File : Inputs) {
     if (File == Facts.File)
@@ -260,7 +281,8 @@ void ResultCache::store(const std::string &Key, const TranslationUnitFacts &Fact
     }
     Entries.push_back({File, Hash, Before->first, Before->second});
   }
-  std::string List = Entries.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string List =
+      Entries.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   std::string Id = contentHash(List);
   bool Have;
   {
@@ -274,8 +296,11 @@ void ResultCache::store(const std::string &Key, const TranslationUnitFacts &Fact
     std::lock_guard<std::mutex> Guard(Lock);
     Written.insert(Id);
   }
-  nlohmann::json J = {{"schema", Schema}, {"inputs", Id}, {"facts", factsToJson(Facts)}};
-  writeAtomically(entryPath(Key), J.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  nlohmann::json J = {
+      {"schema", Schema}, {"inputs", Id}, {"facts", factsToJson(Facts)}};
+  writeAtomically(
+      entryPath(Key),
+      J.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 void ResultCache::trim() {
@@ -287,7 +312,8 @@ void ResultCache::trim() {
   std::vector<Entry> Entries;
   uint64_t Total = 0;
   std::error_code EC;
-  for (sys::fs::recursive_directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC)) {
+  for (sys::fs::recursive_directory_iterator It(Dir, EC), End; It != End && !EC;
+       It.increment(EC)) {
     sys::fs::file_status S;
     if (sys::fs::status(It->path(), S) || !sys::fs::is_regular_file(S))
       continue;

@@ -1,34 +1,45 @@
 //===- SourceFixups.cpp ---------------------------------------------------===//
 //
-// The rules. Each names the Clang error it answers, what nvcc does with the same code (checked
-// with nvcc 13.0; the fixtures under tests/fixtures/nvcc_compat/ hold each case with ptxas's
-// figures), and the rewrite:
+// The rules. Each names the Clang error it answers, what nvcc does with the
+// same code (checked with nvcc 13.0; the fixtures under
+// tests/fixtures/nvcc_compat/ hold each case with ptxas's figures), and the
+// rewrite:
 //
-// - shared-constructor: `__shared__ cuda::barrier<cuda::thread_scope_block> bar;` in a
-//   function. nvcc: warning 20054 ("dynamic initialization is not supported for a
-//   function-scope static __shared__ variable"); the constructor does not run and ptxas
-//   allocates the object. Clang: "initialization is not supported for __shared__ variables",
-//   and the variable is invalid (every statement that names it is dropped, and a template
-//   instantiation that names it loses its whole body). Rewrite: its `__shared__` becomes
-//   `__tf_rsh__` (every parse defines it as `register __attribute__((shared))`), and a
-//   `static` before it becomes spaces, so that Clang sees a variable of automatic storage,
-//   where the check does not apply, with the same type and attribute.
-// - attribute-position: `__shared__ alignas(16) float tile[64];`. nvcc applies the alignment
-//   (only after a leading `__shared__`: after `static __shared__` it is nvcc's error too).
-//   Clang: "an attribute list cannot appear here", and the alignment is dropped. Rewrite: the
-//   attribute list moves to the front of the declaration (`alignas(16) __shared__ float ...`).
-// - device-launch: `child<<<grid, block>>>(args)` in device code, with -rdc (dynamic
-//   parallelism). nvcc compiles the launch. Clang 19: "reference to __global__ function 'child'
-//   in __global__ function" (it has no device-side launch), and the statement is dropped.
-//   Rewrite: `(       grid, block), (args)`, an expression that evaluates what the launch
-//   evaluates in the calling kernel (its arguments), which is all that matters for the
-//   caller's figures: a launch from device code allocates nothing in the caller.
-// - asm-percent: `asm("mov.u64 %0, %globaltimer;" : "=l"(t))`. nvcc passes `%globaltimer` to
-//   ptxas. Clang: "invalid % escape in inline assembly string". Rewrite: that `%` becomes a
-//   space (the text of an asm statement matters to tilefit only for tcgen05.alloc).
-// - asm-operand-comma: `asm("..." :: "r"(v) "l"(p))`, two operands without a comma. nvcc
-//   accepts it. Clang: "expected ')'". Rewrite: the blank before the second operand becomes
-//   a comma.
+// - shared-constructor: `__shared__ cuda::barrier<cuda::thread_scope_block>
+// bar;` in a
+//   function. nvcc: warning 20054 ("dynamic initialization is not supported for
+//   a function-scope static __shared__ variable"); the constructor does not run
+//   and ptxas allocates the object. Clang: "initialization is not supported for
+//   __shared__ variables", and the variable is invalid (every statement that
+//   names it is dropped, and a template instantiation that names it loses its
+//   whole body). Rewrite: its `__shared__` becomes
+//   `__tf_rsh__` (every parse defines it as `register
+//   __attribute__((shared))`), and a `static` before it becomes spaces, so that
+//   Clang sees a variable of automatic storage, where the check does not apply,
+//   with the same type and attribute.
+// - attribute-position: `__shared__ alignas(16) float tile[64];`. nvcc applies
+// the alignment
+//   (only after a leading `__shared__`: after `static __shared__` it is nvcc's
+//   error too). Clang: "an attribute list cannot appear here", and the
+//   alignment is dropped. Rewrite: the attribute list moves to the front of the
+//   declaration (`alignas(16) __shared__ float ...`).
+// - device-launch: `child<<<grid, block>>>(args)` in device code, with -rdc
+// (dynamic
+//   parallelism). nvcc compiles the launch. Clang 19: "reference to __global__
+//   function 'child' in __global__ function" (it has no device-side launch),
+//   and the statement is dropped. Rewrite: `(       grid, block), (args)`, an
+//   expression that evaluates what the launch evaluates in the calling kernel
+//   (its arguments), which is all that matters for the caller's figures: a
+//   launch from device code allocates nothing in the caller.
+// - asm-percent: `asm("mov.u64 %0, %globaltimer;" : "=l"(t))`. nvcc passes
+// `%globaltimer` to
+//   ptxas. Clang: "invalid % escape in inline assembly string". Rewrite: that
+//   `%` becomes a space (the text of an asm statement matters to tilefit only
+//   for tcgen05.alloc).
+// - asm-operand-comma: `asm("..." :: "r"(v) "l"(p))`, two operands without a
+// comma. nvcc
+//   accepts it. Clang: "expected ')'". Rewrite: the blank before the second
+//   operand becomes a comma.
 //
 //===----------------------------------------------------------------------===//
 #include "SourceFixups.h"
@@ -96,7 +107,8 @@ public:
       VD = sharedVarNamedAt(E.Loc);
     if (!VD || !VD->getParentFunctionOrMethod() || VD->hasExternalStorage())
       return;
-    // Only a default construction: an initializer written out is an error for nvcc too.
+    // Only a default construction: an initializer written out is an error for
+    // nvcc too.
     if (const Expr *Init = VD->getInit()) {
       const auto *CE = dyn_cast<CXXConstructExpr>(Init->IgnoreImplicit());
       if (!CE || CE->getNumArgs() != 0 || CE->getParenOrBraceRange().isValid())
@@ -104,7 +116,8 @@ public:
     }
     auto Begin = pointOf(SM, VD->getBeginLoc());
     auto Name = pointOf(SM, VD->getLocation());
-    if (!Begin || !Name || Begin->File != Name->File || Begin->Offset > Name->Offset)
+    if (!Begin || !Name || Begin->File != Name->File ||
+        Begin->Offset > Name->Offset)
       return;
     std::optional<unsigned> Shared;
     std::vector<unsigned> Static;
@@ -118,7 +131,8 @@ public:
     });
     if (!Shared)
       return;
-    add(*Begin, *Shared, SharedRegisterMacro, "shared-constructor", VD->getLocation());
+    add(*Begin, *Shared, SharedRegisterMacro, "shared-constructor",
+        VD->getLocation());
     for (unsigned S : Static)
       add(*Begin, S, "      ", "shared-constructor", VD->getLocation());
   }
@@ -128,10 +142,11 @@ public:
       return;
     CharSourceRange R = E.Ranges.front();
     auto AttrBegin = pointOf(SM, R.getBegin());
-    SourceLocation EndLoc = R.isTokenRange()
-                                ? Lexer::getLocForEndOfToken(SM.getExpansionLoc(R.getEnd()), 0,
-                                                             SM, Ctx.getLangOpts())
-                                : R.getEnd();
+    SourceLocation EndLoc =
+        R.isTokenRange()
+            ? Lexer::getLocForEndOfToken(SM.getExpansionLoc(R.getEnd()), 0, SM,
+                                         Ctx.getLangOpts())
+            : R.getEnd();
     auto AttrEnd = pointOf(SM, EndLoc);
     if (!AttrBegin || !AttrEnd || AttrBegin->File != AttrEnd->File ||
         AttrEnd->Offset <= AttrBegin->Offset)
@@ -143,13 +158,17 @@ public:
     for (const VarDecl *VD : SharedVars) {
       auto Begin = pointOf(SM, VD->getBeginLoc());
       auto Name = pointOf(SM, VD->getLocation());
-      if (!Begin || !Name || Begin->File != AttrBegin->File || Name->File != AttrBegin->File ||
-          Begin->Offset >= AttrBegin->Offset || AttrEnd->Offset > Name->Offset)
+      if (!Begin || !Name || Begin->File != AttrBegin->File ||
+          Name->File != AttrBegin->File || Begin->Offset >= AttrBegin->Offset ||
+          AttrEnd->Offset > Name->Offset)
         continue;
-      llvm::StringRef Prefix = Begin->Text.slice(Begin->Offset, AttrBegin->Offset);
+      llvm::StringRef Prefix =
+          Begin->Text.slice(Begin->Offset, AttrBegin->Offset);
       llvm::StringRef Kept = Prefix.rtrim();
-      // nvcc accepts the attribute right after a leading `__shared__` only (after `static
-      // __shared__` or `extern __shared__` it says "attribute does not apply to any entity").
+      // nvcc accepts the attribute right after a leading `__shared__` only
+      // (after `static
+      // __shared__` or `extern __shared__` it says "attribute does not apply to
+      // any entity").
       if (Kept != "__shared__" || Kept.size() == Prefix.size())
         return;
       std::string New = Attr.str() + " " + Kept.str();
@@ -160,28 +179,32 @@ public:
   }
 
   void deviceLaunch(const ReportedError &E) {
-    // A __global__ function (or the host-side launch configuration call) named in device code.
+    // A __global__ function (or the host-side launch configuration call) named
+    // in device code.
     if (E.IntArgs.size() < 4 || !(E.IntArgs[3] == 0 || E.IntArgs[3] == 1))
       return;
     const bool Kernel = E.IntArgs[0] == 1;
-    const bool Configure = E.IntArgs[0] == 2 && E.DeclArg &&
-                           E.DeclArg->getName() == "__cudaPushCallConfiguration";
+    const bool Configure =
+        E.IntArgs[0] == 2 && E.DeclArg &&
+        E.DeclArg->getName() == "__cudaPushCallConfiguration";
     if (!Kernel && !Configure)
       return;
-    (void)launchAt(E, Kernel ? dyn_cast_or_null<FunctionDecl>(E.DeclArg) : nullptr);
+    (void)launchAt(E, Kernel ? dyn_cast_or_null<FunctionDecl>(E.DeclArg)
+                             : nullptr);
   }
 
-  /// A kernel template launched from device code: Clang finds no viable candidate (it may not
-  /// call a __global__ function there); the candidate its notes name is the specialization.
-  /// A kernel template launched from device code: Clang finds no viable candidate (it may not
-  /// call a __global__ function there). Outside a template instantiation the callee, as
-  /// written, names one specialization.
+  /// A kernel template launched from device code: Clang finds no viable
+  /// candidate (it may not call a __global__ function there); the candidate its
+  /// notes name is the specialization. A kernel template launched from device
+  /// code: Clang finds no viable candidate (it may not call a __global__
+  /// function there). Outside a template instantiation the callee, as written,
+  /// names one specialization.
   void deviceLaunchOfTemplate(const ReportedError &E) {
-    const bool Launch =
-        launchAt(E, nullptr, /*OnlyAtLaunch=*/true, /*NameAsWritten=*/!E.InInstantiation);
-    // Inside an instantiation the callee is written with the enclosing template's parameters:
-    // nothing names the specialization from outside. Said, not hidden (an empty edit that
-    // analyzeUnit turns into a warning).
+    const bool Launch = launchAt(E, nullptr, /*OnlyAtLaunch=*/true,
+                                 /*NameAsWritten=*/!E.InInstantiation);
+    // Inside an instantiation the callee is written with the enclosing
+    // template's parameters: nothing names the specialization from outside.
+    // Said, not hidden (an empty edit that analyzeUnit turns into a warning).
     if (E.InInstantiation && Launch) {
       TextEdit W;
       W.File = pathOf(SM, SM.getFileID(SM.getExpansionLoc(E.Loc)));
@@ -193,8 +216,8 @@ public:
   }
 
   /// Rewrites the launch at \p E; false when there is none there.
-  bool launchAt(const ReportedError &E, const FunctionDecl *Callee, bool OnlyAtLaunch = false,
-                bool NameAsWritten = false) {
+  bool launchAt(const ReportedError &E, const FunctionDecl *Callee,
+                bool OnlyAtLaunch = false, bool NameAsWritten = false) {
     auto P = pointOf(SM, E.Loc);
     if (!P)
       return false;
@@ -235,9 +258,11 @@ public:
       if (Depth < 0)
         Done = true;
     });
-    if (!Close || T.substr(*Close + 3).ltrim().empty() || T.substr(*Close + 3).ltrim()[0] != '(')
+    if (!Close || T.substr(*Close + 3).ltrim().empty() ||
+        T.substr(*Close + 3).ltrim()[0] != '(')
       return false;
-    // The callee starts at the name (with its qualifier) before the error, or before `<<<`.
+    // The callee starts at the name (with its qualifier) before the error, or
+    // before `<<<`.
     unsigned Start = std::min(P->Offset, *Open);
     if (Start == *Open) {
       while (Start > 0 && isspace(static_cast<unsigned char>(T[Start - 1])))
@@ -258,11 +283,12 @@ public:
       --Start;
     if (Start >= *Open)
       return false;
-    add(*P, Start, "(" + std::string(*Open + 3 - Start - 1, ' '), "device-launch", E.Loc);
+    add(*P, Start, "(" + std::string(*Open + 3 - Start - 1, ' '),
+        "device-launch", E.Loc);
     add(*P, *Close, "), ", "device-launch", E.Loc);
-    // A kernel template's specialization launched only from device code would then not be
-    // instantiated: host code at the end of the unit takes its address instead (nothing
-    // before it moves).
+    // A kernel template's specialization launched only from device code would
+    // then not be instantiated: host code at the end of the unit takes its
+    // address instead (nothing before it moves).
     std::string Name;
     if (Callee && Callee->isTemplateInstantiation()) {
       PrintingPolicy Policy = Ctx.getPrintingPolicy();
@@ -277,10 +303,12 @@ public:
     FileID Main = SM.getMainFileID();
     bool Invalid = false;
     llvm::StringRef MainText = SM.getBufferData(Main, &Invalid);
-    if (!Name.empty() && !Invalid && Name.find_first_of("(\n") == std::string::npos)
+    if (!Name.empty() && !Invalid &&
+        Name.find_first_of("(\n") == std::string::npos)
       append(Main, MainText,
-             "\nstatic __attribute__((unused)) void " + std::string(AppendedPrefix) +
-                 std::to_string(++Appended) + "() { (void)&" + Name + "; }\n",
+             "\nstatic __attribute__((unused)) void " +
+                 std::string(AppendedPrefix) + std::to_string(++Appended) +
+                 "() { (void)&" + Name + "; }\n",
              E.Loc);
     return true;
   }
@@ -309,8 +337,8 @@ public:
     llvm::StringRef Before = T.take_front(Blank).rtrim();
     if (!Before.ends_with(")"))
       return;
-    // Inside the operands of an asm statement: an `asm (` before, with the error one paren
-    // deep, and a `:` at that depth.
+    // Inside the operands of an asm statement: an `asm (` before, with the
+    // error one paren deep, and a `:` at that depth.
     const size_t From = Blank > 4096 ? Blank - 4096 : 0;
     llvm::StringRef Window = T.slice(From, Blank);
     size_t Kw = llvm::StringRef::npos;
@@ -323,7 +351,8 @@ public:
                (isalnum(static_cast<unsigned char>(Window[At + K.size()])) ||
                 Window[At + K.size()] == '_'))))
         At = At == 0 ? llvm::StringRef::npos : Window.take_front(At).rfind(K);
-      if (At != llvm::StringRef::npos && (Kw == llvm::StringRef::npos || At > Kw))
+      if (At != llvm::StringRef::npos &&
+          (Kw == llvm::StringRef::npos || At > Kw))
         Kw = At;
     }
     if (Kw == llvm::StringRef::npos)
@@ -370,11 +399,13 @@ private:
     return nullptr;
   }
 
-  /// Calls \p Visit(token, offset) for each raw token from \p From up to offset \p To.
+  /// Calls \p Visit(token, offset) for each raw token from \p From up to offset
+  /// \p To.
   template <typename Fn>
   void rawTokens(const FilePoint &From, unsigned To, Fn Visit) const {
-    Lexer L(SM.getLocForStartOfFile(From.File), Ctx.getLangOpts(), From.Text.begin(),
-            From.Text.begin() + From.Offset, From.Text.end());
+    Lexer L(SM.getLocForStartOfFile(From.File), Ctx.getLangOpts(),
+            From.Text.begin(), From.Text.begin() + From.Offset,
+            From.Text.end());
     Token Tok;
     while (!L.LexFromRawLexer(Tok) || Tok.isNot(tok::eof)) {
       if (Tok.is(tok::eof))
@@ -386,7 +417,8 @@ private:
     }
   }
 
-  void append(FileID File, llvm::StringRef Text, std::string Lines, SourceLocation Where) {
+  void append(FileID File, llvm::StringRef Text, std::string Lines,
+              SourceLocation Where) {
     TextEdit E;
     E.File = pathOf(SM, File);
     E.Offset = static_cast<unsigned>(Text.size());
@@ -397,8 +429,8 @@ private:
     Edits.push_back(std::move(E));
   }
 
-  void add(const FilePoint &P, unsigned Offset, std::string Replacement, const char *Rule,
-           SourceLocation Where) {
+  void add(const FilePoint &P, unsigned Offset, std::string Replacement,
+           const char *Rule, SourceLocation Where) {
     if (Offset + Replacement.size() > P.Text.size())
       return;
     TextEdit E;
@@ -425,9 +457,11 @@ private:
 const char *const AppendedPrefix = "__tilefit_device_launch_";
 const char *const SharedRegisterMacro = "__tf_rsh__";
 const char *const SharedRegisterDefinition = "register __attribute__((shared))";
-const char *const UninstantiatedLaunchRule = "device-launch-of-a-template-specialization";
+const char *const UninstantiatedLaunchRule =
+    "device-launch-of-a-template-specialization";
 
-std::vector<TextEdit> sourceFixups(ASTContext &Ctx, llvm::ArrayRef<ReportedError> Errors,
+std::vector<TextEdit> sourceFixups(ASTContext &Ctx,
+                                   llvm::ArrayRef<ReportedError> Errors,
                                    llvm::ArrayRef<const VarDecl *> SharedVars,
                                    bool Relocatable) {
   Rewriter R(Ctx, SharedVars);
@@ -461,8 +495,9 @@ std::vector<TextEdit> sourceFixups(ASTContext &Ctx, llvm::ArrayRef<ReportedError
 }
 
 std::string applyEdits(std::string Text, std::vector<TextEdit> Edits) {
-  std::stable_sort(Edits.begin(), Edits.end(),
-                   [](const TextEdit &A, const TextEdit &B) { return A.Offset < B.Offset; });
+  std::stable_sort(
+      Edits.begin(), Edits.end(),
+      [](const TextEdit &A, const TextEdit &B) { return A.Offset < B.Offset; });
   // Back to front, so that an addition at the end moves no earlier offset.
   size_t Covered = 0;
   std::vector<const TextEdit *> Kept;
@@ -477,7 +512,8 @@ std::string applyEdits(std::string Text, std::vector<TextEdit> Edits) {
   return Text;
 }
 
-std::map<std::string, std::vector<TextEdit>> editsByFile(const std::vector<TextEdit> &Edits) {
+std::map<std::string, std::vector<TextEdit>>
+editsByFile(const std::vector<TextEdit> &Edits) {
   std::map<std::string, std::vector<TextEdit>> By;
   for (const TextEdit &E : Edits)
     By[E.File].push_back(E);

@@ -28,30 +28,35 @@ std::string readVersion(const std::string &Root) {
     return "";
   std::string Text = (*Buf)->getBuffer().str();
   std::smatch M;
-  if (std::regex_search(Text, M, std::regex(R"(#define\s+CUDA_VERSION\s+(\d+))"))) {
+  if (std::regex_search(Text, M,
+                        std::regex(R"(#define\s+CUDA_VERSION\s+(\d+))"))) {
     int V = std::stoi(M[1]);
     return std::to_string(V / 1000) + "." + std::to_string((V % 1000) / 10);
   }
   return "";
 }
 
-/// `13.0.88`: version.json's "cuda_nvcc" entry (the runfile and package installations), else
-/// the name of a `nvidia_cuda_nvcc-13.0.88.dist-info` folder (the wheel layout).
+/// `13.0.88`: version.json's "cuda_nvcc" entry (the runfile and package
+/// installations), else the name of a `nvidia_cuda_nvcc-13.0.88.dist-info`
+/// folder (the wheel layout).
 std::string readNvccVersion(const std::string &Root) {
   llvm::SmallString<256> Json(Root);
   llvm::sys::path::append(Json, "version.json");
   if (auto Buf = llvm::MemoryBuffer::getFile(Json)) {
     std::string Text = (*Buf)->getBuffer().str();
     std::smatch M;
-    if (std::regex_search(Text, M,
-                          std::regex(R"("cuda_nvcc"\s*:\s*\{[^}]*"version"\s*:\s*"(\d+\.\d+\.\d+))")))
+    if (std::regex_search(
+            Text, M,
+            std::regex(
+                R"("cuda_nvcc"\s*:\s*\{[^}]*"version"\s*:\s*"(\d+\.\d+\.\d+))")))
       return M[1];
   }
   llvm::SmallString<256> Dist(Root);
   llvm::sys::path::append(Dist, "dist-info");
   std::error_code EC;
   const std::regex Folder(R"(nvidia_cuda_nvcc-(\d+\.\d+\.\d+)\.dist-info)");
-  for (llvm::sys::fs::directory_iterator It(Dist, EC), End; !EC && It != End; It.increment(EC)) {
+  for (llvm::sys::fs::directory_iterator It(Dist, EC), End; !EC && It != End;
+       It.increment(EC)) {
     std::string Name = llvm::sys::path::filename(It->path()).str();
     std::smatch M;
     if (std::regex_match(Name, M, Folder))
@@ -82,7 +87,8 @@ CudaToolkit findCudaToolkit(const std::string &Explicit, std::string &Error) {
     if (isToolkit(Explicit))
       fill(T, Explicit, "--cuda-path");
     else
-      Error = "--cuda-path=" + Explicit + ": not a CUDA toolkit (no include/cuda_runtime.h)";
+      Error = "--cuda-path=" + Explicit +
+              ": not a CUDA toolkit (no include/cuda_runtime.h)";
     return T;
   }
   for (const char *Var : {"CUDA_PATH", "CUDA_HOME"}) {
@@ -99,8 +105,8 @@ CudaToolkit findCudaToolkit(const std::string &Explicit, std::string &Error) {
     if (llvm::sys::fs::real_path(*Nvcc, Real))
       Real = *Nvcc;
     // <root>/bin/nvcc
-    std::string Root =
-        std::string(llvm::sys::path::parent_path(llvm::sys::path::parent_path(Real)));
+    std::string Root = std::string(
+        llvm::sys::path::parent_path(llvm::sys::path::parent_path(Real)));
     T.Searched.push_back(Root + " (nvcc on PATH)");
     if (isToolkit(Root)) {
       fill(T, Root, "nvcc on PATH");

@@ -1,8 +1,9 @@
-//===- Features.cpp - Diagnostics, hover, inlay hints and code lenses ------===//
+//===- Features.cpp - Diagnostics, hover, inlay hints and code lenses
+//------===//
 #include "tilefit/lsp/Features.h"
 
-#include "tilefit/model/Units.h"
 #include "tilefit/model/Messages.h"
+#include "tilefit/model/Units.h"
 #include "tilefit/reporters/KernelNameWidth.h"
 #include "tilefit/reporters/Summary.h"
 
@@ -17,11 +18,14 @@ namespace {
 
 using json = nlohmann::json;
 
-bool isIdentChar(char C) { return std::isalnum(static_cast<unsigned char>(C)) || C == '_'; }
+bool isIdentChar(char C) {
+  return std::isalnum(static_cast<unsigned char>(C)) || C == '_';
+}
 
-/// The range of the token at Clang's 1-based \p Line and byte \p Column: an identifier, or one
-/// character.
-json tokenRange(const Document &Doc, unsigned Line, unsigned Column, PositionEncoding E) {
+/// The range of the token at Clang's 1-based \p Line and byte \p Column: an
+/// identifier, or one character.
+json tokenRange(const Document &Doc, unsigned Line, unsigned Column,
+                PositionEncoding E) {
   std::string Text = Doc.line(Line ? Line - 1 : 0);
   size_t Start = Column ? Column - 1 : 0, End = Start;
   while (End < Text.size() && isIdentChar(Text[End]))
@@ -58,38 +62,43 @@ unsigned includeLine(const Document &Doc, const std::string &Header) {
   for (unsigned L = 0; L < Doc.lineCount(); ++L) {
     std::string Text = Doc.line(L);
     size_t Hash = Text.find_first_not_of(" \t");
-    if (Hash == std::string::npos || Text[Hash] != '#' || Text.find("include") == std::string::npos)
+    if (Hash == std::string::npos || Text[Hash] != '#' ||
+        Text.find("include") == std::string::npos)
       continue;
     size_t At = Text.find(Name);
-    if (At != std::string::npos && At > 0 && (Text[At - 1] == '"' || Text[At - 1] == '<' ||
-                                              Text[At - 1] == '/'))
+    if (At != std::string::npos && At > 0 &&
+        (Text[At - 1] == '"' || Text[At - 1] == '<' || Text[At - 1] == '/'))
       return L + 1;
   }
   return 1;
 }
 
 std::string where(const SourcePos &P) {
-  return baseName(P.File) + ":" + std::to_string(P.Line) + ":" + std::to_string(P.Column);
+  return baseName(P.File) + ":" + std::to_string(P.Line) + ":" +
+         std::to_string(P.Column);
 }
 
-/// \p D in the editor's words: kernels by their short names, and on \p Archs when it is the
-/// same finding on several architectures.
-json diagnosticJson(const Diagnostic &D, const std::string &Archs, const std::string &Path,
-                    const Document &Doc, const FeatureOptions &Opts, const KernelNames &Names) {
-  auto Said = [&](const std::string &Message, const std::vector<MessageSlot> &Slots) {
-    return spellMessage(Message, Slots, [&](const MessageSlot &S, std::string_view Text) {
-      if (S.K == MessageSlot::Kind::Kernel)
-        return Names.of(std::string(Text));
-      return Archs.empty() ? std::string(Text) : Archs;
-    });
+/// \p D in the editor's words: kernels by their short names, and on \p Archs
+/// when it is the same finding on several architectures.
+json diagnosticJson(const Diagnostic &D, const std::string &Archs,
+                    const std::string &Path, const Document &Doc,
+                    const FeatureOptions &Opts, const KernelNames &Names) {
+  auto Said = [&](const std::string &Message,
+                  const std::vector<MessageSlot> &Slots) {
+    return spellMessage(Message, Slots,
+                        [&](const MessageSlot &S, std::string_view Text) {
+                          if (S.K == MessageSlot::Kind::Kernel)
+                            return Names.of(std::string(Text));
+                          return Archs.empty() ? std::string(Text) : Archs;
+                        });
   };
   json J;
   std::string Message = Said(D.Message, D.Slots);
   if (D.Loc.File == Path && D.Loc.valid()) {
     J["range"] = tokenRange(Doc, D.Loc.Line, D.Loc.Column, Opts.Encoding);
   } else {
-    // A finding in a header the file includes: at the first note in this file (the
-    // instantiation), else at the #include line.
+    // A finding in a header the file includes: at the first note in this file
+    // (the instantiation), else at the #include line.
     const Note *Here = nullptr;
     for (const Note &N : D.Notes)
       if (N.Loc.File == Path && N.Loc.valid()) {
@@ -97,11 +106,13 @@ json diagnosticJson(const Diagnostic &D, const std::string &Archs, const std::st
         break;
       }
     if (Here)
-      J["range"] = tokenRange(Doc, Here->Loc.Line, Here->Loc.Column, Opts.Encoding);
+      J["range"] =
+          tokenRange(Doc, Here->Loc.Line, Here->Loc.Column, Opts.Encoding);
     else {
       unsigned L = D.Loc.File.empty() ? 1 : includeLine(Doc, D.Loc.File);
       Position S{L - 1, 0};
-      Position E{L - 1, charactersOf(Doc.line(L - 1), Doc.line(L - 1).size(), Opts.Encoding)};
+      Position E{L - 1, charactersOf(Doc.line(L - 1), Doc.line(L - 1).size(),
+                                     Opts.Encoding)};
       J["range"] = rangeJson(S, E);
     }
     if (!D.Loc.File.empty() && D.Loc.File != Path)
@@ -119,13 +130,16 @@ json diagnosticJson(const Diagnostic &D, const std::string &Archs, const std::st
       if (N.Loc.File == Path)
         Range = tokenRange(Doc, N.Loc.Line, N.Loc.Column, Opts.Encoding);
       else
-        Range = rangeJson({N.Loc.Line - 1, N.Loc.Column ? N.Loc.Column - 1 : 0},
-                          {N.Loc.Line - 1, N.Loc.Column ? N.Loc.Column - 1 : 0});
-      Related.push_back({{"location", {{"uri", pathToUri(N.Loc.File)}, {"range", Range}}},
-                         {"message", Said(N.Message, N.Slots)}});
+        Range =
+            rangeJson({N.Loc.Line - 1, N.Loc.Column ? N.Loc.Column - 1 : 0},
+                      {N.Loc.Line - 1, N.Loc.Column ? N.Loc.Column - 1 : 0});
+      Related.push_back(
+          {{"location", {{"uri", pathToUri(N.Loc.File)}, {"range", Range}}},
+           {"message", Said(N.Message, N.Slots)}});
     } else {
-      Message += "\n\n" + (N.Loc.valid() ? where(N.Loc) + ": " : std::string()) + "note: " +
-                 Said(N.Message, N.Slots);
+      Message += "\n\n" +
+                 (N.Loc.valid() ? where(N.Loc) + ": " : std::string()) +
+                 "note: " + Said(N.Message, N.Slots);
     }
   }
   if (!Related.empty())
@@ -143,7 +157,8 @@ struct Placed {
 };
 
 /// Every variable declared at \p Path (on line \p Line, 1-based, when nonzero).
-std::vector<Placed> variablesIn(const Report &R, const std::string &Path, unsigned Line = 0) {
+std::vector<Placed> variablesIn(const Report &R, const std::string &Path,
+                                unsigned Line = 0) {
   std::vector<Placed> Out;
   auto Wanted = [&](const SharedVar &V) {
     return V.Loc.File == Path && (Line == 0 || V.Loc.Line == Line);
@@ -169,7 +184,9 @@ std::string shapeText(const SharedVar &V) {
   return S + std::to_string(V.ElementBytes) + " B (`" + V.ElementType + "`)";
 }
 
-std::string optBytes(const std::optional<uint64_t> &B) { return B ? humanBytes(*B) : "unknown"; }
+std::string optBytes(const std::optional<uint64_t> &B) {
+  return B ? humanBytes(*B) : "unknown";
+}
 
 /// Static + the largest launch's dynamic bytes, as text.
 std::string kernelTotal(const KernelReport &K) {
@@ -181,20 +198,25 @@ std::string kernelTotal(const KernelReport &K) {
 std::string blocksText(const KernelReport &K) {
   if (K.Occupancy.BlocksPerSm)
     return std::to_string(*K.Occupancy.BlocksPerSm) +
-           (K.Occupancy.LimitedBy.empty() ? "" : " (" + K.Occupancy.LimitedBy + ")");
+           (K.Occupancy.LimitedBy.empty() ? ""
+                                          : " (" + K.Occupancy.LimitedBy + ")");
   return "—";
 }
 
-std::string limitText(const KernelReport &K) { return optBytes(K.Limit.BlockOptinMax); }
+std::string limitText(const KernelReport &K) {
+  return optBytes(K.Limit.BlockOptinMax);
+}
 
 json markdown(const std::string &Text) {
   return {{"contents", {{"kind", "markdown"}, {"value", Text}}}};
 }
 
-std::vector<const KernelReport *> sortedByArch(std::vector<const KernelReport *> Ks) {
-  std::stable_sort(Ks.begin(), Ks.end(), [](const KernelReport *A, const KernelReport *B) {
-    return archBefore(A->Arch, B->Arch);
-  });
+std::vector<const KernelReport *>
+sortedByArch(std::vector<const KernelReport *> Ks) {
+  std::stable_sort(Ks.begin(), Ks.end(),
+                   [](const KernelReport *A, const KernelReport *B) {
+                     return archBefore(A->Arch, B->Arch);
+                   });
   return Ks;
 }
 
@@ -202,28 +224,34 @@ json variableHover(const std::vector<Placed> &Vars) {
   const SharedVar &V = *Vars.front().Var;
   std::string T = "**`" + V.Name + "`** — `__shared__ " + V.Type + "`";
   if (Vars.front().Kind == Placed::Dynamic) {
-    T += "\n\n`extern __shared__`: sized at launch.\n\n| kernel | arch | static | largest launch | "
+    T += "\n\n`extern __shared__`: sized at launch.\n\n| kernel | arch | "
+         "static | largest launch | "
          "per-block max | blocks/SM |\n|---|---|---|---|---|---|\n";
     for (const Placed &P : Vars) {
       const KernelReport &K = *P.Kernel;
       std::string Launch = "—";
       if (K.WorstLaunch)
-        Launch = "+ " + optBytes(K.Launches[*K.WorstLaunch].DynamicBytes) + " at line " +
+        Launch = "+ " + optBytes(K.Launches[*K.WorstLaunch].DynamicBytes) +
+                 " at line " +
                  std::to_string(K.Launches[*K.WorstLaunch].Loc.Line);
       else if (!K.Launches.empty())
         Launch = "unknown";
-      T += "| `" + shortName(K.Name, DefaultNameWidth) + "` | " + K.Arch + " | " +
-           optBytes(K.StaticBytes) + " | " + Launch +
-           " | " + limitText(K) + " | " + blocksText(K) + " |\n";
+      T += "| `" + shortName(K.Name, DefaultNameWidth) + "` | " + K.Arch +
+           " | " + optBytes(K.StaticBytes) + " | " + Launch + " | " +
+           limitText(K) + " | " + blocksText(K) + " |\n";
     }
     return markdown(T);
   }
   if (!V.Shape.empty() || V.ElementBytes)
     T += "\n\n" + shapeText(V) + ", align " + std::to_string(V.Align) + ": **" +
-         (V.Bytes ? std::to_string(*V.Bytes) + " bytes (" + humanBytes(*V.Bytes) + ")"
-                  : "unknown size" + (V.UnknownReason.empty() ? "" : ": " + V.UnknownReason)) +
+         (V.Bytes
+              ? std::to_string(*V.Bytes) + " bytes (" + humanBytes(*V.Bytes) +
+                    ")"
+              : "unknown size" +
+                    (V.UnknownReason.empty() ? "" : ": " + V.UnknownReason)) +
          "**";
-  T += "\n\n| kernel | arch | bytes | offset | kernel total | per-block max | blocks/SM |\n"
+  T += "\n\n| kernel | arch | bytes | offset | kernel total | per-block max | "
+       "blocks/SM |\n"
        "|---|---|---|---|---|---|---|\n";
   for (const Placed &P : Vars) {
     const KernelReport &K = *P.Kernel;
@@ -231,30 +259,35 @@ json variableHover(const std::vector<Placed> &Vars) {
                          : P.Offset               ? std::to_string(*P.Offset)
                                                   : "unknown";
     T += "| `" + shortName(K.Name, DefaultNameWidth) + "` | " + K.Arch + " | " +
-         optBytes(P.Var->Bytes) + " | " + Offset +
-         " | " + kernelTotal(K) + " | " + limitText(K) + " | " + blocksText(K) + " |\n";
+         optBytes(P.Var->Bytes) + " | " + Offset + " | " + kernelTotal(K) +
+         " | " + limitText(K) + " | " + blocksText(K) + " |\n";
   }
   return markdown(T);
 }
 
 json kernelHover(const std::vector<const KernelReport *> &Ks) {
-  std::string T = "**`__global__ " + Ks.front()->Name + "`** — shared memory per block\n\n"
-                  "| arch | static | dynamic (largest launch) | total | per-block max | "
-                  "blocks/SM |\n|---|---|---|---|---|---|\n";
+  std::string T =
+      "**`__global__ " + Ks.front()->Name +
+      "`** — shared memory per block\n\n"
+      "| arch | static | dynamic (largest launch) | total | per-block max | "
+      "blocks/SM |\n|---|---|---|---|---|---|\n";
   for (const KernelReport *K : Ks) {
     std::string Dyn = "—";
     if (K->WorstLaunch)
       Dyn = optBytes(K->Launches[*K->WorstLaunch].DynamicBytes);
     else if (K->DynamicDeclared)
       Dyn = K->Launches.empty() ? "no launch seen" : "unknown";
-    T += "| " + K->Arch + " | " + optBytes(K->StaticBytes) + " | " + Dyn + " | " +
-         kernelTotal(*K) + " | " + limitText(*K) + " | " + blocksText(*K) + " |\n";
+    T += "| " + K->Arch + " | " + optBytes(K->StaticBytes) + " | " + Dyn +
+         " | " + kernelTotal(*K) + " | " + limitText(*K) + " | " +
+         blocksText(*K) + " |\n";
   }
   return markdown(T);
 }
 
-/// Whether character \p C of line \p Line (0-based) lies on the token at Clang's (Line, Col).
-bool onToken(const Document &Doc, const SourcePos &Loc, Position P, PositionEncoding E) {
+/// Whether character \p C of line \p Line (0-based) lies on the token at
+/// Clang's (Line, Col).
+bool onToken(const Document &Doc, const SourcePos &Loc, Position P,
+             PositionEncoding E) {
   if (Loc.Line != P.Line + 1)
     return false;
   json R = tokenRange(Doc, Loc.Line, Loc.Column, E);
@@ -272,22 +305,27 @@ struct MergedFinding {
   std::string Archs; ///< `sm_80, sm_90 and sm_120` for several; empty for one.
 };
 
-/// \p Message with its architecture slots spelled \p Arch (kernel slots as they are).
-std::string withArch(const std::string &Message, const std::vector<MessageSlot> &Slots,
+/// \p Message with its architecture slots spelled \p Arch (kernel slots as they
+/// are).
+std::string withArch(const std::string &Message,
+                     const std::vector<MessageSlot> &Slots,
                      const std::string &Arch) {
-  return spellMessage(Message, Slots, [&](const MessageSlot &S, std::string_view Text) {
-    return S.K == MessageSlot::Kind::Arch ? Arch : std::string(Text);
-  });
+  return spellMessage(
+      Message, Slots, [&](const MessageSlot &S, std::string_view Text) {
+        return S.K == MessageSlot::Kind::Arch ? Arch : std::string(Text);
+      });
 }
 
-/// The same finding on several architectures (the same place, check and words but for the
-/// architecture's name) is one diagnostic naming them: `on sm_80, sm_90 and sm_120`.
+/// The same finding on several architectures (the same place, check and words
+/// but for the architecture's name) is one diagnostic naming them: `on sm_80,
+/// sm_90 and sm_120`.
 std::vector<MergedFinding> mergeArchitectures(std::vector<Diagnostic> Ds) {
   const std::string Slot = "\x01";
   auto Key = [&](const Diagnostic &D) {
     std::string K = D.Loc.File + ":" + std::to_string(D.Loc.Line) + ":" +
-                    std::to_string(D.Loc.Column) + "|" + std::to_string(int(D.Level)) + "|" +
-                    D.Check + "|" + withArch(D.Message, D.Slots, Slot);
+                    std::to_string(D.Loc.Column) + "|" +
+                    std::to_string(int(D.Level)) + "|" + D.Check + "|" +
+                    withArch(D.Message, D.Slots, Slot);
     for (const Note &N : D.Notes)
       K += "|" + withArch(N.Message, N.Slots, Slot) + "@" + N.Loc.File + ":" +
            std::to_string(N.Loc.Line);
@@ -321,12 +359,12 @@ std::vector<MergedFinding> mergeArchitectures(std::vector<Diagnostic> Ds) {
 
 } // namespace
 
-json diagnosticsFor(const Report &R, const std::string &Path, const Document &Doc,
-                    const FeatureOptions &Opts) {
+json diagnosticsFor(const Report &R, const std::string &Path,
+                    const Document &Doc, const FeatureOptions &Opts) {
   json Out = json::array();
   std::set<std::string> Seen;
-  // CuTe's kernel names run to thousands of characters: the editor gets the short forms the
-  // text report prints.
+  // CuTe's kernel names run to thousands of characters: the editor gets the
+  // short forms the text report prints.
   const KernelNames Names(R, DefaultNameWidth);
   std::vector<Diagnostic> Ds;
   for (const UnitReport &U : R.Units)
@@ -337,19 +375,22 @@ json diagnosticsFor(const Report &R, const std::string &Path, const Document &Do
       Ds.push_back(D);
   for (const MergedFinding &M : mergeArchitectures(std::move(Ds))) {
     json J = diagnosticJson(M.D, M.Archs, Path, Doc, Opts, Names);
-    // A path or message that is not UTF-8 (a file named in Latin-1) must not throw here:
-    // the key only tells duplicates apart, and the transport replaces such bytes too.
-    if (Seen.insert(J.dump(-1, ' ', false, json::error_handler_t::replace)).second)
+    // A path or message that is not UTF-8 (a file named in Latin-1) must not
+    // throw here: the key only tells duplicates apart, and the transport
+    // replaces such bytes too.
+    if (Seen.insert(J.dump(-1, ' ', false, json::error_handler_t::replace))
+            .second)
       Out.push_back(std::move(J));
   }
   return Out;
 }
 
-json hoverAt(const Report &R, const std::string &Path, const Document &Doc, Position P,
-             const FeatureOptions &Opts) {
+json hoverAt(const Report &R, const std::string &Path, const Document &Doc,
+             Position P, const FeatureOptions &Opts) {
   std::vector<Placed> Vars = variablesIn(R, Path, P.Line + 1);
   if (!Vars.empty()) {
-    // Several declarations on the line: the one under the cursor, else the first.
+    // Several declarations on the line: the one under the cursor, else the
+    // first.
     std::string Name = Vars.front().Var->Name;
     for (const Placed &V : Vars)
       if (onToken(Doc, V.Var->Loc, P, Opts.Encoding)) {
@@ -360,9 +401,10 @@ json hoverAt(const Report &R, const std::string &Path, const Document &Doc, Posi
     for (const Placed &V : Vars)
       if (V.Var->Name == Name)
         Same.push_back(V);
-    std::stable_sort(Same.begin(), Same.end(), [](const Placed &A, const Placed &B) {
-      return archBefore(A.Kernel->Arch, B.Kernel->Arch);
-    });
+    std::stable_sort(Same.begin(), Same.end(),
+                     [](const Placed &A, const Placed &B) {
+                       return archBefore(A.Kernel->Arch, B.Kernel->Arch);
+                     });
     return variableHover(Same);
   }
   std::vector<const KernelReport *> Ks;
@@ -378,8 +420,9 @@ json hoverAt(const Report &R, const std::string &Path, const Document &Doc, Posi
   return kernelHover(sortedByArch(Ks));
 }
 
-json inlayHintsFor(const Report &R, const std::string &Path, const Document &Doc,
-                   unsigned FromLine, unsigned ToLine, const FeatureOptions &Opts) {
+json inlayHintsFor(const Report &R, const std::string &Path,
+                   const Document &Doc, unsigned FromLine, unsigned ToLine,
+                   const FeatureOptions &Opts) {
   // One hint per declaration: its bytes, per architecture where they differ.
   struct Hint {
     const SharedVar *Var;
@@ -394,9 +437,11 @@ json inlayHintsFor(const Report &R, const std::string &Path, const Document &Doc
     std::string Label;
     if (P.Kind == Placed::Dynamic) {
       const KernelReport &K = *P.Kernel;
-      Label = K.WorstLaunch ? "dynamic, " + optBytes(K.Launches[*K.WorstLaunch].DynamicBytes) +
-                                  " at launch"
-                            : "dynamic";
+      Label = K.WorstLaunch
+                  ? "dynamic, " +
+                        optBytes(K.Launches[*K.WorstLaunch].DynamicBytes) +
+                        " at launch"
+                  : "dynamic";
     } else if (P.Kind == Placed::Unused) {
       Label = "unused, 0 B";
     } else {
@@ -405,13 +450,14 @@ json inlayHintsFor(const Report &R, const std::string &Path, const Document &Doc
     Hint &H = Hints[{L, P.Var->Loc.Column, P.Var->Name}];
     H.Var = P.Var;
     H.ArchsOfLabel[Label].insert(P.Kernel->Arch);
-    H.Tooltip.push_back(P.Kernel->Name + " on " + P.Kernel->Arch + ": " + Label);
+    H.Tooltip.push_back(P.Kernel->Name + " on " + P.Kernel->Arch + ": " +
+                        Label);
   }
   json Out = json::array();
   for (auto &[Key, H] : Hints) {
     // Labels in the order of their first architecture.
-    std::vector<std::pair<std::string, std::set<std::string>>> Labels(H.ArchsOfLabel.begin(),
-                                                                       H.ArchsOfLabel.end());
+    std::vector<std::pair<std::string, std::set<std::string>>> Labels(
+        H.ArchsOfLabel.begin(), H.ArchsOfLabel.end());
     auto FirstArch = [](const std::set<std::string> &Archs) {
       std::string Min = *Archs.begin();
       for (const std::string &A : Archs)
@@ -419,9 +465,10 @@ json inlayHintsFor(const Report &R, const std::string &Path, const Document &Doc
           Min = A;
       return Min;
     };
-    std::stable_sort(Labels.begin(), Labels.end(), [&](const auto &A, const auto &B) {
-      return archBefore(FirstArch(A.second), FirstArch(B.second));
-    });
+    std::stable_sort(
+        Labels.begin(), Labels.end(), [&](const auto &A, const auto &B) {
+          return archBefore(FirstArch(A.second), FirstArch(B.second));
+        });
     std::string Label;
     for (const auto &[Text, Archs] : Labels) {
       if (!Label.empty())
@@ -436,7 +483,8 @@ json inlayHintsFor(const Report &R, const std::string &Path, const Document &Doc
         Label += " (" + List + ")";
       }
     }
-    // After the declaration: past the ';' that ends it on its line, else at the line's end.
+    // After the declaration: past the ';' that ends it on its line, else at the
+    // line's end.
     unsigned Line = std::get<0>(Key);
     std::string Text = Doc.line(Line - 1);
     size_t From = std::get<1>(Key) ? std::get<1>(Key) - 1 : 0;
@@ -446,7 +494,8 @@ json inlayHintsFor(const Report &R, const std::string &Path, const Document &Doc
     std::set<std::string> Unique(H.Tooltip.begin(), H.Tooltip.end());
     for (const std::string &T : Unique)
       Tip += (Tip.empty() ? "" : "\n") + T;
-    Out.push_back({{"position", toJson({Line - 1, charactersOf(Text, At, Opts.Encoding)})},
+    Out.push_back({{"position",
+                    toJson({Line - 1, charactersOf(Text, At, Opts.Encoding)})},
                    {"label", Label},
                    {"paddingLeft", true},
                    {"tooltip", Tip}});
@@ -454,8 +503,8 @@ json inlayHintsFor(const Report &R, const std::string &Path, const Document &Doc
   return Out;
 }
 
-json codeLensesFor(const Report &R, const std::string &Path, const Document &Doc,
-                   const FeatureOptions &Opts) {
+json codeLensesFor(const Report &R, const std::string &Path,
+                   const Document &Doc, const FeatureOptions &Opts) {
   // One lens per kernel (instantiation), listing its architectures in order.
   std::vector<std::string> Order;
   std::map<std::string, std::vector<const KernelReport *>> ByName;
@@ -471,13 +520,15 @@ json codeLensesFor(const Report &R, const std::string &Path, const Document &Doc
     std::vector<const KernelReport *> Ks = sortedByArch(ByName[Name]);
     const KernelReport &First = *Ks.front();
     std::string Title = "shared memory: ";
-    std::string Token = Doc.line(First.Loc.Line - 1).substr(
-        First.Loc.Column ? First.Loc.Column - 1 : 0, Name.size());
+    std::string Token =
+        Doc.line(First.Loc.Line - 1)
+            .substr(First.Loc.Column ? First.Loc.Column - 1 : 0, Name.size());
     if (Token != Name)
       Title = Name + ": ";
     for (size_t I = 0; I < Ks.size(); ++I)
       Title += (I ? " · " : "") + Ks[I]->Arch + " " + summaryCell(*Ks[I]);
-    Out.push_back({{"range", tokenRange(Doc, First.Loc.Line, First.Loc.Column, Opts.Encoding)},
+    Out.push_back({{"range", tokenRange(Doc, First.Loc.Line, First.Loc.Column,
+                                        Opts.Encoding)},
                    {"command", {{"title", Title}, {"command", ""}}}});
   }
   return Out;

@@ -1,4 +1,5 @@
-//===- Protocol.cpp - URIs, positions and documents of the LSP -------------===//
+//===- Protocol.cpp - URIs, positions and documents of the LSP
+//-------------===//
 #include "tilefit/lsp/Protocol.h"
 
 #include <algorithm>
@@ -8,7 +9,8 @@ namespace tilefit {
 namespace lsp {
 namespace {
 
-/// The length of the UTF-8 sequence starting with byte \p C (1 for invalid bytes).
+/// The length of the UTF-8 sequence starting with byte \p C (1 for invalid
+/// bytes).
 size_t sequenceLength(unsigned char C) {
   if (C < 0x80)
     return 1;
@@ -72,7 +74,8 @@ std::optional<std::string> uriToPath(const std::string &Uri) {
   for (size_t I = 0; I < Rest.size(); ++I) {
     if (Rest[I] == '%' && I + 2 < Rest.size() && hexValue(Rest[I + 1]) >= 0 &&
         hexValue(Rest[I + 2]) >= 0) {
-      Path += static_cast<char>(hexValue(Rest[I + 1]) * 16 + hexValue(Rest[I + 2]));
+      Path +=
+          static_cast<char>(hexValue(Rest[I + 1]) * 16 + hexValue(Rest[I + 2]));
       I += 2;
     } else if (Rest[I] == '?' || Rest[I] == '#') {
       break;
@@ -89,8 +92,8 @@ std::string pathToUri(const std::string &Path) {
   static const char *Hex = "0123456789ABCDEF";
   std::string Uri = "file://";
   for (unsigned char C : Path) {
-    if (std::isalnum(C) || C == '/' || C == '-' || C == '_' || C == '.' || C == '~' || C == '+' ||
-        C == '@' || C == ':')
+    if (std::isalnum(C) || C == '/' || C == '-' || C == '_' || C == '.' ||
+        C == '~' || C == '+' || C == '@' || C == ':')
       Uri += static_cast<char>(C);
     else {
       Uri += '%';
@@ -119,7 +122,8 @@ std::string Document::line(unsigned L) const {
   return Text.substr(Start, End - Start);
 }
 
-unsigned charactersOf(const std::string &Line, size_t Bytes, PositionEncoding E) {
+unsigned charactersOf(const std::string &Line, size_t Bytes,
+                      PositionEncoding E) {
   unsigned Units = 0;
   size_t I = 0;
   Bytes = std::min(Bytes, Line.size());
@@ -131,11 +135,13 @@ unsigned charactersOf(const std::string &Line, size_t Bytes, PositionEncoding E)
   return Units;
 }
 
-size_t bytesOf(const std::string &Line, unsigned Character, PositionEncoding E) {
+size_t bytesOf(const std::string &Line, unsigned Character,
+               PositionEncoding E) {
   unsigned Units = 0;
   size_t I = 0;
   while (I < Line.size() && Units < Character) {
-    size_t N = std::min(sequenceLength(static_cast<unsigned char>(Line[I])), Line.size() - I);
+    size_t N = std::min(sequenceLength(static_cast<unsigned char>(Line[I])),
+                        Line.size() - I);
     Units += unitsOf(N, E);
     I += N;
   }
@@ -148,7 +154,8 @@ size_t Document::offsetOf(Position P, PositionEncoding E) const {
   return LineStarts[P.Line] + bytesOf(line(P.Line), P.Character, E);
 }
 
-Position Document::positionOf(unsigned Line, unsigned Column, PositionEncoding E) const {
+Position Document::positionOf(unsigned Line, unsigned Column,
+                              PositionEncoding E) const {
   Position P;
   P.Line = Line ? Line - 1 : 0;
   P.Character = charactersOf(line(P.Line), Column ? Column - 1 : 0, E);
@@ -156,7 +163,8 @@ Position Document::positionOf(unsigned Line, unsigned Column, PositionEncoding E
 }
 
 bool Document::applyChange(const nlohmann::json &Change, PositionEncoding E) {
-  if (!Change.is_object() || !Change.contains("text") || !Change["text"].is_string())
+  if (!Change.is_object() || !Change.contains("text") ||
+      !Change["text"].is_string())
     return false;
   const std::string &NewText = Change["text"].get_ref<const std::string &>();
   if (!Change.contains("range") || Change["range"].is_null()) {
@@ -188,7 +196,9 @@ std::optional<Position> readPosition(const nlohmann::json &J) {
   return P;
 }
 
-nlohmann::json toJson(Position P) { return {{"line", P.Line}, {"character", P.Character}}; }
+nlohmann::json toJson(Position P) {
+  return {{"line", P.Line}, {"character", P.Character}};
+}
 
 nlohmann::json rangeJson(Position Start, Position End) {
   return {{"start", toJson(Start)}, {"end", toJson(End)}};

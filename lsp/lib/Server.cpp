@@ -43,8 +43,8 @@ std::string stringMember(const json &Obj, const char *Key) {
 struct OpenDocument {
   std::string Uri;
   Document Doc;
-  json Version;              ///< The client's version (an integer), echoed in diagnostics.
-  uint64_t Generation = 0;   ///< Ours: bumped on every change.
+  json Version; ///< The client's version (an integer), echoed in diagnostics.
+  uint64_t Generation = 0; ///< Ours: bumped on every change.
 };
 
 /// The latest analysis of a file.
@@ -65,20 +65,25 @@ struct Pending {
 
 struct Server::State {
   State(Transport &T, ServerOptions O)
-      : T(T), Opts(std::move(O)), Lookup(Opts.CompileCommandsDir), Session(sessionOptions()) {}
+      : T(T), Opts(std::move(O)), Lookup(Opts.CompileCommandsDir),
+        Session(sessionOptions()) {}
 
-  /// The session of every analysis: the command line's cache settings, this server's
-  /// preambles, messages to the client's log, and configuration files from the workspace only
-  /// (like the compilation database: nothing above it).
+  /// The session of every analysis: the command line's cache settings, this
+  /// server's preambles, messages to the client's log, and configuration files
+  /// from the workspace only (like the compilation database: nothing above it).
   driver::Session::Options sessionOptions() {
     driver::Session::Options S = Opts.SessionBase;
     S.Quiet = true;
     S.Progress = false;
     S.ShowCommands = false;
     S.KeepPreambles = Opts.Preambles;
-    S.MayReadConfig = [this](const std::string &P) { return Lookup.inRoots(P); };
+    S.MayReadConfig = [this](const std::string &P) {
+      return Lookup.inRoots(P);
+    };
     S.Message = [this](const char *Level, const std::string &Text) {
-      log(std::string(Level) == "error" ? 1 : std::string(Level) == "warning" ? 2 : 3,
+      log(std::string(Level) == "error"     ? 1
+          : std::string(Level) == "warning" ? 2
+                                            : 3,
           "tilefit: " + std::string(Level) + ": " + Text);
     };
     return S;
@@ -102,11 +107,14 @@ struct Server::State {
   std::string RunningPath;
   std::shared_ptr<std::atomic<bool>> RunningCancel;
   std::deque<Pending> Waiting;
-  frontend::Config Settings; ///< From initializationOptions and didChangeConfiguration.
-  std::map<std::string, std::string> CommandOrigins; ///< Last logged command origin per file.
-  /// What the analyses share: the preambles of the files analysed (their #include blocks,
-  /// precompiled: the next analysis of a file parses only what follows them), the precompiled
-  /// headers, the editor's buffers of the next run. Used by the worker thread only.
+  frontend::Config
+      Settings; ///< From initializationOptions and didChangeConfiguration.
+  std::map<std::string, std::string>
+      CommandOrigins; ///< Last logged command origin per file.
+  /// What the analyses share: the preambles of the files analysed (their
+  /// #include blocks, precompiled: the next analysis of a file parses only what
+  /// follows them), the precompiled headers, the editor's buffers of the next
+  /// run. Used by the worker thread only.
   driver::Session Session;
   std::thread Worker;
 
@@ -115,7 +123,9 @@ struct Server::State {
     Msg["jsonrpc"] = "2.0";
     T.write(Msg);
   }
-  void reply(const json &Id, json Result) { send({{"id", Id}, {"result", std::move(Result)}}); }
+  void reply(const json &Id, json Result) {
+    send({{"id", Id}, {"result", std::move(Result)}});
+  }
   void replyError(const json &Id, int Code, const std::string &Message) {
     send({{"id", Id}, {"error", {{"code", Code}, {"message", Message}}}});
   }
@@ -136,7 +146,8 @@ struct Server::State {
   std::string pathOf(const json &Params);
   void markDirty(const std::string &Path, Clock::duration Delay);
   void answer(const Pending &P, const Analysis *A);
-  void fileRequest(const json &Id, const std::string &Method, const json &Params);
+  void fileRequest(const json &Id, const std::string &Method,
+                   const json &Params);
 
   // The worker.
   void work();
@@ -161,9 +172,11 @@ FeatureOptions featureOptions(const json &Params, const std::string &DocsUri,
           break;
         }
     json TextDoc = Caps.value("textDocument", json::object());
-    json Publish = TextDoc.is_object() ? TextDoc.value("publishDiagnostics", json::object())
-                                       : json::object();
-    F.RelatedInformation = Publish.is_object() && Publish.value("relatedInformation", false) == true;
+    json Publish = TextDoc.is_object()
+                       ? TextDoc.value("publishDiagnostics", json::object())
+                       : json::object();
+    F.RelatedInformation = Publish.is_object() &&
+                           Publish.value("relatedInformation", false) == true;
   } else {
     F.RelatedInformation = false;
   }
@@ -178,33 +191,39 @@ json Server::State::initialize(const json &Params) {
   Features = featureOptions(Params, Opts.DocsUri, Encoding);
   if (Params.contains("initializationOptions"))
     readSettings(Params["initializationOptions"]);
-  // The workspace: compilation databases (and the response files they name) are read only
-  // inside it. Files the editor opens are read wherever they are: it named them.
+  // The workspace: compilation databases (and the response files they name) are
+  // read only inside it. Files the editor opens are read wherever they are: it
+  // named them.
   std::vector<std::string> Roots;
   auto AddRoot = [&](const json &Uri) {
     if (Uri.is_string())
       if (std::optional<std::string> P = uriToPath(Uri.get<std::string>()))
         Roots.push_back(*P);
   };
-  if (Params.contains("workspaceFolders") && Params["workspaceFolders"].is_array())
+  if (Params.contains("workspaceFolders") &&
+      Params["workspaceFolders"].is_array())
     for (const json &F : Params["workspaceFolders"])
       if (F.is_object() && F.contains("uri"))
         AddRoot(F["uri"]);
   if (Roots.empty() && Params.contains("rootUri"))
     AddRoot(Params["rootUri"]);
-  if (Roots.empty() && Params.contains("rootPath") && Params["rootPath"].is_string() &&
+  if (Roots.empty() && Params.contains("rootPath") &&
+      Params["rootPath"].is_string() &&
       !Params["rootPath"].get<std::string>().empty())
     Roots.push_back(Params["rootPath"].get<std::string>());
   Lookup.setRoots(Roots);
   json Caps = {
       {"positionEncoding", encodingName(Encoding)},
       {"textDocumentSync",
-       {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}},
+       {{"openClose", true},
+        {"change", 2},
+        {"save", {{"includeText", false}}}}},
       {"hoverProvider", true},
       {"inlayHintProvider", true},
       {"codeLensProvider", {{"resolveProvider", false}}},
   };
-  return {{"capabilities", Caps}, {"serverInfo", {{"name", "tilefit"}, {"version", Opts.Version}}}};
+  return {{"capabilities", Caps},
+          {"serverInfo", {{"name", "tilefit"}, {"version", Opts.Version}}}};
 }
 
 void Server::State::readSettings(const json &Raw) {
@@ -292,7 +311,8 @@ void Server::State::answer(const Pending &P, const Analysis *A) {
       if (!From || !To)
         throw BadParams("malformed 'range'");
       reply(P.Id, R && DocIt != Docs.end()
-                      ? inlayHintsFor(*R, P.Path, DocIt->second.Doc, From->Line, To->Line, Features)
+                      ? inlayHintsFor(*R, P.Path, DocIt->second.Doc, From->Line,
+                                      To->Line, Features)
                       : json::array());
     } else if (P.Method == "textDocument/codeLens") {
       reply(P.Id, R && DocIt != Docs.end()
@@ -306,7 +326,8 @@ void Server::State::answer(const Pending &P, const Analysis *A) {
   }
 }
 
-void Server::State::fileRequest(const json &Id, const std::string &Method, const json &Params) {
+void Server::State::fileRequest(const json &Id, const std::string &Method,
+                                const json &Params) {
   Pending P{Id, Method, pathOf(Params), Params};
   std::lock_guard<std::mutex> Guard(Lock);
   auto Doc = Docs.find(P.Path);
@@ -315,14 +336,16 @@ void Server::State::fileRequest(const json &Id, const std::string &Method, const
     return;
   }
   auto Res = Results.find(P.Path);
-  if (Res != Results.end() && Res->second.Generation == Doc->second.Generation) {
+  if (Res != Results.end() &&
+      Res->second.Generation == Doc->second.Generation) {
     answer(P, &Res->second);
     return;
   }
   Waiting.push_back(std::move(P));
 }
 
-void Server::State::request(const json &Id, const std::string &Method, const json &Params) {
+void Server::State::request(const json &Id, const std::string &Method,
+                            const json &Params) {
   if (Method == "initialize") {
     if (Initialized) {
       replyError(Id, InvalidRequest, "initialize was already received");
@@ -339,7 +362,8 @@ void Server::State::request(const json &Id, const std::string &Method, const jso
     return;
   }
   if (ShutdownRequested) {
-    replyError(Id, InvalidRequest, "shutdown was requested; only 'exit' is accepted");
+    replyError(Id, InvalidRequest,
+               "shutdown was requested; only 'exit' is accepted");
     return;
   }
   if (Method == "shutdown") {
@@ -361,10 +385,12 @@ void Server::State::request(const json &Id, const std::string &Method, const jso
     fileRequest(Id, Method, Params);
     return;
   }
-  replyError(Id, MethodNotFound, "method '" + Method + "' is not supported by tilefit");
+  replyError(Id, MethodNotFound,
+             "method '" + Method + "' is not supported by tilefit");
 }
 
-void Server::State::notification(const std::string &Method, const json &Params) {
+void Server::State::notification(const std::string &Method,
+                                 const json &Params) {
   if (!Initialized || ShutdownRequested)
     return; // Dropped, as the protocol asks (exit is handled by the caller).
   if (Method == "textDocument/didOpen") {
@@ -395,7 +421,8 @@ void Server::State::notification(const std::string &Method, const json &Params) 
     OpenDocument &D = It->second;
     for (const json &C : Changes)
       if (!D.Doc.applyChange(C, Features.Encoding)) {
-        log(1, "tilefit: malformed change to " + Path + "; the document may be out of sync");
+        log(1, "tilefit: malformed change to " + Path +
+                   "; the document may be out of sync");
         break;
       }
     D.Version = Params["textDocument"].value("version", json(nullptr));
@@ -404,8 +431,8 @@ void Server::State::notification(const std::string &Method, const json &Params) 
   } else if (Method == "textDocument/didSave") {
     std::string Path = pathOf(Params);
     std::lock_guard<std::mutex> Guard(Lock);
-    // The saved file may be a header, the database or the configuration of the others: every
-    // open file is analysed again (the saved one first).
+    // The saved file may be a header, the database or the configuration of the
+    // others: every open file is analysed again (the saved one first).
     if (Docs.count(Path)) {
       ++Docs[Path].Generation;
       markDirty(Path, Clock::duration::zero());
@@ -437,7 +464,8 @@ void Server::State::notification(const std::string &Method, const json &Params) 
           ++P;
         }
     }
-    notify("textDocument/publishDiagnostics", {{"uri", Uri}, {"diagnostics", json::array()}});
+    notify("textDocument/publishDiagnostics",
+           {{"uri", Uri}, {"diagnostics", json::array()}});
   } else if (Method == "workspace/didChangeConfiguration") {
     readSettings(Params.value("settings", json(nullptr)));
     std::lock_guard<std::mutex> Guard(Lock);
@@ -471,8 +499,10 @@ bool Server::State::dispatch(const json &Msg) {
   }
   if (!Msg.contains("method")) {
     if (!HasId || (!Msg.contains("result") && !Msg.contains("error")))
-      replyError(HasId ? Id : json(nullptr), InvalidRequest, "a message without 'method'");
-    return true; // A response to a request of ours: tilefit sends none that need one.
+      replyError(HasId ? Id : json(nullptr), InvalidRequest,
+                 "a message without 'method'");
+    return true; // A response to a request of ours: tilefit sends none that
+                 // need one.
   }
   if (Msg.value("jsonrpc", json()) != "2.0") {
     if (HasId)
@@ -486,7 +516,9 @@ bool Server::State::dispatch(const json &Msg) {
   }
   std::string Method = Msg["method"].get<std::string>();
   // Absent and null params are the same: none.
-  json Params = Msg.contains("params") && !Msg["params"].is_null() ? Msg["params"] : json::object();
+  json Params = Msg.contains("params") && !Msg["params"].is_null()
+                    ? Msg["params"]
+                    : json::object();
   if (!Params.is_object() && !Params.is_array()) {
     if (HasId)
       replyError(Id, InvalidParams, "'params' must be an object or an array");
@@ -571,14 +603,16 @@ void Server::State::work() {
   }
 }
 
-void Server::State::analyse(const std::string &Path, std::unique_lock<std::mutex> &Guard) {
+void Server::State::analyse(const std::string &Path,
+                            std::unique_lock<std::mutex> &Guard) {
   uint64_t Generation = Docs[Path].Generation;
   driver::AnalyzeRequest Req = Opts.Base;
   Session.Unsaved.clear();
   for (const auto &[P, D] : Docs)
     Session.Unsaved[P] = D.Doc.text();
   Req.Overrides.overlay(Settings);
-  // The editor shows what the file's headers cost it too, at the line that includes them.
+  // The editor shows what the file's headers cost it too, at the line that
+  // includes them.
   Req.Overrides.HeaderFilterRegex = ".*";
   auto Cancel = std::make_shared<std::atomic<bool>>(false);
   Session.Cancelled = Cancel.get();
@@ -599,8 +633,8 @@ void Server::State::analyse(const std::string &Path, std::unique_lock<std::mutex
   if (unsigned Built = Preambles ? Preambles->builds() - BuiltBefore : 0,
       Reused = Preambles ? Preambles->reuses() - ReusedBefore : 0;
       Built || Reused)
-    log(4, "tilefit: preambles of " + Path + ": " + std::to_string(Reused) + " reused, " +
-               std::to_string(Built) + " built");
+    log(4, "tilefit: preambles of " + Path + ": " + std::to_string(Reused) +
+               " reused, " + std::to_string(Built) + " built");
 
   Guard.lock();
   RunningPath.clear();
@@ -613,15 +647,16 @@ void Server::State::analyse(const std::string &Path, std::unique_lock<std::mutex
   if (Result.Cancelled || Stopping || DocIt == Docs.end() ||
       DocIt->second.Generation != Generation)
     return; // Stale: a newer edit is queued (or the file was closed).
-  // A broken configuration or capacity database: the driver has said so on the file, at its
-  // first line.
+  // A broken configuration or capacity database: the driver has said so on the
+  // file, at its first line.
   for (const Diagnostic &D : Result.R.ToolMessages)
     log(D.Level == Severity::Error ? 1 : 2, "tilefit: " + D.Message);
   Analysis &A = Results[Path];
   A.Generation = Generation;
   A.R = std::make_shared<const Report>(std::move(Result.R));
-  json Params = {{"uri", DocIt->second.Uri},
-                 {"diagnostics", diagnosticsFor(*A.R, Path, DocIt->second.Doc, Features)}};
+  json Params = {
+      {"uri", DocIt->second.Uri},
+      {"diagnostics", diagnosticsFor(*A.R, Path, DocIt->second.Doc, Features)}};
   if (!DocIt->second.Version.is_null())
     Params["version"] = DocIt->second.Version;
   notify("textDocument/publishDiagnostics", Params);
@@ -634,7 +669,8 @@ void Server::State::analyse(const std::string &Path, std::unique_lock<std::mutex
     }
 }
 
-Server::Server(Transport &T, ServerOptions Opts) : S(std::make_unique<State>(T, std::move(Opts))) {}
+Server::Server(Transport &T, ServerOptions Opts)
+    : S(std::make_unique<State>(T, std::move(Opts))) {}
 
 Server::~Server() {
   if (S->Worker.joinable()) {

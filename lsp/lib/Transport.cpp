@@ -1,4 +1,5 @@
-//===- Transport.cpp - JSON-RPC messages with Content-Length framing -------===//
+//===- Transport.cpp - JSON-RPC messages with Content-Length framing
+//-------===//
 #include "tilefit/lsp/Transport.h"
 
 #include <cctype>
@@ -24,7 +25,8 @@ std::string lower(std::string S) {
   return S;
 }
 
-/// Messages larger than this are refused (the header is read, the body skipped).
+/// Messages larger than this are refused (the header is read, the body
+/// skipped).
 constexpr unsigned long long MaxMessageBytes = 256ull << 20;
 
 } // namespace
@@ -55,9 +57,11 @@ Incoming readMessage(std::istream &In) {
     }
     std::string Name = lower(Line.substr(0, Colon));
     std::string Value = Line.substr(Colon + 1);
-    while (!Value.empty() && std::isspace(static_cast<unsigned char>(Value.front())))
+    while (!Value.empty() &&
+           std::isspace(static_cast<unsigned char>(Value.front())))
       Value.erase(Value.begin());
-    while (!Value.empty() && std::isspace(static_cast<unsigned char>(Value.back())))
+    while (!Value.empty() &&
+           std::isspace(static_cast<unsigned char>(Value.back())))
       Value.pop_back();
     if (Name == "content-length") {
       bool Digits = !Value.empty() && Value.size() <= 19;
@@ -73,14 +77,16 @@ Incoming readMessage(std::istream &In) {
   }
   if (!HaveLength) {
     R.K = Incoming::BadHeader;
-    R.Error = Problem.empty() ? "a message header without Content-Length" : Problem;
+    R.Error =
+        Problem.empty() ? "a message header without Content-Length" : Problem;
     return R;
   }
   if (Length > MaxMessageBytes) {
-    In.ignore(static_cast<std::streamsize>(
-        std::min<unsigned long long>(Length, std::numeric_limits<std::streamsize>::max())));
+    In.ignore(static_cast<std::streamsize>(std::min<unsigned long long>(
+        Length, std::numeric_limits<std::streamsize>::max())));
     R.K = In ? Incoming::BadHeader : Incoming::End;
-    R.Error = "a message of " + std::to_string(Length) + " bytes is larger than tilefit accepts";
+    R.Error = "a message of " + std::to_string(Length) +
+              " bytes is larger than tilefit accepts";
     return R;
   }
   std::string Body(static_cast<size_t>(Length), '\0');
@@ -108,7 +114,8 @@ Incoming readMessage(std::istream &In) {
 
 void writeMessage(std::ostream &Out, const nlohmann::json &Msg) {
   // Invalid UTF-8 (from a source file) is replaced rather than thrown on.
-  std::string Body = Msg.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string Body =
+      Msg.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   Out << "Content-Length: " << Body.size() << "\r\n\r\n" << Body;
   Out.flush();
 }

@@ -24,7 +24,8 @@ using VarMap = llvm::DenseMap<const VarDecl *, size_t>;
 
 class Builder;
 
-/// One function's body: the events in source order, and whether it holds a lambda.
+/// One function's body: the events in source order, and whether it holds a
+/// lambda.
 class BodyScanner : public EvaluatedCodeVisitor<BodyScanner> {
 public:
   BodyScanner(ASTContext &Ctx, Builder &B, bool InLambda)
@@ -38,7 +39,10 @@ public:
   bool VisitCXXConstructExpr(CXXConstructExpr *E);
   bool TraverseLambdaExpr(LambdaExpr *E);
   bool TraverseCXXRecordDecl(CXXRecordDecl *RD);
-  bool TraverseClassTemplateSpecializationDecl(ClassTemplateSpecializationDecl *) { return true; }
+  bool
+  TraverseClassTemplateSpecializationDecl(ClassTemplateSpecializationDecl *) {
+    return true;
+  }
 
 private:
   void referenced(const FunctionDecl *FD);
@@ -46,11 +50,13 @@ private:
   bool InLambda;
 };
 
-/// The `__shared__` statics a function declares itself, block scopes in pre-order: first the
-/// outermost block's, in declaration order, then each nested block's in source order.
+/// The `__shared__` statics a function declares itself, block scopes in
+/// pre-order: first the outermost block's, in declaration order, then each
+/// nested block's in source order.
 class StaticsCollector {
 public:
-  StaticsCollector(ASTContext &Ctx, const VarMap &Vars) : Ctx(Ctx), Vars(Vars) {}
+  StaticsCollector(ASTContext &Ctx, const VarMap &Vars)
+      : Ctx(Ctx), Vars(Vars) {}
 
   void collect(const Stmt *Body, std::vector<size_t> &Out) {
     if (!Body)
@@ -62,8 +68,10 @@ public:
   }
 
 private:
-  /// Adds the statics declared directly in \p S's scope and lists the nested blocks.
-  void scope(const Stmt *S, std::vector<size_t> &Out, std::vector<const Stmt *> &Blocks) {
+  /// Adds the statics declared directly in \p S's scope and lists the nested
+  /// blocks.
+  void scope(const Stmt *S, std::vector<size_t> &Out,
+             std::vector<const Stmt *> &Blocks) {
     const auto *CS = dyn_cast<CompoundStmt>(S);
     if (!CS) {
       nested(S, Blocks);
@@ -81,13 +89,15 @@ private:
     }
   }
 
-  /// Finds the blocks that open inside \p S (branches, loop bodies, plain braces).
+  /// Finds the blocks that open inside \p S (branches, loop bodies, plain
+  /// braces).
   void nested(const Stmt *S, std::vector<const Stmt *> &Blocks) {
     if (!S || isa<Expr>(S))
       return;
     if (const auto *If = dyn_cast<IfStmt>(S)) {
       bool Value = false;
-      if (If->isConstexpr() && If->getCond() && !If->getCond()->isValueDependent() &&
+      if (If->isConstexpr() && If->getCond() &&
+          !If->getCond()->isValueDependent() &&
           If->getCond()->EvaluateAsBooleanCondition(Value, Ctx)) {
         nested(Value ? If->getThen() : If->getElse(), Blocks);
         return;
@@ -107,7 +117,8 @@ private:
 
 class Builder {
 public:
-  Builder(ASTContext &Ctx, const VarMap &Vars, const InstantiationRecorder &Instantiations)
+  Builder(ASTContext &Ctx, const VarMap &Vars,
+          const InstantiationRecorder &Instantiations)
       : Ctx(Ctx), Vars(Vars), Instantiations(Instantiations) {}
 
   EmissionProgram build() {
@@ -116,9 +127,11 @@ public:
       EmissionEvent E;
     };
     std::vector<Located> Top;
-    // The unit, or the declarations of it the traversal is limited to (a precompiled header's
-    // are left out; see ASTContext::setTraversalScope).
-    auto Emit = [&](SourceLocation L, EmissionEvent E) { Top.push_back({L, E}); };
+    // The unit, or the declarations of it the traversal is limited to (a
+    // precompiled header's are left out; see ASTContext::setTraversalScope).
+    auto Emit = [&](SourceLocation L, EmissionEvent E) {
+      Top.push_back({L, E});
+    };
     for (Decl *D : Ctx.getTraversalScope()) {
       if (const auto *TU = dyn_cast<TranslationUnitDecl>(D))
         walkContext(TU, Emit);
@@ -126,9 +139,11 @@ public:
         walkDecl(D, Emit);
     }
     const SourceManager &SM = Ctx.getSourceManager();
-    std::stable_sort(Top.begin(), Top.end(), [&](const Located &A, const Located &B) {
-      return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(A.Loc), SM.getExpansionLoc(B.Loc));
-    });
+    std::stable_sort(
+        Top.begin(), Top.end(), [&](const Located &A, const Located &B) {
+          return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(A.Loc),
+                                              SM.getExpansionLoc(B.Loc));
+        });
     for (const Located &L : Top)
       Program.TopLevel.push_back(L.E);
     drain();
@@ -136,9 +151,10 @@ public:
   }
 
   /// The function's index. Its body is scanned later from a work list (template
-  /// instantiations can chain deeply; no recursion), or at once with \p ScanNow. Nothing for
-  /// a function without a body.
-  std::optional<size_t> functionIndex(const FunctionDecl *FD, bool InLambda = false,
+  /// instantiations can chain deeply; no recursion), or at once with \p
+  /// ScanNow. Nothing for a function without a body.
+  std::optional<size_t> functionIndex(const FunctionDecl *FD,
+                                      bool InLambda = false,
                                       bool ScanNow = false) {
     const FunctionDecl *Def = FD->getDefinition();
     if (!Def || !Def->hasBody())
@@ -155,7 +171,8 @@ public:
     F.InsideLambda = InLambda;
     if (F.IsTemplateInstance)
       if (const FunctionDecl *Pattern = Def->getTemplateInstantiationPattern())
-        F.ReturnsAuto = Pattern->getDeclaredReturnType()->getContainedAutoType() != nullptr;
+        F.ReturnsAuto =
+            Pattern->getDeclaredReturnType()->getContainedAutoType() != nullptr;
     Program.Functions.push_back(std::move(F));
     Defs.push_back(Def);
     if (ScanNow)
@@ -174,7 +191,9 @@ public:
     }
   }
 
-  bool containsLambda(size_t I) const { return Program.Functions[I].ContainsLambda; }
+  bool containsLambda(size_t I) const {
+    return Program.Functions[I].ContainsLambda;
+  }
   const VarMap &vars() const { return Vars; }
 
 private:
@@ -185,8 +204,8 @@ private:
       return;
     Scanned[I] = true;
     const FunctionDecl *Def = Defs[I];
-    const bool IsLambda =
-        isa<CXXMethodDecl>(Def) && cast<CXXMethodDecl>(Def)->getParent()->isLambda();
+    const bool IsLambda = isa<CXXMethodDecl>(Def) &&
+                          cast<CXXMethodDecl>(Def)->getParent()->isLambda();
     BodyScanner S(Ctx, *this, IsLambda || Program.Functions[I].InsideLambda);
     S.walkFunction(Def);
     std::vector<size_t> Statics;
@@ -208,14 +227,16 @@ private:
     } else if (const auto *LS = dyn_cast<LinkageSpecDecl>(D)) {
       walkContext(LS, Out);
     } else if (const auto *VD = dyn_cast<VarDecl>(D)) {
-      // Global-namespace variables are declared in the walk; namespace-scope ones are G4.
+      // Global-namespace variables are declared in the walk; namespace-scope
+      // ones are G4.
       if (VD->getDeclContext()->getRedeclContext()->isTranslationUnit())
         if (auto It = Vars.find(VD->getCanonicalDecl()); It != Vars.end())
           Out(VD->getLocation(), {EmissionEvent::Kind::Variable, It->second});
     } else if (const auto *FTD = dyn_cast<FunctionTemplateDecl>(D)) {
       explicitInstantiations(FTD->specializations(), Out);
     } else if (const auto *CTD = dyn_cast<ClassTemplateDecl>(D)) {
-      for (const ClassTemplateSpecializationDecl *Spec : CTD->specializations()) {
+      for (const ClassTemplateSpecializationDecl *Spec :
+           CTD->specializations()) {
         if (Spec->getSpecializationKind() == TSK_ExplicitSpecialization) {
           walkContext(Spec, Out);
           continue;
@@ -224,7 +245,8 @@ private:
           if (const auto *MT = dyn_cast<FunctionTemplateDecl>(M))
             explicitInstantiations(MT->specializations(), Out);
           else if (const auto *MD = dyn_cast<CXXMethodDecl>(M))
-            if (MD->getTemplateSpecializationKind() == TSK_ExplicitInstantiationDefinition)
+            if (MD->getTemplateSpecializationKind() ==
+                TSK_ExplicitInstantiationDefinition)
               instantiation(MD, Out);
         }
       }
@@ -232,23 +254,29 @@ private:
       if (RD->isThisDeclarationADefinition() && !RD->isDependentContext())
         walkContext(RD, Out);
     } else if (const auto *FD = dyn_cast<FunctionDecl>(D)) {
-      if (FD->isThisDeclarationADefinition() && !FD->isTemplated() && !isTemplateInstance(FD))
+      if (FD->isThisDeclarationADefinition() && !FD->isTemplated() &&
+          !isTemplateInstance(FD))
         if (auto I = functionIndex(FD, false, /*ScanNow=*/true))
-          if (!Program.Functions[*I].Body.empty() || !Program.Functions[*I].Statics.empty())
+          if (!Program.Functions[*I].Body.empty() ||
+              !Program.Functions[*I].Statics.empty())
             Out(FD->getBeginLoc(), {EmissionEvent::Kind::Function, *I});
     }
   }
 
-  template <typename Range, typename Emit> void explicitInstantiations(Range Specs, Emit &&Out) {
+  template <typename Range, typename Emit>
+  void explicitInstantiations(Range Specs, Emit &&Out) {
     for (const FunctionDecl *Spec : Specs)
-      if (Spec->getTemplateSpecializationKind() == TSK_ExplicitInstantiationDefinition)
+      if (Spec->getTemplateSpecializationKind() ==
+          TSK_ExplicitInstantiationDefinition)
         instantiation(Spec, Out);
   }
 
-  /// An explicit instantiation definition lists the specialization where it stands. Sema
-  /// instantiates it right there, which the recorder saw; the specialization's own point of
-  /// instantiation may be an earlier implicit use.
-  template <typename Emit> void instantiation(const FunctionDecl *Spec, Emit &&Out) {
+  /// An explicit instantiation definition lists the specialization where it
+  /// stands. Sema instantiates it right there, which the recorder saw; the
+  /// specialization's own point of instantiation may be an earlier implicit
+  /// use.
+  template <typename Emit>
+  void instantiation(const FunctionDecl *Spec, Emit &&Out) {
     SourceLocation Where = Instantiations.parsedInstantiationPoint(Spec);
     if (Where.isInvalid())
       Where = Spec->getPointOfInstantiation();
@@ -261,8 +289,9 @@ private:
   const InstantiationRecorder &Instantiations;
   EmissionProgram Program;
   llvm::DenseMap<const FunctionDecl *, size_t> Index;
-  std::vector<const FunctionDecl *> Defs; ///< Defs[I] is function I's definition.
-  std::vector<size_t> Work;               ///< Listed, not yet scanned.
+  std::vector<const FunctionDecl *>
+      Defs;                 ///< Defs[I] is function I's definition.
+  std::vector<size_t> Work; ///< Listed, not yet scanned.
   std::vector<bool> Scanned;
 };
 
@@ -276,7 +305,8 @@ void BodyScanner::referenced(const FunctionDecl *FD) {
 bool BodyScanner::VisitDeclRefExpr(DeclRefExpr *E) {
   if (const auto *FD = dyn_cast<FunctionDecl>(E->getDecl())) {
     referenced(FD);
-  } else if (const auto *VTS = dyn_cast<VarTemplateSpecializationDecl>(E->getDecl())) {
+  } else if (const auto *VTS =
+                 dyn_cast<VarTemplateSpecializationDecl>(E->getDecl())) {
     if (auto It = B.vars().find(VTS->getCanonicalDecl()); It != B.vars().end())
       Events.push_back({EmissionEvent::Kind::Variable, It->second});
   }
@@ -299,8 +329,8 @@ bool BodyScanner::TraverseLambdaExpr(LambdaExpr *E) {
   for (Expr *Init : E->capture_inits())
     if (Init)
       TraverseStmt(Init);
-  // The lambda's body completes here, before the enclosing function. A generic lambda's
-  // body exists once per specialization of its call operator.
+  // The lambda's body completes here, before the enclosing function. A generic
+  // lambda's body exists once per specialization of its call operator.
   std::vector<const FunctionDecl *> Bodies;
   if (const FunctionTemplateDecl *FTD = E->getDependentCallOperator()) {
     for (const FunctionDecl *Spec : FTD->specializations())
@@ -315,8 +345,9 @@ bool BodyScanner::TraverseLambdaExpr(LambdaExpr *E) {
 }
 
 bool BodyScanner::TraverseCXXRecordDecl(CXXRecordDecl *RD) {
-  // A local class: its member functions complete at the end of the class, before the
-  // enclosing function; a lambda inside them counts as the enclosing function's.
+  // A local class: its member functions complete at the end of the class,
+  // before the enclosing function; a lambda inside them counts as the enclosing
+  // function's.
   if (RD->isLambda() || !RD->isThisDeclarationADefinition())
     return true;
   for (const Decl *D : RD->decls()) {
@@ -333,8 +364,9 @@ bool BodyScanner::TraverseCXXRecordDecl(CXXRecordDecl *RD) {
 
 } // namespace
 
-EmissionProgram buildEmissionProgram(ASTContext &Ctx, const VarMap &VarIndex,
-                                     const InstantiationRecorder &Instantiations) {
+EmissionProgram
+buildEmissionProgram(ASTContext &Ctx, const VarMap &VarIndex,
+                     const InstantiationRecorder &Instantiations) {
   return Builder(Ctx, VarIndex, Instantiations).build();
 }
 

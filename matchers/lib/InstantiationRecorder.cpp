@@ -6,8 +6,8 @@
 namespace tilefit {
 namespace matchers {
 
-void InstantiationRecorder::atTemplateBegin(const clang::Sema &S,
-                                            const clang::Sema::CodeSynthesisContext &Inst) {
+void InstantiationRecorder::atTemplateBegin(
+    const clang::Sema &S, const clang::Sema::CodeSynthesisContext &Inst) {
   if (Inst.Kind != clang::Sema::CodeSynthesisContext::TemplateInstantiation)
     return;
   const auto *FD = llvm::dyn_cast_or_null<clang::FunctionDecl>(Inst.Entity);

@@ -50,13 +50,16 @@ std::string functionName(const FunctionDecl *FD) {
 
 namespace {
 
-/// nvcc's name for the anonymous namespace of a translation unit, as observed with nvcc 13:
-/// `_GLOBAL__N__<crc32 of the main file's real path>_<length>_<file name, '.' as '_'>_<id>`,
-/// where <id> is the mangled name of the unit's first external, non-inline, non-template
-/// function definition or initialized variable, kept when at most 8 characters long and
-/// replaced by its crc32 otherwise. Without such a definition nvcc makes the id from a process
-/// id, which cannot be predicted: then nothing is returned and Clang's name is kept.
-std::optional<std::string> nvccAnonymousNamespace(ASTContext &Ctx, MangleContext &MC) {
+/// nvcc's name for the anonymous namespace of a translation unit, as observed
+/// with nvcc 13:
+/// `_GLOBAL__N__<crc32 of the main file's real path>_<length>_<file name, '.'
+/// as '_'>_<id>`, where <id> is the mangled name of the unit's first external,
+/// non-inline, non-template function definition or initialized variable, kept
+/// when at most 8 characters long and replaced by its crc32 otherwise. Without
+/// such a definition nvcc makes the id from a process id, which cannot be
+/// predicted: then nothing is returned and Clang's name is kept.
+std::optional<std::string> nvccAnonymousNamespace(ASTContext &Ctx,
+                                                  MangleContext &MC) {
   const SourceManager &SM = Ctx.getSourceManager();
   OptionalFileEntryRef Main = SM.getFileEntryRefForID(SM.getMainFileID());
   if (!Main)
@@ -82,13 +85,14 @@ std::optional<std::string> nvccAnonymousNamespace(ASTContext &Ctx, MangleContext
     }
     const NamedDecl *ND = nullptr;
     if (const auto *FD = dyn_cast<FunctionDecl>(D)) {
-      if (FD->isThisDeclarationADefinition() && !FD->isInlined() && !FD->isTemplated() &&
-          !FD->isTemplateInstantiation() && !isa<CXXMethodDecl>(FD) &&
-          FD->isExternallyVisible())
+      if (FD->isThisDeclarationADefinition() && !FD->isInlined() &&
+          !FD->isTemplated() && !FD->isTemplateInstantiation() &&
+          !isa<CXXMethodDecl>(FD) && FD->isExternallyVisible())
         ND = FD;
     } else if (const auto *VD = dyn_cast<VarDecl>(D)) {
       if (VD->hasInit() && !VD->isInline() && VD->isExternallyVisible() &&
-          VD->isThisDeclarationADefinition() == VarDecl::Definition && !VD->isTemplated())
+          VD->isThisDeclarationADefinition() == VarDecl::Definition &&
+          !VD->isTemplated())
         ND = VD;
     }
     if (!ND)
@@ -108,12 +112,14 @@ std::optional<std::string> nvccAnonymousNamespace(ASTContext &Ctx, MangleContext
     }
     if (Name.size() > 8) {
       char Buf[16];
-      std::snprintf(Buf, sizeof(Buf), "%08x", llvm::crc32(llvm::arrayRefFromStringRef(Name)));
+      std::snprintf(Buf, sizeof(Buf), "%08x",
+                    llvm::crc32(llvm::arrayRefFromStringRef(Name)));
       Name = Buf;
     }
     Id = Name;
   };
-  // The unit, or the declarations it is limited to (ASTContext::setTraversalScope).
+  // The unit, or the declarations it is limited to
+  // (ASTContext::setTraversalScope).
   for (Decl *D : Ctx.getTraversalScope()) {
     if (Id)
       break;
@@ -126,30 +132,37 @@ std::optional<std::string> nvccAnonymousNamespace(ASTContext &Ctx, MangleContext
     return std::nullopt;
 
   char Hash[16];
-  std::snprintf(Hash, sizeof(Hash), "%08x", llvm::crc32(llvm::arrayRefFromStringRef(Real.str())));
+  std::snprintf(Hash, sizeof(Hash), "%08x",
+                llvm::crc32(llvm::arrayRefFromStringRef(Real.str())));
   std::string Stem = llvm::sys::path::filename(Real).str();
   std::replace(Stem.begin(), Stem.end(), '.', '_');
-  std::string Name = "_GLOBAL__N__" + std::string(Hash) + "_" + std::to_string(Stem.size()) + "_" +
-                     Stem + "_" + *Id;
+  std::string Name = "_GLOBAL__N__" + std::string(Hash) + "_" +
+                     std::to_string(Stem.size()) + "_" + Stem + "_" + *Id;
   return std::to_string(Name.size()) + Name;
 }
 
-/// The name ptxas prints for \p FD. Clang's device-side Itanium mangling agrees with nvcc's
-/// except for internal linkage: Clang marks internal names with 'L' (`_ZL2ksPc`), nvcc does not
-/// (`_Z2ksPc`); and the anonymous namespace is Clang's `_GLOBAL__N_1`, nvcc's \p AnonymousNs.
+/// The name ptxas prints for \p FD. Clang's device-side Itanium mangling agrees
+/// with nvcc's except for internal linkage: Clang marks internal names with 'L'
+/// (`_ZL2ksPc`), nvcc does not
+/// (`_Z2ksPc`); and the anonymous namespace is Clang's `_GLOBAL__N_1`, nvcc's
+/// \p AnonymousNs.
 std::string ptxasName(MangleContext &MC, const FunctionDecl *FD,
                       const std::optional<std::string> &AnonymousNs) {
   if (!MC.shouldMangleDeclName(FD))
     return FD->getNameAsString();
   std::string S;
   llvm::raw_string_ostream OS(S);
-  // The kernel itself, not the host-side stub (`__device_stub__...`) a host-side parse names.
-  MC.mangleName(FD->hasAttr<CUDAGlobalAttr>() ? GlobalDecl(FD, KernelReferenceKind::Kernel)
-                                              : GlobalDecl(FD),
+  // The kernel itself, not the host-side stub (`__device_stub__...`) a
+  // host-side parse names.
+  MC.mangleName(FD->hasAttr<CUDAGlobalAttr>()
+                    ? GlobalDecl(FD, KernelReferenceKind::Kernel)
+                    : GlobalDecl(FD),
                 OS);
   OS.flush();
-  if (!FD->isExternallyVisible() && !FD->isInAnonymousNamespace() && FD->getIdentifier()) {
-    std::string Marker = "L" + std::to_string(FD->getName().size()) + FD->getName().str();
+  if (!FD->isExternallyVisible() && !FD->isInAnonymousNamespace() &&
+      FD->getIdentifier()) {
+    std::string Marker =
+        "L" + std::to_string(FD->getName().size()) + FD->getName().str();
     if (auto P = S.find(Marker); P != std::string::npos)
       S.erase(P, 1);
   }
@@ -163,7 +176,8 @@ std::string ptxasName(MangleContext &MC, const FunctionDecl *FD,
 
 } // namespace
 
-KernelNamer::KernelNamer(ASTContext &Ctx) : Ctx(Ctx), MC(Ctx.createMangleContext()) {}
+KernelNamer::KernelNamer(ASTContext &Ctx)
+    : Ctx(Ctx), MC(Ctx.createMangleContext()) {}
 KernelNamer::~KernelNamer() = default;
 
 std::string KernelNamer::mangled(const FunctionDecl *Kernel) {

@@ -22,16 +22,18 @@ namespace tilefit {
 namespace matchers {
 namespace {
 
-/// Whether every use of the local \p VD in \p Body only reads it: then its initializer is its
-/// value everywhere.
-/// The node right around \p E in the chain of implicit conversions and copies that \p Init
-/// wraps it in (`(int)(lvalue-to-rvalue)E`, `dim3(E)`); null if \p Init is not such a chain.
+/// Whether every use of the local \p VD in \p Body only reads it: then its
+/// initializer is its value everywhere. The node right around \p E in the chain
+/// of implicit conversions and copies that \p Init wraps it in
+/// (`(int)(lvalue-to-rvalue)E`, `dim3(E)`); null if \p Init is not such a
+/// chain.
 const Stmt *implicitParentOf(const Expr *E, const Expr *Init) {
   while (Init) {
     const Expr *Inner = nullptr;
     if (const auto *C = dyn_cast<ImplicitCastExpr>(Init))
       Inner = C->getSubExpr();
-    else if (const auto *C = dyn_cast<CXXConstructExpr>(Init); C && C->getNumArgs() == 1)
+    else if (const auto *C = dyn_cast<CXXConstructExpr>(Init);
+             C && C->getNumArgs() == 1)
       Inner = C->getArg(0);
     else if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(Init))
       Inner = M->getSubExpr();
@@ -43,13 +45,15 @@ const Stmt *implicitParentOf(const Expr *E, const Expr *Init) {
 }
 
 bool neverWritten(const VarDecl *VD, const Stmt *Body) {
-  // Each use with the statement around it, found in the body alone (the unit's parent map
-  // would be built for the whole unit).
+  // Each use with the statement around it, found in the body alone (the unit's
+  // parent map would be built for the whole unit).
   struct Uses : RecursiveASTVisitor<Uses> {
     const VarDecl *VD;
     std::vector<const Stmt *> Open;
-    /// Each use: the reference, the statement around it and the one around that.
-    std::vector<std::tuple<const DeclRefExpr *, const Stmt *, const Stmt *>> Refs;
+    /// Each use: the reference, the statement around it and the one around
+    /// that.
+    std::vector<std::tuple<const DeclRefExpr *, const Stmt *, const Stmt *>>
+        Refs;
     bool dataTraverseStmtPre(Stmt *S) {
       if (const auto *E = dyn_cast<DeclRefExpr>(S); E && E->getDecl() == VD)
         Refs.push_back({E, Open.empty() ? nullptr : Open.back(),
@@ -76,11 +80,13 @@ bool neverWritten(const VarDecl *VD, const Stmt *Body) {
       if (!Parent)
         return false;
     }
-    // In a braced initializer (`Params p = {grid, block, bytes}`) the traversal sees the list
-    // as written, without the conversions: the semantic form's element says how it is used (a
-    // copy of the value, or a reference bound to the variable).
+    // In a braced initializer (`Params p = {grid, block, bytes}`) the traversal
+    // sees the list as written, without the conversions: the semantic form's
+    // element says how it is used (a copy of the value, or a reference bound to
+    // the variable).
     if (const auto *List = dyn_cast<InitListExpr>(Parent)) {
-      const InitListExpr *Semantic = List->isSemanticForm() ? List : List->getSemanticForm();
+      const InitListExpr *Semantic =
+          List->isSemanticForm() ? List : List->getSemanticForm();
       for (const Expr *Init : Semantic ? Semantic->inits() : List->inits())
         if (const Stmt *Around = implicitParentOf(E, Init))
           Parent = Around;
@@ -90,7 +96,11 @@ bool neverWritten(const VarDecl *VD, const Stmt *Body) {
     bool Read = (Cast && (Cast->getCastKind() == CK_LValueToRValue ||
                           Cast->getCastKind() == CK_NoOp)) ||
                 (Copy && Copy->getConstructor()->isCopyOrMoveConstructor() &&
-                 Copy->getConstructor()->getParamDecl(0)->getType()->getPointeeType().isConstQualified());
+                 Copy->getConstructor()
+                     ->getParamDecl(0)
+                     ->getType()
+                     ->getPointeeType()
+                     .isConstQualified());
     bool Unevaluated = isa<UnaryExprOrTypeTraitExpr>(Parent);
     if (!Read && !Unevaluated)
       return false;
@@ -100,9 +110,10 @@ bool neverWritten(const VarDecl *VD, const Stmt *Body) {
 
 } // namespace
 
-/// Peels `a.b.c` (fields, not `->`) down to the expression it starts from: \p Path gets the
-/// fields, outermost first.
-static const Expr *peelFields(const Expr *E, llvm::SmallVectorImpl<const FieldDecl *> &Path) {
+/// Peels `a.b.c` (fields, not `->`) down to the expression it starts from: \p
+/// Path gets the fields, outermost first.
+static const Expr *peelFields(const Expr *E,
+                              llvm::SmallVectorImpl<const FieldDecl *> &Path) {
   llvm::SmallVector<const FieldDecl *, 4> Reversed;
   E = E->IgnoreParenImpCasts();
   while (const auto *M = dyn_cast<MemberExpr>(E)) {
@@ -116,18 +127,22 @@ static const Expr *peelFields(const Expr *E, llvm::SmallVectorImpl<const FieldDe
   return E;
 }
 
-/// Evaluates launch arguments: integers, and dim3 values as the product of their fields.
+/// Evaluates launch arguments: integers, and dim3 values as the product of
+/// their fields.
 ///
-/// An evaluator may stand for one call of its function (\p Site, made in \p Caller's function):
-/// then a parameter is the argument the call passes, evaluated in the caller. That is how a
-/// launch inside a helper (`ClusterLauncher::launch(grid, cluster, block, smem, stream, kernel,
+/// An evaluator may stand for one call of its function (\p Site, made in \p
+/// Caller's function): then a parameter is the argument the call passes,
+/// evaluated in the caller. That is how a launch inside a helper
+/// (`ClusterLauncher::launch(grid, cluster, block, smem, stream, kernel,
 /// params)`) is read with the values of each call site.
 class LaunchEvaluator {
 public:
-  /// \p ReadOnly (null: none) keeps the answers of neverWritten between evaluations.
+  /// \p ReadOnly (null: none) keeps the answers of neverWritten between
+  /// evaluations.
   LaunchEvaluator(ASTContext &Ctx, const FunctionDecl *Fn,
-            llvm::DenseMap<const VarDecl *, bool> *ReadOnly = nullptr,
-            const CallExpr *Site = nullptr, LaunchEvaluator *Caller = nullptr)
+                  llvm::DenseMap<const VarDecl *, bool> *ReadOnly = nullptr,
+                  const CallExpr *Site = nullptr,
+                  LaunchEvaluator *Caller = nullptr)
       : Ctx(Ctx), Fn(Fn), ReadOnly(ReadOnly), Site(Site), Caller(Caller) {}
 
   const FunctionDecl *function() const { return Fn; }
@@ -140,21 +155,22 @@ public:
   }
   /// The evaluator of the outermost call of the chain.
   LaunchEvaluator &top() { return Caller ? Caller->top() : *this; }
-  /// Binds the outermost function's parameters to the arguments of \p Call, made in \p Outer's
-  /// function (null, null: unbinds).
+  /// Binds the outermost function's parameters to the arguments of \p Call,
+  /// made in \p Outer's function (null, null: unbinds).
   void bind(const CallExpr *Call, LaunchEvaluator *Outer) {
     Site = Call;
     Caller = Outer;
   }
 
-  /// Set when a value or kernel depended on a parameter of this (outermost) function: one of
-  /// its call sites may tell it.
+  /// Set when a value or kernel depended on a parameter of this (outermost)
+  /// function: one of its call sites may tell it.
   bool ReachedParameter = false;
-  /// The argument of the call this (outermost) evaluator's callee is bound to that a kernel
-  /// could not be told from.
+  /// The argument of the call this (outermost) evaluator's callee is bound to
+  /// that a kernel could not be told from.
   const Expr *KernelGivenUp = nullptr;
 
-  /// Whether \p VD is a local of the function, initialized and never written afterwards.
+  /// Whether \p VD is a local of the function, initialized and never written
+  /// afterwards.
   bool initializedOnly(const VarDecl *VD) {
     if (!VD->isLocalVarDecl() || !VD->getInit() || !Fn || !Fn->getBody())
       return false;
@@ -166,16 +182,20 @@ public:
     return It->second;
   }
 
-  std::optional<uint64_t> evaluate(const Expr *E, std::string &Why, int Depth = 0) {
+  std::optional<uint64_t> evaluate(const Expr *E, std::string &Why,
+                                   int Depth = 0) {
     auto V = value(E, Why, Depth);
     return V ? fromValue(*V, Why) : std::nullopt;
   }
 
   /// \p V as a size: an integer, or a dim3's product.
-  std::optional<uint64_t> number(const APValue &V, std::string &Why) { return fromValue(V, Why); }
+  std::optional<uint64_t> number(const APValue &V, std::string &Why) {
+    return fromValue(V, Why);
+  }
 
-  /// An integer condition or expression over constants and locals initialized once and only
-  /// read (`smem_size >= (48 << 10)`): its value, or nothing when it depends on anything else.
+  /// An integer condition or expression over constants and locals initialized
+  /// once and only read (`smem_size >= (48 << 10)`): its value, or nothing when
+  /// it depends on anything else.
   std::optional<int64_t> condition(const Expr *E, int Depth = 0) {
     if (!E || Depth > 32 || E->isValueDependent() || E->isTypeDependent())
       return std::nullopt;
@@ -194,25 +214,44 @@ public:
         return std::nullopt;
       const int64_t A = *L, C = *Rv;
       switch (B->getOpcode()) {
-      case BO_LT: return A < C;
-      case BO_GT: return A > C;
-      case BO_LE: return A <= C;
-      case BO_GE: return A >= C;
-      case BO_EQ: return A == C;
-      case BO_NE: return A != C;
-      case BO_LAnd: return A && C;
-      case BO_LOr: return A || C;
-      case BO_Add: return A + C;
-      case BO_Sub: return A - C;
-      case BO_Mul: return A * C;
-      case BO_Div: return C ? std::optional<int64_t>(A / C) : std::nullopt;
-      case BO_Rem: return C ? std::optional<int64_t>(A % C) : std::nullopt;
-      case BO_Shl: return C >= 0 && C < 63 ? std::optional<int64_t>(A << C) : std::nullopt;
-      case BO_Shr: return C >= 0 && C < 63 ? std::optional<int64_t>(A >> C) : std::nullopt;
-      case BO_And: return A & C;
-      case BO_Or: return A | C;
-      case BO_Xor: return A ^ C;
-      default: return std::nullopt;
+      case BO_LT:
+        return A < C;
+      case BO_GT:
+        return A > C;
+      case BO_LE:
+        return A <= C;
+      case BO_GE:
+        return A >= C;
+      case BO_EQ:
+        return A == C;
+      case BO_NE:
+        return A != C;
+      case BO_LAnd:
+        return A && C;
+      case BO_LOr:
+        return A || C;
+      case BO_Add:
+        return A + C;
+      case BO_Sub:
+        return A - C;
+      case BO_Mul:
+        return A * C;
+      case BO_Div:
+        return C ? std::optional<int64_t>(A / C) : std::nullopt;
+      case BO_Rem:
+        return C ? std::optional<int64_t>(A % C) : std::nullopt;
+      case BO_Shl:
+        return C >= 0 && C < 63 ? std::optional<int64_t>(A << C) : std::nullopt;
+      case BO_Shr:
+        return C >= 0 && C < 63 ? std::optional<int64_t>(A >> C) : std::nullopt;
+      case BO_And:
+        return A & C;
+      case BO_Or:
+        return A | C;
+      case BO_Xor:
+        return A ^ C;
+      default:
+        return std::nullopt;
       }
     }
     if (const auto *U = dyn_cast<UnaryOperator>(E)) {
@@ -227,18 +266,20 @@ public:
         return *V;
       return std::nullopt;
     }
-    // Any other value value() reads (a local, a parameter bound at a call site, a field of a
-    // braced local).
+    // Any other value value() reads (a local, a parameter bound at a call site,
+    // a field of a braced local).
     std::string Ignored;
     if (auto V = value(E, Ignored, Depth + 1); V && V->isInt())
       return V->getInt().getExtValue();
     return std::nullopt;
   }
 
-  /// The kernel a launch API's function argument (or the callee of `<<<>>>`) names: `k`,
-  /// `&k<32>`, `(const void *)k`, `reinterpret_cast<void *>(k)`, `*k`, a variable initialized
-  /// with one of those (`auto kernel_fptr = gemm_device<...>;`) that the function never writes
-  /// to afterwards, or a parameter bound to one at a call site.
+  /// The kernel a launch API's function argument (or the callee of `<<<>>>`)
+  /// names: `k`,
+  /// `&k<32>`, `(const void *)k`, `reinterpret_cast<void *>(k)`, `*k`, a
+  /// variable initialized with one of those (`auto kernel_fptr =
+  /// gemm_device<...>;`) that the function never writes to afterwards, or a
+  /// parameter bound to one at a call site.
   const FunctionDecl *kernel(const Expr *E, int Depth = 0) {
     if (!E || Depth > 16)
       return nullptr;
@@ -254,7 +295,8 @@ public:
       if (const auto *P = dyn_cast<ParmVarDecl>(DRE->getDecl())) {
         if (const Expr *A = argumentFor(P)) {
           const FunctionDecl *K = Caller->kernel(A, Depth + 1);
-          // The outermost call's argument, as written, is what the kernel is not told from.
+          // The outermost call's argument, as written, is what the kernel is
+          // not told from.
           if (!K && !Caller->Caller)
             Caller->KernelGivenUp = A;
           return K;
@@ -262,7 +304,8 @@ public:
         if (ownParameter(P))
           return nullptr;
       }
-      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()); VD && VD->getInit()) {
+      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+          VD && VD->getInit()) {
         const bool Local = VD->isLocalVarDecl() && !VD->isStaticLocal();
         const bool Constant = VD->getType().isConstQualified();
         if (!Local || Constant || initializedOnly(VD))
@@ -272,22 +315,27 @@ public:
     return nullptr;
   }
 
-  /// What field \p Name of the `cudaLaunchConfig_t` that \p Config points to holds at
-  /// \p Before: the last assignment to it before then in the function (through a reference
-  /// to the configuration too), else its initializer (braced; or the call of a function that
-  /// returns a local configuration, read there with the call's arguments). Zero for a field
-  /// value-initialized. False in \p Found when \p Config is not such a configuration.
-  std::optional<APValue> configField(const Expr *Config, StringRef Name, SourceLocation Before,
-                                     bool &Found, std::string &Why, int Depth = 0) {
+  /// What field \p Name of the `cudaLaunchConfig_t` that \p Config points to
+  /// holds at
+  /// \p Before: the last assignment to it before then in the function (through
+  /// a reference to the configuration too), else its initializer (braced; or
+  /// the call of a function that returns a local configuration, read there with
+  /// the call's arguments). Zero for a field value-initialized. False in \p
+  /// Found when \p Config is not such a configuration.
+  std::optional<APValue> configField(const Expr *Config, StringRef Name,
+                                     SourceLocation Before, bool &Found,
+                                     std::string &Why, int Depth = 0) {
     Found = false;
     if (!Config || Depth > 8 || !Fn || !Fn->getBody())
       return std::nullopt;
     const Expr *E = Config->IgnoreParenImpCasts();
-    // A pointer parameter bound at a call site: the caller's configuration, before the call.
+    // A pointer parameter bound at a call site: the caller's configuration,
+    // before the call.
     if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
       if (const auto *P = dyn_cast<ParmVarDecl>(DRE->getDecl())) {
         if (const Expr *A = argumentFor(P))
-          return Caller->configField(A, Name, Site->getBeginLoc(), Found, Why, Depth + 1);
+          return Caller->configField(A, Name, Site->getBeginLoc(), Found, Why,
+                                     Depth + 1);
         ownParameter(P);
         return std::nullopt;
       }
@@ -319,7 +367,8 @@ private:
     return I < Site->getNumArgs() ? Site->getArg(I) : nullptr;
   }
 
-  /// Whether \p P is a parameter of this function no call binds; notes it for the caller.
+  /// Whether \p P is a parameter of this function no call binds; notes it for
+  /// the caller.
   bool ownParameter(const ParmVarDecl *P) {
     if (Caller || P->getDeclContext() != Fn)
       return false;
@@ -327,11 +376,14 @@ private:
     return true;
   }
 
-  static APValue integer(int64_t V) { return APValue(llvm::APSInt(llvm::APInt(64, V, true), false)); }
+  static APValue integer(int64_t V) {
+    return APValue(llvm::APSInt(llvm::APInt(64, V, true), false));
+  }
 
-  /// \p E's value: a compile-time constant, or followed through parameters bound at a call
-  /// site, locals initialized once and only read, fields of braced aggregates, dim3 values
-  /// built from such parts, and arithmetic over them.
+  /// \p E's value: a compile-time constant, or followed through parameters
+  /// bound at a call site, locals initialized once and only read, fields of
+  /// braced aggregates, dim3 values built from such parts, and arithmetic over
+  /// them.
   std::optional<APValue> value(const Expr *E, std::string &Why, int Depth) {
     if (!E) {
       Why = "it is missing";
@@ -355,13 +407,15 @@ private:
     Expr::EvalResult R;
     if (E->EvaluateAsRValue(R, Ctx) && !R.HasSideEffects)
       return R.Val;
-    // A copy of a variable (`dim3 block(64, 16); k<<<grid, block>>>`): the variable.
+    // A copy of a variable (`dim3 block(64, 16); k<<<grid, block>>>`): the
+    // variable.
     if (const auto *Copy = dyn_cast<CXXConstructExpr>(E);
-        Copy && Copy->getNumArgs() == 1 && Copy->getConstructor()->isCopyOrMoveConstructor())
+        Copy && Copy->getNumArgs() == 1 &&
+        Copy->getConstructor()->isCopyOrMoveConstructor())
       return value(Copy->getArg(0), Why, Depth + 1);
     const Expr *Bare = E->IgnoreParenCasts();
-    // A field (`params.smem_size_in_bytes`, `block_dims.x`): read out of the parts, without
-    // needing the whole aggregate to be constant.
+    // A field (`params.smem_size_in_bytes`, `block_dims.x`): read out of the
+    // parts, without needing the whole aggregate to be constant.
     if (const auto *M = dyn_cast<MemberExpr>(Bare); M && !M->isArrow()) {
       llvm::SmallVector<const FieldDecl *, 4> Path;
       const Expr *Base = peelFields(M, Path);
@@ -382,10 +436,12 @@ private:
         ownParameter(P);
       }
       // A local variable initialized once and only read: its initializer.
-      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()); VD && initializedOnly(VD))
+      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+          VD && initializedOnly(VD))
         return value(VD->getInit(), Why, Depth + 1);
     }
-    // A dim3 built from such values (`{block_dims.x, block_dims.y, block_dims.z}`).
+    // A dim3 built from such values (`{block_dims.x, block_dims.y,
+    // block_dims.z}`).
     if (auto V = dim3Value(Bare, Depth + 1))
       return V;
     // Arithmetic over such values (`params.smem_bytes / 2`).
@@ -396,9 +452,11 @@ private:
     return std::nullopt;
   }
 
-  /// The value of the fields \p Path (outermost first) of \p Base, read out of the braced
-  /// initializers, bound parameters and dim3 constructions it is built from.
-  std::optional<APValue> field(const Expr *Base, llvm::ArrayRef<const FieldDecl *> Path,
+  /// The value of the fields \p Path (outermost first) of \p Base, read out of
+  /// the braced initializers, bound parameters and dim3 constructions it is
+  /// built from.
+  std::optional<APValue> field(const Expr *Base,
+                               llvm::ArrayRef<const FieldDecl *> Path,
                                std::string &Why, int Depth) {
     if (Path.empty())
       return value(Base, Why, Depth + 1);
@@ -419,32 +477,38 @@ private:
       }
     }
     if (const auto *List = dyn_cast<InitListExpr>(B)) {
-      const InitListExpr *Sem = List->isSemanticForm() ? List : List->getSemanticForm();
+      const InitListExpr *Sem =
+          List->isSemanticForm() ? List : List->getSemanticForm();
       const unsigned I = Path.front()->getFieldIndex();
-      if (Sem && I < Sem->getNumInits() && Sem->getType()->getAsRecordDecl() == Path.front()->getParent())
+      if (Sem && I < Sem->getNumInits() &&
+          Sem->getType()->getAsRecordDecl() == Path.front()->getParent())
         return field(Sem->getInit(I), Path.drop_front(), Why, Depth + 1);
       return std::nullopt;
     }
     if (const auto *Copy = dyn_cast<CXXConstructExpr>(B)) {
-      if (Copy->getNumArgs() == 1 && Copy->getConstructor()->isCopyOrMoveConstructor())
+      if (Copy->getNumArgs() == 1 &&
+          Copy->getConstructor()->isCopyOrMoveConstructor())
         return field(Copy->getArg(0), Path, Why, Depth + 1);
       // dim3(x, y, z): its fields are its constructor's arguments, in order.
-      if (isDim3(Copy->getType()) && Copy->getNumArgs() == 3 && Path.front()->getFieldIndex() < 3)
-        return field(Copy->getArg(Path.front()->getFieldIndex()), Path.drop_front(), Why,
-                     Depth + 1);
+      if (isDim3(Copy->getType()) && Copy->getNumArgs() == 3 &&
+          Path.front()->getFieldIndex() < 3)
+        return field(Copy->getArg(Path.front()->getFieldIndex()),
+                     Path.drop_front(), Why, Depth + 1);
     }
     if (const auto *DRE = dyn_cast<DeclRefExpr>(B)) {
       if (const auto *P = dyn_cast<ParmVarDecl>(DRE->getDecl())) {
         if (const Expr *A = argumentFor(P))
           return Caller->field(A, Path, Why, Depth + 1);
         ownParameter(P);
-      } else if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()); VD && initializedOnly(VD)) {
+      } else if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+                 VD && initializedOnly(VD)) {
         return field(VD->getInit(), Path, Why, Depth + 1);
       }
     }
     // A constant aggregate: its field.
     Expr::EvalResult R;
-    if (!B->isValueDependent() && B->EvaluateAsRValue(R, Ctx) && !R.HasSideEffects) {
+    if (!B->isValueDependent() && B->EvaluateAsRValue(R, Ctx) &&
+        !R.HasSideEffects) {
       APValue V = R.Val;
       for (const FieldDecl *F : Path) {
         if (!V.isStruct() || F->getFieldIndex() >= V.getStructNumFields())
@@ -462,7 +526,8 @@ private:
     return RD && RD->getName() == "dim3";
   }
 
-  /// A dim3 constructed from values this evaluator reads: `dim3(a, b)`, `{x, y, z}`.
+  /// A dim3 constructed from values this evaluator reads: `dim3(a, b)`, `{x, y,
+  /// z}`.
   std::optional<APValue> dim3Value(const Expr *E, int Depth) {
     const auto *C = dyn_cast<CXXConstructExpr>(E);
     if (!C || !isDim3(C->getType()) || C->getNumArgs() != 3 || Depth > 32)
@@ -478,10 +543,12 @@ private:
     return V;
   }
 
-  /// The local variable \p E names, through `a.b` fields and references bound to a field of
-  /// another local (`auto &launch_config = cluster_launch_config.launch_config;`); \p Path gets
-  /// the fields from that variable down, outermost first.
-  const VarDecl *rootOf(const Expr *E, llvm::SmallVectorImpl<const FieldDecl *> &Path,
+  /// The local variable \p E names, through `a.b` fields and references bound
+  /// to a field of another local (`auto &launch_config =
+  /// cluster_launch_config.launch_config;`); \p Path gets the fields from that
+  /// variable down, outermost first.
+  const VarDecl *rootOf(const Expr *E,
+                        llvm::SmallVectorImpl<const FieldDecl *> &Path,
                         int Depth = 0) {
     llvm::SmallVector<const FieldDecl *, 4> Fields;
     const auto *DRE = dyn_cast<DeclRefExpr>(peelFields(E, Fields));
@@ -489,7 +556,8 @@ private:
     if (!VD || !VD->isLocalVarDecl() || isa<ParmVarDecl>(VD) || Depth > 8)
       return nullptr;
     if (VD->getType()->isReferenceType()) {
-      if (!VD->getInit()) // a reference is never re-seated: it names what it was bound to
+      if (!VD->getInit()) // a reference is never re-seated: it names what it
+                          // was bound to
         return nullptr;
       const VarDecl *Root = rootOf(VD->getInit(), Path, Depth + 1);
       Path.append(Fields.begin(), Fields.end());
@@ -499,9 +567,12 @@ private:
     return VD;
   }
 
-  /// What the fields \p Path of the local \p Root hold at \p Before (see configField).
-  std::optional<APValue> stateOf(const VarDecl *Root, llvm::ArrayRef<const FieldDecl *> Path,
-                                 SourceLocation Before, std::string &Why, int Depth) {
+  /// What the fields \p Path of the local \p Root hold at \p Before (see
+  /// configField).
+  std::optional<APValue> stateOf(const VarDecl *Root,
+                                 llvm::ArrayRef<const FieldDecl *> Path,
+                                 SourceLocation Before, std::string &Why,
+                                 int Depth) {
     // The assignments before the launch, in source order: the last one wins.
     struct Assignments : RecursiveASTVisitor<Assignments> {
       LaunchEvaluator *Self;
@@ -555,7 +626,8 @@ private:
   }
 
   /// The fields \p Path of what \p Init initializes.
-  std::optional<APValue> initialValue(const Expr *Init, llvm::ArrayRef<const FieldDecl *> Path,
+  std::optional<APValue> initialValue(const Expr *Init,
+                                      llvm::ArrayRef<const FieldDecl *> Path,
                                       std::string &Why, int Depth) {
     if (!Init || Depth > 32) {
       Why = "it is never set";
@@ -569,7 +641,8 @@ private:
     if (isa<ImplicitValueInitExpr>(E))
       return integer(0);
     if (const auto *List = dyn_cast<InitListExpr>(E)) {
-      const InitListExpr *Sem = List->isSemanticForm() ? List : List->getSemanticForm();
+      const InitListExpr *Sem =
+          List->isSemanticForm() ? List : List->getSemanticForm();
       const unsigned I = Path.front()->getFieldIndex();
       if (!Sem)
         return std::nullopt;
@@ -577,17 +650,21 @@ private:
         return integer(0); // value-initialized
       return initialValue(Sem->getInit(I), Path.drop_front(), Why, Depth + 1);
     }
-    // A copy of what a function returns (`LaunchConfig c = make_cluster_launch_config(...)`):
-    // the local it returns, as it stands at its end, with this call's arguments.
+    // A copy of what a function returns (`LaunchConfig c =
+    // make_cluster_launch_config(...)`): the local it returns, as it stands at
+    // its end, with this call's arguments.
     if (const auto *Copy = dyn_cast<CXXConstructExpr>(E);
-        Copy && Copy->getNumArgs() == 1 && Copy->getConstructor()->isCopyOrMoveConstructor())
+        Copy && Copy->getNumArgs() == 1 &&
+        Copy->getConstructor()->isCopyOrMoveConstructor())
       E = Copy->getArg(0)->IgnoreImplicit();
-    if (const auto *Call = dyn_cast<CallExpr>(E); Call && !isa<CXXOperatorCallExpr>(Call)) {
+    if (const auto *Call = dyn_cast<CallExpr>(E);
+        Call && !isa<CXXOperatorCallExpr>(Call)) {
       const FunctionDecl *Callee = Call->getDirectCallee();
       const FunctionDecl *Def = Callee ? Callee->getDefinition() : nullptr;
       if (const VarDecl *Returned = Def ? returnedLocal(Def) : nullptr) {
         LaunchEvaluator Inner(Ctx, Def, ReadOnly, Call, this);
-        return Inner.stateOf(Returned, Path, Def->getBody()->getEndLoc(), Why, Depth + 1);
+        return Inner.stateOf(Returned, Path, Def->getBody()->getEndLoc(), Why,
+                             Depth + 1);
       }
     }
     Why = "it is not set from values tilefit can follow";
@@ -600,9 +677,11 @@ private:
       const VarDecl *Var = nullptr;
       bool Other = false;
       bool VisitReturnStmt(ReturnStmt *R) {
-        const Expr *E = R->getRetValue() ? R->getRetValue()->IgnoreImplicit() : nullptr;
+        const Expr *E =
+            R->getRetValue() ? R->getRetValue()->IgnoreImplicit() : nullptr;
         if (const auto *Copy = dyn_cast_or_null<CXXConstructExpr>(E);
-            Copy && Copy->getNumArgs() == 1 && Copy->getConstructor()->isCopyOrMoveConstructor())
+            Copy && Copy->getNumArgs() == 1 &&
+            Copy->getConstructor()->isCopyOrMoveConstructor())
           E = Copy->getArg(0)->IgnoreImplicit();
         const auto *DRE = dyn_cast_or_null<DeclRefExpr>(E);
         const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
@@ -623,7 +702,8 @@ private:
   std::optional<uint64_t> fromValue(const APValue &V, std::string &Why) {
     if (V.isInt()) {
       if (V.getInt().isSigned() && V.getInt().isNegative()) {
-        Why = "it is negative (" + std::to_string(V.getInt().getSExtValue()) + ")";
+        Why = "it is negative (" + std::to_string(V.getInt().getSExtValue()) +
+              ")";
         return std::nullopt;
       }
       return V.getInt().getZExtValue();
@@ -649,7 +729,8 @@ private:
     struct First : RecursiveASTVisitor<First> {
       const ValueDecl *Found = nullptr;
       bool VisitDeclRefExpr(DeclRefExpr *R) {
-        if (!Found && (isa<VarDecl>(R->getDecl()) || isa<FieldDecl>(R->getDecl())))
+        if (!Found &&
+            (isa<VarDecl>(R->getDecl()) || isa<FieldDecl>(R->getDecl())))
           Found = R->getDecl();
         return !Found;
       }
@@ -668,21 +749,22 @@ private:
     if (isa<FieldDecl>(F.Found))
       return "it depends on " + Name + ", a field read at run time";
     if (const auto *VD = dyn_cast<VarDecl>(F.Found); VD && VD->isLocalVarDecl())
-      return "it depends on " + Name + ", a variable that is assigned at run time";
+      return "it depends on " + Name +
+             ", a variable that is assigned at run time";
     return "it depends on " + Name + ", which is not a compile-time constant";
   }
 
   ASTContext &Ctx;
   const FunctionDecl *Fn;
   llvm::DenseMap<const VarDecl *, bool> *ReadOnly;
-  const CallExpr *Site;      ///< The call this evaluator stands for, if any.
-  LaunchEvaluator *Caller;   ///< The evaluator of the function that makes it.
+  const CallExpr *Site;    ///< The call this evaluator stands for, if any.
+  LaunchEvaluator *Caller; ///< The evaluator of the function that makes it.
 };
 
 namespace {
 
-void evaluateInto(LaunchEvaluator &Eval, const Expr *Bytes, bool BytesZero, const Expr *Block,
-                  LaunchSite &L) {
+void evaluateInto(LaunchEvaluator &Eval, const Expr *Bytes, bool BytesZero,
+                  const Expr *Block, LaunchSite &L) {
   std::string Ignored;
   if (Block)
     L.BlockThreads = Eval.evaluate(Block, Ignored);
@@ -696,36 +778,42 @@ void evaluateInto(LaunchEvaluator &Eval, const Expr *Bytes, bool BytesZero, cons
   std::string Why;
   L.DynamicBytes = Eval.evaluate(Bytes, Why);
   if (!L.DynamicBytes)
-    L.UnknownReason = "the dynamic shared memory size is not a compile-time constant: " + Why;
+    L.UnknownReason =
+        "the dynamic shared memory size is not a compile-time constant: " + Why;
 }
 
-/// A cudaLaunchKernelEx/ExC launch's block size and bytes, read out of its configuration.
-void evaluateConfig(LaunchEvaluator &Eval, const Expr *Config, SourceLocation Launch,
-                    LaunchSite &L) {
+/// A cudaLaunchKernelEx/ExC launch's block size and bytes, read out of its
+/// configuration.
+void evaluateConfig(LaunchEvaluator &Eval, const Expr *Config,
+                    SourceLocation Launch, LaunchSite &L) {
   bool Found = false;
   std::string Why;
   auto Bytes = Eval.configField(Config, "dynamicSmemBytes", Launch, Found, Why);
   if (!Found) {
-    L.UnknownReason = "the launch configuration is not a local cudaLaunchConfig_t of this "
-                      "function";
+    L.UnknownReason =
+        "the launch configuration is not a local cudaLaunchConfig_t of this "
+        "function";
     return;
   }
   std::string Ignored;
   if (Bytes)
     L.DynamicBytes = Eval.number(*Bytes, Why);
   if (!L.DynamicBytes)
-    L.UnknownReason = "the dynamic shared memory size is not a compile-time constant: " + Why;
+    L.UnknownReason =
+        "the dynamic shared memory size is not a compile-time constant: " + Why;
   bool BlockFound = false;
-  if (auto Block = Eval.configField(Config, "blockDim", Launch, BlockFound, Ignored))
+  if (auto Block =
+          Eval.configField(Config, "blockDim", Launch, BlockFound, Ignored))
     L.BlockThreads = Eval.number(*Block, Ignored);
 }
 
 } // namespace
 
-/// Which function each launch or call of the unit's own code is in: one walk over the
-/// functions outside system headers (forCallable would build the parent map of the whole unit,
-/// CUB's headers and all, at the first launch).
-class LaunchCollector::FunctionIndex : public RecursiveASTVisitor<FunctionIndex> {
+/// Which function each launch or call of the unit's own code is in: one walk
+/// over the functions outside system headers (forCallable would build the
+/// parent map of the whole unit, CUB's headers and all, at the first launch).
+class LaunchCollector::FunctionIndex
+    : public RecursiveASTVisitor<FunctionIndex> {
 public:
   explicit FunctionIndex(ASTContext &Ctx) : SM(Ctx.getSourceManager()) {
     for (Decl *D : Ctx.getTraversalScope())
@@ -737,8 +825,8 @@ public:
   bool TraverseDecl(Decl *D) {
     if (!D)
       return true;
-    // Namespaces and linkage specifications open anywhere; other declarations of system
-    // headers hold no launch tilefit reports.
+    // Namespaces and linkage specifications open anywhere; other declarations
+    // of system headers hold no launch tilefit reports.
     if (!isa<TranslationUnitDecl, NamespaceDecl, LinkageSpecDecl>(D) &&
         SM.isInSystemHeader(SM.getExpansionLoc(D->getLocation())))
       return true;
@@ -762,8 +850,8 @@ public:
     if (Open.empty())
       return true;
     Of[E] = Open.back();
-    // The calls a launch helper's call sites are found among: made from code that is not a
-    // template pattern, to a function (not an operator).
+    // The calls a launch helper's call sites are found among: made from code
+    // that is not a template pattern, to a function (not an operator).
     if (const FunctionDecl *Callee = E->getDirectCallee();
         Callee && !isa<CXXOperatorCallExpr>(E) && !Open.back()->isTemplated())
       CallsTo[Callee->getCanonicalDecl()].push_back(E);
@@ -773,58 +861,67 @@ public:
   const FunctionDecl *of(const Stmt *S) const { return Of.lookup(S); }
   llvm::ArrayRef<const CallExpr *> callsTo(const FunctionDecl *F) const {
     auto It = CallsTo.find(F->getCanonicalDecl());
-    return It == CallsTo.end() ? llvm::ArrayRef<const CallExpr *>() : It->second;
+    return It == CallsTo.end() ? llvm::ArrayRef<const CallExpr *>()
+                               : It->second;
   }
 
 private:
   const SourceManager &SM;
   std::vector<const FunctionDecl *> Open;
   llvm::DenseMap<const Stmt *, const FunctionDecl *> Of;
-  llvm::DenseMap<const FunctionDecl *, llvm::SmallVector<const CallExpr *, 2>> CallsTo;
+  llvm::DenseMap<const FunctionDecl *, llvm::SmallVector<const CallExpr *, 2>>
+      CallsTo;
 };
 
 LaunchCollector::LaunchCollector() = default;
 LaunchCollector::~LaunchCollector() = default;
 
-const FunctionDecl *LaunchCollector::enclosingFunction(ASTContext &Ctx, const Stmt *Call) {
+const FunctionDecl *LaunchCollector::enclosingFunction(ASTContext &Ctx,
+                                                       const Stmt *Call) {
   if (!Index)
     Index = std::make_unique<FunctionIndex>(Ctx);
   return Index->of(Call);
 }
 
-llvm::ArrayRef<const CallExpr *> LaunchCollector::callsTo(ASTContext &Ctx,
-                                                         const FunctionDecl *F) {
+llvm::ArrayRef<const CallExpr *>
+LaunchCollector::callsTo(ASTContext &Ctx, const FunctionDecl *F) {
   if (!Index)
     Index = std::make_unique<FunctionIndex>(Ctx);
   return Index->callsTo(F);
 }
 
 void LaunchCollector::registerMatchers(MatchFinder &Finder) {
-  // Launches and calls in the project's own code (not in system headers such as CUB's
-  // dispatch layers); run() keeps those in functions that are not template patterns:
-  // instantiations are visited with their concrete arguments.
+  // Launches and calls in the project's own code (not in system headers such as
+  // CUB's dispatch layers); run() keeps those in functions that are not
+  // template patterns: instantiations are visited with their concrete
+  // arguments.
   auto InUserCode = unless(isExpansionInSystemHeader());
   Finder.addMatcher(cudaKernelCallExpr(InUserCode).bind("chevron"), this);
   Finder.addMatcher(
-      callExpr(callee(functionDecl(hasAnyName("::cudaLaunchKernel", "::cudaLaunchCooperativeKernel",
-                                              "::cudaLaunchKernelEx", "::cudaLaunchKernelExC"))),
+      callExpr(callee(functionDecl(hasAnyName(
+                   "::cudaLaunchKernel", "::cudaLaunchCooperativeKernel",
+                   "::cudaLaunchKernelEx", "::cudaLaunchKernelExC"))),
                InUserCode)
           .bind("api"),
       this);
-  Finder.addMatcher(callExpr(callee(functionDecl(hasName("::cudaFuncSetAttribute"))), InUserCode)
-                        .bind("attribute"),
-                    this);
+  Finder.addMatcher(
+      callExpr(callee(functionDecl(hasName("::cudaFuncSetAttribute"))),
+               InUserCode)
+          .bind("attribute"),
+      this);
 }
 
-/// Whether \p Target sits in a branch of \p Fn that never runs: under an `if` whose condition
-/// is a constant there (`if (smem_size >= (48 << 10))` with smem_size a constant of the
-/// instantiation), on the side the condition does not take.
-
-/// Whether \p Target sits in a branch of \p Fn that never runs: under an `if` whose condition
-/// is a constant there (`if (smem_size >= (48 << 10))` with smem_size a constant of the
-/// instantiation, or a parameter a call site binds to one), on the side the condition does
+/// Whether \p Target sits in a branch of \p Fn that never runs: under an `if`
+/// whose condition is a constant there (`if (smem_size >= (48 << 10))` with
+/// smem_size a constant of the instantiation), on the side the condition does
 /// not take.
-static bool inDeadBranch(const Stmt *Target, const FunctionDecl *Fn, LaunchEvaluator &Eval) {
+
+/// Whether \p Target sits in a branch of \p Fn that never runs: under an `if`
+/// whose condition is a constant there (`if (smem_size >= (48 << 10))` with
+/// smem_size a constant of the instantiation, or a parameter a call site binds
+/// to one), on the side the condition does not take.
+static bool inDeadBranch(const Stmt *Target, const FunctionDecl *Fn,
+                         LaunchEvaluator &Eval) {
   struct Path : RecursiveASTVisitor<Path> {
     const Stmt *Target;
     std::vector<std::pair<const IfStmt *, bool>> Open, Found;
@@ -874,14 +971,15 @@ namespace {
 
 /// What one launch or opt-in reads as with an evaluator's bindings.
 struct Reading {
-  bool Ignore = false;    ///< Nothing to record (an attribute tilefit does not read, ...).
+  bool Ignore =
+      false; ///< Nothing to record (an attribute tilefit does not read, ...).
   bool Attribute = false; ///< A cudaFuncSetAttribute call, not a launch.
   const FunctionDecl *Kernel = nullptr;
   LaunchSite L;
   AttributeCall A;
   const Expr *KernelArg = nullptr; ///< The kernel as the launch writes it.
-  /// What is not known depends on a parameter of the outermost function: its call sites may
-  /// tell it.
+  /// What is not known depends on a parameter of the outermost function: its
+  /// call sites may tell it.
   bool NeedsCaller = false;
 };
 
@@ -909,21 +1007,26 @@ Reading read(ASTContext &Ctx, const Stmt *Matched, LaunchEvaluator &Eval) {
       R.Kernel = Direct, R.KernelArg = Call->getCallee();
     else
       KernelNeeds = Kernel(Call->getCallee());
-    if (!Config || Config->getNumArgs() < 2 || (!R.Kernel && Call->containsErrors())) {
+    if (!Config || Config->getNumArgs() < 2 ||
+        (!R.Kernel && Call->containsErrors())) {
       R.Ignore = true;
       return R;
     }
     const Expr *Bytes = Config->getNumArgs() >= 3 ? Config->getArg(2) : nullptr;
     bool Default = !Bytes || isa<CXXDefaultArgExpr>(Bytes);
-    evaluateInto(Eval, Default ? nullptr : Bytes, Default, Config->getArg(1), R.L);
-    R.NeedsCaller = R.Kernel ? !R.L.DynamicBytes && Top.ReachedParameter : KernelNeeds;
+    evaluateInto(Eval, Default ? nullptr : Bytes, Default, Config->getArg(1),
+                 R.L);
+    R.NeedsCaller =
+        R.Kernel ? !R.L.DynamicBytes && Top.ReachedParameter : KernelNeeds;
     return R;
   }
   if (const auto *Call = dyn_cast<CallExpr>(Matched);
-      Call && Call->getDirectCallee() && Call->getDirectCallee()->getName() != "cudaFuncSetAttribute") {
+      Call && Call->getDirectCallee() &&
+      Call->getDirectCallee()->getName() != "cudaFuncSetAttribute") {
     R.L.Form = Call->getDirectCallee()->getName().str();
     R.L.Loc = toSourcePos(SM, Call->getBeginLoc());
-    const bool Ex = R.L.Form == "cudaLaunchKernelEx" || R.L.Form == "cudaLaunchKernelExC";
+    const bool Ex =
+        R.L.Form == "cudaLaunchKernelEx" || R.L.Form == "cudaLaunchKernelExC";
     const unsigned KernelIndex = Ex ? 1 : 0;
     if (Call->getNumArgs() <= KernelIndex || Call->containsErrors()) {
       R.Ignore = true;
@@ -933,14 +1036,15 @@ Reading read(ASTContext &Ctx, const Stmt *Matched, LaunchEvaluator &Eval) {
     if (Ex) {
       evaluateConfig(Eval, Call->getArg(0), Call->getBeginLoc(), R.L);
     } else {
-      // cudaLaunchKernel(func, grid, block, args, sharedMem = 0, stream = 0), and the same for
-      // cudaLaunchCooperativeKernel.
+      // cudaLaunchKernel(func, grid, block, args, sharedMem = 0, stream = 0),
+      // and the same for cudaLaunchCooperativeKernel.
       const Expr *Bytes = Call->getNumArgs() > 4 ? Call->getArg(4) : nullptr;
       bool Default = !Bytes || isa<CXXDefaultArgExpr>(Bytes);
       evaluateInto(Eval, Default ? nullptr : Bytes, Default,
                    Call->getNumArgs() > 2 ? Call->getArg(2) : nullptr, R.L);
     }
-    R.NeedsCaller = R.Kernel ? !R.L.DynamicBytes && Top.ReachedParameter : KernelNeeds;
+    R.NeedsCaller =
+        R.Kernel ? !R.L.DynamicBytes && Top.ReachedParameter : KernelNeeds;
     return R;
   }
   const auto *Call = cast<CallExpr>(Matched);
@@ -952,8 +1056,8 @@ Reading read(ASTContext &Ctx, const Stmt *Matched, LaunchEvaluator &Eval) {
   Expr::EvalResult Which;
   if (!Call->getArg(1)->EvaluateAsRValue(Which, Ctx) || !Which.Val.isInt())
     return R; // an attribute chosen at run time: not one tilefit reads
-  // cudaFuncAttributeMaxDynamicSharedMemorySize = 8, ...PreferredSharedMemoryCarveout = 9
-  // (driver_types.h).
+  // cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
+  // ...PreferredSharedMemoryCarveout = 9 (driver_types.h).
   int64_t Attr = Which.Val.getInt().getSExtValue();
   if (Attr == 8)
     R.A.Attribute = AttributeCall::Kind::MaxDynamicSharedMemorySize;
@@ -976,9 +1080,11 @@ Reading read(ASTContext &Ctx, const Stmt *Matched, LaunchEvaluator &Eval) {
 }
 
 std::string sourceText(ASTContext &Ctx, const Expr *E) {
-  CharSourceRange Range = CharSourceRange::getTokenRange(E->IgnoreImplicit()->getSourceRange());
+  CharSourceRange Range =
+      CharSourceRange::getTokenRange(E->IgnoreImplicit()->getSourceRange());
   std::string Text =
-      Lexer::getSourceText(Range, Ctx.getSourceManager(), Ctx.getLangOpts()).str();
+      Lexer::getSourceText(Range, Ctx.getSourceManager(), Ctx.getLangOpts())
+          .str();
   return Text.empty() ? std::string("?") : Text;
 }
 
@@ -995,33 +1101,41 @@ void LaunchCollector::run(const MatchFinder::MatchResult &Result) {
   if (!Fn || Fn->isTemplated())
     return;
   LaunchEvaluator Eval(Ctx, Fn, &ReadOnly);
-  // A kernel template's launch with an error in it: which specialization it launches is not
-  // decided, and none is instantiated for it.
+  // A kernel template's launch with an error in it: which specialization it
+  // launches is not decided, and none is instantiated for it.
   if (const auto *Call = dyn_cast<CUDAKernelCallExpr>(Matched);
-      Call && !Call->getDirectCallee() && Call->containsErrors() && !inDeadBranch(Call, Fn, Eval))
-    if (const auto *Named = dyn_cast<OverloadExpr>(Call->getCallee()->IgnoreImplicit());
+      Call && !Call->getDirectCallee() && Call->containsErrors() &&
+      !inDeadBranch(Call, Fn, Eval))
+    if (const auto *Named =
+            dyn_cast<OverloadExpr>(Call->getCallee()->IgnoreImplicit());
         Named && llvm::any_of(Named->decls(), [](const NamedDecl *D) {
-          const auto *T = dyn_cast<FunctionTemplateDecl>(D->getUnderlyingDecl());
+          const auto *T =
+              dyn_cast<FunctionTemplateDecl>(D->getUnderlyingDecl());
           return T && T->getTemplatedDecl()->hasAttr<CUDAGlobalAttr>();
         })) {
-      CharSourceRange R = CharSourceRange::getTokenRange(Named->getSourceRange());
+      CharSourceRange R =
+          CharSourceRange::getTokenRange(Named->getSourceRange());
       Lost.push_back({toSourcePos(SM, Call->getBeginLoc()),
-                      Lexer::getSourceText(R, SM, Ctx.getLangOpts()).str(), false, ""});
+                      Lexer::getSourceText(R, SM, Ctx.getLangOpts()).str(),
+                      false, ""});
       return;
     }
   follow(Ctx, Matched, Eval, Eval, nullptr, 0);
 }
 
-void LaunchCollector::follow(ASTContext &Ctx, const Stmt *Matched, LaunchEvaluator &Inner,
-                             LaunchEvaluator &Top, const CallExpr *At, int Depth) {
-  // Code under a condition that is false here does not run: no launch, no opt-in.
+void LaunchCollector::follow(ASTContext &Ctx, const Stmt *Matched,
+                             LaunchEvaluator &Inner, LaunchEvaluator &Top,
+                             const CallExpr *At, int Depth) {
+  // Code under a condition that is false here does not run: no launch, no
+  // opt-in.
   if (inDeadBranch(Matched, Inner.function(), Inner))
     return;
   Reading R = read(Ctx, Matched, Inner);
   if (R.Ignore)
     return;
-  // A launch helper (`ClusterLauncher::launch(grid, cluster, block, smem, stream, kernel,
-  // params)`): read again at each call of the outermost function, with its arguments.
+  // A launch helper (`ClusterLauncher::launch(grid, cluster, block, smem,
+  // stream, kernel, params)`): read again at each call of the outermost
+  // function, with its arguments.
   if (R.NeedsCaller && Depth < 6) {
     llvm::ArrayRef<const CallExpr *> Sites = callsTo(Ctx, Top.function());
     bool Any = false;
@@ -1039,25 +1153,31 @@ void LaunchCollector::follow(ASTContext &Ctx, const Stmt *Matched, LaunchEvaluat
     }
     if (Any)
       return;
-    // Nothing in this unit calls it: a helper in a header is called by the units that
-    // include it, and is read there.
+    // Nothing in this unit calls it: a helper in a header is called by the
+    // units that include it, and is read there.
     const SourceManager &SM = Ctx.getSourceManager();
-    if (!R.Kernel && !SM.isInMainFile(SM.getExpansionLoc(Top.function()->getLocation())))
+    if (!R.Kernel &&
+        !SM.isInMainFile(SM.getExpansionLoc(Top.function()->getLocation())))
       return;
   }
   // Through a helper: at the call that told the rest, in the helper's name.
   std::string Via;
   if (At) {
     const FunctionDecl *Helper = At->getDirectCallee();
-    Via = " through " + (Helper ? Helper->getQualifiedNameAsString() : std::string("?"));
+    Via = " through " +
+          (Helper ? Helper->getQualifiedNameAsString() : std::string("?"));
   }
-  const SourcePos Loc = At ? toSourcePos(Ctx.getSourceManager(), At->getBeginLoc()) : SourcePos();
+  const SourcePos Loc =
+      At ? toSourcePos(Ctx.getSourceManager(), At->getBeginLoc()) : SourcePos();
   if (R.Attribute) {
     if (!R.Kernel)
-      return; // an opt-in for a kernel not known statically: no launch of it is either
+      return; // an opt-in for a kernel not known statically: no launch of it is
+              // either
     if (At)
       R.A.Loc = Loc;
-    Attributes.push_back({R.Kernel->getDefinition() ? R.Kernel->getDefinition() : R.Kernel, R.A});
+    Attributes.push_back(
+        {R.Kernel->getDefinition() ? R.Kernel->getDefinition() : R.Kernel,
+         R.A});
     return;
   }
   if (!R.Kernel) {
@@ -1065,8 +1185,10 @@ void LaunchCollector::follow(ASTContext &Ctx, const Stmt *Matched, LaunchEvaluat
     if (R.L.DynamicBytes && *R.L.DynamicBytes == 0)
       return;
     // At a call of a helper: the argument the kernel could not be told from.
-    const Expr *GivenUp = At && Top.KernelGivenUp ? Top.KernelGivenUp : R.KernelArg;
-    LostLaunch L{At ? Loc : R.L.Loc, sourceText(Ctx, GivenUp), /*Unresolved=*/true, ""};
+    const Expr *GivenUp =
+        At && Top.KernelGivenUp ? Top.KernelGivenUp : R.KernelArg;
+    LostLaunch L{At ? Loc : R.L.Loc, sourceText(Ctx, GivenUp),
+                 /*Unresolved=*/true, ""};
     // A helper's own parameter: the kernel is its caller's.
     const Expr *Bare = GivenUp->IgnoreParenImpCasts();
     while (const auto *Cast = dyn_cast<ExplicitCastExpr>(Bare))
@@ -1078,21 +1200,25 @@ void LaunchCollector::follow(ASTContext &Ctx, const Stmt *Matched, LaunchEvaluat
     Unresolved.push_back(std::move(L));
     return;
   }
-  const FunctionDecl *Kernel = R.Kernel->getDefinition() ? R.Kernel->getDefinition() : R.Kernel;
+  const FunctionDecl *Kernel =
+      R.Kernel->getDefinition() ? R.Kernel->getDefinition() : R.Kernel;
   if (At) {
     R.L.Loc = Loc;
     R.L.Form += Via;
-    // The same call read through two launches of the helper (its branches) is one launch.
+    // The same call read through two launches of the helper (its branches) is
+    // one launch.
     for (const auto &[K, L] : Launches)
-      if (K == Kernel && L.Loc.File == R.L.Loc.File && L.Loc.Line == R.L.Loc.Line &&
-          L.Loc.Column == R.L.Loc.Column && L.DynamicBytes == R.L.DynamicBytes &&
+      if (K == Kernel && L.Loc.File == R.L.Loc.File &&
+          L.Loc.Line == R.L.Loc.Line && L.Loc.Column == R.L.Loc.Column &&
+          L.DynamicBytes == R.L.DynamicBytes &&
           L.BlockThreads == R.L.BlockThreads)
         return;
   }
   Launches.push_back({Kernel, R.L});
 }
 
-std::vector<HostKernelCalls> hostKernelCalls(ASTContext &Ctx, const LaunchCollector &Collector) {
+std::vector<HostKernelCalls> hostKernelCalls(ASTContext &Ctx,
+                                             const LaunchCollector &Collector) {
   KernelNamer Namer(Ctx);
   std::vector<HostKernelCalls> Out;
   llvm::DenseMap<const FunctionDecl *, size_t> Index;
@@ -1111,7 +1237,8 @@ std::vector<HostKernelCalls> hostKernelCalls(ASTContext &Ctx, const LaunchCollec
   return Out;
 }
 
-std::optional<uint64_t> evaluateConstant(ASTContext &Ctx, const FunctionDecl *Fn, const Expr *E,
+std::optional<uint64_t> evaluateConstant(ASTContext &Ctx,
+                                         const FunctionDecl *Fn, const Expr *E,
                                          std::string &Why) {
   return LaunchEvaluator(Ctx, Fn).evaluate(E, Why);
 }
@@ -1125,7 +1252,8 @@ std::optional<LaunchBounds> launchBoundsOf(const FunctionDecl *Kernel) {
   B.Loc = toSourcePos(Ctx.getSourceManager(), A->getLocation());
   auto Eval = [&](const Expr *E) -> std::optional<uint64_t> {
     Expr::EvalResult R;
-    if (E && !E->isValueDependent() && E->EvaluateAsInt(R, Ctx) && !R.Val.getInt().isNegative())
+    if (E && !E->isValueDependent() && E->EvaluateAsInt(R, Ctx) &&
+        !R.Val.getInt().isNegative())
       return R.Val.getInt().getZExtValue();
     return std::nullopt;
   };

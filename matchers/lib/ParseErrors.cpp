@@ -13,7 +13,8 @@ namespace matchers {
 
 using namespace clang;
 
-ErrorReach::ErrorReach(const SourceManager &SM, llvm::ArrayRef<ParseError> Errors)
+ErrorReach::ErrorReach(const SourceManager &SM,
+                       llvm::ArrayRef<ParseError> Errors)
     : SM(SM), Errors(Errors) {
   for (size_t I = 0; I < Errors.size(); ++I) {
     if (Errors[I].Loc.isInvalid())
@@ -26,7 +27,8 @@ ErrorReach::ErrorReach(const SourceManager &SM, llvm::ArrayRef<ParseError> Error
     std::sort(List.begin(), List.end());
 }
 
-/// The declaration whose text an instantiation was made from: the template's own.
+/// The declaration whose text an instantiation was made from: the template's
+/// own.
 static const Decl *patternOf(const Decl *D) {
   if (const auto *FD = dyn_cast<FunctionDecl>(D)) {
     if (const FunctionDecl *P = FD->getTemplateInstantiationPattern())
@@ -57,15 +59,18 @@ const llvm::SmallVector<size_t, 2> &ErrorReach::errorsIn(const Decl *D) {
   if (F == ByFile.end())
     return It->second;
   const auto &List = F->second;
-  auto First = std::lower_bound(List.begin(), List.end(), std::make_pair(Begin, size_t(0)));
+  auto First = std::lower_bound(List.begin(), List.end(),
+                                std::make_pair(Begin, size_t(0)));
   for (auto E = First; E != List.end() && E->first <= End; ++E)
     It->second.push_back(E->second);
   return It->second;
 }
 
-std::optional<size_t> ErrorReach::touching(llvm::ArrayRef<const Decl *> Uses,
-                                           const llvm::SmallPtrSetImpl<const Decl *> &Ids) {
-  // After a fatal error no error is reported: whatever ends after it may hold one.
+std::optional<size_t>
+ErrorReach::touching(llvm::ArrayRef<const Decl *> Uses,
+                     const llvm::SmallPtrSetImpl<const Decl *> &Ids) {
+  // After a fatal error no error is reported: whatever ends after it may hold
+  // one.
   for (const ParseError &E : Errors) {
     if (!E.Fatal || E.Loc.isInvalid())
       continue;
@@ -100,7 +105,8 @@ std::optional<size_t> ErrorReach::firstError() const {
   return First;
 }
 
-void ErrorReach::addRecordTypes(QualType T, llvm::SmallVectorImpl<const Decl *> &Out,
+void ErrorReach::addRecordTypes(QualType T,
+                                llvm::SmallVectorImpl<const Decl *> &Out,
                                 llvm::SmallPtrSetImpl<const Decl *> &Seen) {
   const Type *Base = T->getBaseElementTypeUnsafe();
   const CXXRecordDecl *RD = Base ? Base->getAsCXXRecordDecl() : nullptr;

@@ -35,12 +35,13 @@ const FunctionDecl *enclosingFunction(const Decl *D) {
   return nullptr;
 }
 
-/// `cute::TMEM::Allocator1Sm::allocate`: namespaces and classes, inline namespaces (CCCL's
-/// versioned ones) left out, template arguments left out; "" inside a function.
+/// `cute::TMEM::Allocator1Sm::allocate`: namespaces and classes, inline
+/// namespaces (CCCL's versioned ones) left out, template arguments left out; ""
+/// inside a function.
 std::string plainQualifiedName(const NamedDecl *D) {
   std::vector<std::string> Parts{D->getNameAsString()};
-  for (const DeclContext *DC = D->getDeclContext(); DC && !isa<TranslationUnitDecl>(DC);
-       DC = DC->getParent()) {
+  for (const DeclContext *DC = D->getDeclContext();
+       DC && !isa<TranslationUnitDecl>(DC); DC = DC->getParent()) {
     if (const auto *NS = dyn_cast<NamespaceDecl>(DC)) {
       if (!NS->isInline())
         Parts.push_back(NS->getNameAsString());
@@ -54,8 +55,8 @@ std::string plainQualifiedName(const NamedDecl *D) {
   return llvm::join(Parts, "::");
 }
 
-/// The allocators modelled by their call: the argument that holds the column count, and the
-/// CTA group (0: read from the template argument).
+/// The allocators modelled by their call: the argument that holds the column
+/// count, and the CTA group (0: read from the template argument).
 struct ModelledAllocator {
   const char *Name;
   unsigned ColumnsArg;
@@ -81,7 +82,8 @@ const ModelledAllocator *modelledAllocator(const FunctionDecl *FD) {
   return nullptr;
 }
 
-/// Whether \p T is an array or a class holding one (fields and bases, any depth).
+/// Whether \p T is an array or a class holding one (fields and bases, any
+/// depth).
 bool holdsArray(QualType T, unsigned Depth) {
   if (Depth > 16 || T.isNull())
     return false;
@@ -102,13 +104,14 @@ bool holdsArray(QualType T, unsigned Depth) {
   return false;
 }
 
-/// The bytes of the arrays \p T holds: all of it for an array (of numbers, vectors, `__half`s
-/// or fragments alike), the arrays among the fields and bases of a class (any depth), none
-/// for a scalar. A class's other
-/// fields (an iterator's pointers, strides and counters) are what ptxas folds, keeps in a few
-/// registers or drops; the arrays are the register tiles. Unknown for a class Clang cannot
-/// lay out.
-std::optional<uint64_t> arrayBytesIn(const ASTContext &Ctx, QualType T, unsigned Depth) {
+/// The bytes of the arrays \p T holds: all of it for an array (of numbers,
+/// vectors, `__half`s or fragments alike), the arrays among the fields and
+/// bases of a class (any depth), none for a scalar. A class's other fields (an
+/// iterator's pointers, strides and counters) are what ptxas folds, keeps in a
+/// few registers or drops; the arrays are the register tiles. Unknown for a
+/// class Clang cannot lay out.
+std::optional<uint64_t> arrayBytesIn(const ASTContext &Ctx, QualType T,
+                                     unsigned Depth) {
   if (Depth > 16 || T.isNull() || T->isDependentType() || T->isIncompleteType())
     return std::nullopt;
   T = T.getCanonicalType();
@@ -139,14 +142,16 @@ std::optional<uint64_t> arrayBytesIn(const ASTContext &Ctx, QualType T, unsigned
   return Sum;
 }
 
-/// Reads a PTX integer immediate: decimal, 0x hex, 0b binary, 0 octal, optional U suffix.
+/// Reads a PTX integer immediate: decimal, 0x hex, 0b binary, 0 octal, optional
+/// U suffix.
 std::optional<uint64_t> ptxInteger(StringRef Text) {
   Text = Text.trim();
   if (Text.ends_with("U") || Text.ends_with("u"))
     Text = Text.drop_back();
   uint64_t V = 0;
   if (Text.starts_with_insensitive("0b"))
-    return Text.drop_front(2).getAsInteger(2, V) ? std::nullopt : std::optional<uint64_t>(V);
+    return Text.drop_front(2).getAsInteger(2, V) ? std::nullopt
+                                                 : std::optional<uint64_t>(V);
   if (Text.getAsInteger(0, V))
     return std::nullopt;
   return V;
@@ -154,21 +159,24 @@ std::optional<uint64_t> ptxInteger(StringRef Text) {
 
 } // namespace
 
-std::vector<SharedVar> describeVariables(ASTContext &Ctx,
-                                         const std::vector<const VarDecl *> &Vars) {
+std::vector<SharedVar>
+describeVariables(ASTContext &Ctx, const std::vector<const VarDecl *> &Vars) {
   const SourceManager &SM = Ctx.getSourceManager();
   auto Before = [&](SourceLocation A, SourceLocation B) {
-    return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(A), SM.getExpansionLoc(B));
+    return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(A),
+                                        SM.getExpansionLoc(B));
   };
 
   // Declaration order: a rank per distinct declaration position.
   std::vector<const VarDecl *> ByPos = Vars;
-  std::stable_sort(ByPos.begin(), ByPos.end(), [&](const VarDecl *A, const VarDecl *B) {
-    return Before(A->getLocation(), B->getLocation());
-  });
+  std::stable_sort(ByPos.begin(), ByPos.end(),
+                   [&](const VarDecl *A, const VarDecl *B) {
+                     return Before(A->getLocation(), B->getLocation());
+                   });
   llvm::DenseMap<const VarDecl *, uint64_t> DeclOrder;
   for (size_t I = 0; I < ByPos.size(); ++I) {
-    bool Same = I > 0 && !Before(ByPos[I - 1]->getLocation(), ByPos[I]->getLocation());
+    bool Same =
+        I > 0 && !Before(ByPos[I - 1]->getLocation(), ByPos[I]->getLocation());
     DeclOrder[ByPos[I]] = Same ? DeclOrder[ByPos[I - 1]] : I;
   }
 
@@ -179,7 +187,8 @@ std::vector<SharedVar> describeVariables(ASTContext &Ctx,
       if (const auto *ND = dyn_cast<NamespaceDecl>(DC))
         Namespaces.push_back(ND->getCanonicalDecl());
   std::sort(Namespaces.begin(), Namespaces.end());
-  Namespaces.erase(std::unique(Namespaces.begin(), Namespaces.end()), Namespaces.end());
+  Namespaces.erase(std::unique(Namespaces.begin(), Namespaces.end()),
+                   Namespaces.end());
   std::stable_sort(Namespaces.begin(), Namespaces.end(),
                    [&](const NamespaceDecl *A, const NamespaceDecl *B) {
                      return Before(A->getLocation(), B->getLocation());
@@ -195,14 +204,16 @@ std::vector<SharedVar> describeVariables(ASTContext &Ctx,
     const FunctionDecl *Fn = enclosingFunction(VD);
     if (Fn)
       V.Function = functionName(Fn);
-    V.QualifiedName = Fn ? V.Function + "::" + V.Name : VD->getQualifiedNameAsString();
+    V.QualifiedName =
+        Fn ? V.Function + "::" + V.Name : VD->getQualifiedNameAsString();
     V.Loc = toSourcePos(SM, VD->getLocation());
     describeVariableLayout(Ctx, VD, V);
 
     EmissionFacts &E = V.Emission;
     if (!Fn) {
       std::vector<unsigned> Chain;
-      for (const DeclContext *DC = VD->getDeclContext(); DC; DC = DC->getParent())
+      for (const DeclContext *DC = VD->getDeclContext(); DC;
+           DC = DC->getParent())
         if (const auto *ND = dyn_cast<NamespaceDecl>(DC))
           Chain.push_back(NamespaceOrdinal[ND->getCanonicalDecl()]);
       E.Namespaces.assign(Chain.rbegin(), Chain.rend());
@@ -214,11 +225,12 @@ std::vector<SharedVar> describeVariables(ASTContext &Ctx,
 }
 
 void ConstantCollector::registerMatchers(MatchFinder &Finder) {
-  // Every variable with the `__constant__` attribute that is not a template pattern; run()
-  // keeps the written ones that are defined here.
-  Finder.addMatcher(varDecl(hasAttr(attr::CUDAConstant), unless(isTemplatePattern()))
-                        .bind("constant"),
-                    this);
+  // Every variable with the `__constant__` attribute that is not a template
+  // pattern; run() keeps the written ones that are defined here.
+  Finder.addMatcher(
+      varDecl(hasAttr(attr::CUDAConstant), unless(isTemplatePattern()))
+          .bind("constant"),
+      this);
 }
 
 void ConstantCollector::run(const MatchFinder::MatchResult &Result) {
@@ -228,8 +240,8 @@ void ConstantCollector::run(const MatchFinder::MatchResult &Result) {
   const VarDecl *Def = VD->getDefinition();
   if (!Def)
     return; // `extern __constant__`: defined in another unit (-rdc)
-  // Clang marks `constexpr` variables `__constant__` itself in device code (an implicit
-  // attribute); nvcc folds their values and gives them no storage.
+  // Clang marks `constexpr` variables `__constant__` itself in device code (an
+  // implicit attribute); nvcc folds their values and gives them no storage.
   bool Written = false;
   for (const VarDecl *R : Def->redecls())
     for (const auto *A : R->specific_attrs<CUDAConstantAttr>())
@@ -238,7 +250,8 @@ void ConstantCollector::run(const MatchFinder::MatchResult &Result) {
     Vars.push_back(Def);
 }
 
-void ConstantCollector::finish(ASTContext &Ctx, const InstantiationRecorder &Instantiations,
+void ConstantCollector::finish(ASTContext &Ctx,
+                               const InstantiationRecorder &Instantiations,
                                TranslationUnitFacts &Out) {
   Out.ConstantVars = describeVariables(Ctx, Vars);
   if (Vars.empty())
@@ -250,7 +263,8 @@ void ConstantCollector::finish(ASTContext &Ctx, const InstantiationRecorder &Ins
 }
 
 bool isPerThreadArray(const ASTContext &, const VarDecl *VD) {
-  if (isa<ParmVarDecl>(VD) || !VD->hasLocalStorage() || VD->hasAttr<CUDASharedAttr>())
+  if (isa<ParmVarDecl>(VD) || !VD->hasLocalStorage() ||
+      VD->hasAttr<CUDASharedAttr>())
     return false;
   QualType T = VD->getType();
   if (T.isNull() || T->isReferenceType() || T->isDependentType())
@@ -266,25 +280,30 @@ SharedVar describeLocalArray(const ASTContext &Ctx, const VarDecl *VD) {
   V.QualifiedName = V.Function.empty() ? V.Name : V.Function + "::" + V.Name;
   V.Loc = toSourcePos(Ctx.getSourceManager(), VD->getLocation());
   describeVariableLayout(Ctx, VD, V);
-  // An object that holds arrays (a fragment, an accumulator, a CuTe tensor) counts for the
-  // arrays it holds.
+  // An object that holds arrays (a fragment, an accumulator, a CuTe tensor)
+  // counts for the arrays it holds.
   if (V.Bytes && Ctx.getBaseElementType(VD->getType())->getAsRecordDecl())
     V.Bytes = arrayBytesIn(Ctx, VD->getType(), 0);
   return V;
 }
 
-bool isTmemAllocator(const FunctionDecl *FD) { return modelledAllocator(FD) != nullptr; }
+bool isTmemAllocator(const FunctionDecl *FD) {
+  return modelledAllocator(FD) != nullptr;
+}
 
-void tmemAllocationsInAsm(ASTContext &Ctx, const FunctionDecl *Fn, const GCCAsmStmt *S,
+void tmemAllocationsInAsm(ASTContext &Ctx, const FunctionDecl *Fn,
+                          const GCCAsmStmt *S,
                           std::vector<TmemAllocation> &Out) {
   const std::string Text = S->getAsmString()->getString().str();
   static const std::string Mnemonic = "tcgen05.alloc";
   for (size_t Pos = Text.find(Mnemonic); Pos != std::string::npos;
        Pos = Text.find(Mnemonic, Pos + 1)) {
     const size_t After = Pos + Mnemonic.size();
-    if (After < Text.size() && Text[After] != '.' && !isspace(static_cast<unsigned char>(Text[After])))
+    if (After < Text.size() && Text[After] != '.' &&
+        !isspace(static_cast<unsigned char>(Text[After])))
       continue; // another instruction whose name starts the same way
-    const size_t NameEnd = std::min(Text.find_first_of(" \t\r\n", Pos), Text.size());
+    const size_t NameEnd =
+        std::min(Text.find_first_of(" \t\r\n", Pos), Text.size());
     const size_t End = std::min(Text.find(';', NameEnd), Text.size());
     StringRef Name = StringRef(Text).slice(Pos, NameEnd);
     llvm::SmallVector<StringRef, 4> Operands;
@@ -297,7 +316,8 @@ void tmemAllocationsInAsm(ASTContext &Ctx, const FunctionDecl *Fn, const GCCAsmS
       A.Function = functionName(Fn);
     A.CtaGroup = Name.contains(".cta_group::2") ? 2 : 1;
     if (Operands.size() < 2) {
-      A.UnknownReason = "the instruction has no column-count operand tilefit can read";
+      A.UnknownReason =
+          "the instruction has no column-count operand tilefit can read";
       Out.push_back(std::move(A));
       continue;
     }
@@ -306,10 +326,11 @@ void tmemAllocationsInAsm(ASTContext &Ctx, const FunctionDecl *Fn, const GCCAsmS
       if (auto V = ptxInteger(Op))
         A.Columns = *V;
       else
-        A.UnknownReason = "the column count '" + Op.str() + "' is not an integer tilefit reads";
+        A.UnknownReason = "the column count '" + Op.str() +
+                          "' is not an integer tilefit reads";
     } else if (Op.starts_with("%%")) {
-      A.UnknownReason = "the column count is the PTX register '" + Op.drop_front().str() +
-                        "', set by the asm itself";
+      A.UnknownReason = "the column count is the PTX register '" +
+                        Op.drop_front().str() + "', set by the asm itself";
     } else {
       int Index = -1;
       StringRef Ref = Op.drop_front();
@@ -319,23 +340,26 @@ void tmemAllocationsInAsm(ASTContext &Ctx, const FunctionDecl *Fn, const GCCAsmS
         Index = static_cast<int>(N);
       const int Outputs = static_cast<int>(S->getNumOutputs());
       if (Index < 0 || Index >= Outputs + static_cast<int>(S->getNumInputs())) {
-        A.UnknownReason = "the column count '" + Op.str() + "' names no operand of the asm";
+        A.UnknownReason =
+            "the column count '" + Op.str() + "' names no operand of the asm";
       } else if (Index < Outputs) {
         A.UnknownReason = "the column count is an output operand of the asm";
       } else {
         std::string Why;
-        if (auto V = evaluateConstant(Ctx, Fn, S->getInputExpr(Index - Outputs), Why))
+        if (auto V = evaluateConstant(Ctx, Fn, S->getInputExpr(Index - Outputs),
+                                      Why))
           A.Columns = *V;
         else
-          A.UnknownReason = "the column count is not a compile-time constant: " + Why;
+          A.UnknownReason =
+              "the column count is not a compile-time constant: " + Why;
       }
     }
     Out.push_back(std::move(A));
   }
 }
 
-std::optional<TmemAllocation> tmemAllocationCall(ASTContext &Ctx, const FunctionDecl *Fn,
-                                                 const CallExpr *E) {
+std::optional<TmemAllocation>
+tmemAllocationCall(ASTContext &Ctx, const FunctionDecl *Fn, const CallExpr *E) {
   const FunctionDecl *Callee = E->getDirectCallee();
   const ModelledAllocator *M = modelledAllocator(Callee);
   if (!M)
@@ -347,10 +371,13 @@ std::optional<TmemAllocation> tmemAllocationCall(ASTContext &Ctx, const Function
     A.Function = functionName(Fn);
   A.CtaGroup = M->CtaGroup;
   if (A.CtaGroup == 0) {
-    // cuda::ptx::tcgen05_alloc<dot_cta_group>: cta_group_1 or cta_group_2 (0 or 1).
+    // cuda::ptx::tcgen05_alloc<dot_cta_group>: cta_group_1 or cta_group_2 (0 or
+    // 1).
     A.CtaGroup = 1;
-    if (const TemplateArgumentList *Args = Callee->getTemplateSpecializationArgs())
-      if (Args->size() > 0 && Args->get(0).getKind() == TemplateArgument::Integral)
+    if (const TemplateArgumentList *Args =
+            Callee->getTemplateSpecializationArgs())
+      if (Args->size() > 0 &&
+          Args->get(0).getKind() == TemplateArgument::Integral)
         A.CtaGroup = Args->get(0).getAsIntegral().getZExtValue() == 1 ? 2 : 1;
   }
   if (E->getNumArgs() <= M->ColumnsArg) {

@@ -1,10 +1,10 @@
 //===- SharedMemoryCollector.cpp ------------------------------------------===//
 #include "tilefit/matchers/SharedMemoryCollector.h"
 
+#include "ParseErrorReach.h"
 #include "tilefit/matchers/EmissionWalk.h"
 #include "tilefit/matchers/EvaluatedCodeVisitor.h"
 #include "tilefit/matchers/InstantiationRecorder.h"
-#include "ParseErrorReach.h"
 #include "tilefit/matchers/KernelNames.h"
 #include "tilefit/matchers/LaunchSites.h"
 #include "tilefit/matchers/ScopeFacts.h"
@@ -41,39 +41,46 @@ namespace tilefit {
 namespace matchers {
 namespace {
 
-/// A declaration inside an uninstantiated template (a pattern): its types may be dependent and
-/// it is never emitted. Only its instantiations get figures.
+/// A declaration inside an uninstantiated template (a pattern): its types may
+/// be dependent and it is never emitted. Only its instantiations get figures.
 AST_MATCHER(Decl, isTemplated) { return Node.isTemplated(); }
 
-/// `extern template` declarations: the definition lives in another translation unit.
+/// `extern template` declarations: the definition lives in another translation
+/// unit.
 AST_MATCHER(FunctionDecl, isExplicitInstantiationDeclaration) {
-  return Node.getTemplateSpecializationKind() == TSK_ExplicitInstantiationDeclaration;
+  return Node.getTemplateSpecializationKind() ==
+         TSK_ExplicitInstantiationDeclaration;
 }
 
-/// Every `__shared__` variable with a concrete type: namespace-scope ones, function-local
-/// statics of kernels and device functions, and those of every template instantiation (the
-/// finder visits instantiations), but not the uninstantiated template patterns.
+/// Every `__shared__` variable with a concrete type: namespace-scope ones,
+/// function-local statics of kernels and device functions, and those of every
+/// template instantiation (the finder visits instantiations), but not the
+/// uninstantiated template patterns.
 DeclarationMatcher sharedVarMatcher() {
   return varDecl(hasAttr(attr::CUDAShared), unless(isTemplated())).bind("var");
 }
 
-/// Every kernel that gets code: a `__global__` definition that is not a template pattern,
-/// i.e. a plain kernel or an implicit or explicit instantiation of a kernel template.
+/// Every kernel that gets code: a `__global__` definition that is not a
+/// template pattern, i.e. a plain kernel or an implicit or explicit
+/// instantiation of a kernel template.
 DeclarationMatcher kernelMatcher() {
-  return functionDecl(hasAttr(attr::CUDAGlobal), isDefinition(), unless(isTemplated()),
+  return functionDecl(hasAttr(attr::CUDAGlobal), isDefinition(),
+                      unless(isTemplated()),
                       unless(isExplicitInstantiationDeclaration()))
       .bind("kernel");
 }
 
-/// A kernel template specialization that code uses but that has no body although its template
-/// has one: Clang did not instantiate it (its instantiation failed, or an error stopped the
-/// parse first). nvcc would emit it; in a unit without errors there is none.
+/// A kernel template specialization that code uses but that has no body
+/// although its template has one: Clang did not instantiate it (its
+/// instantiation failed, or an error stopped the parse first). nvcc would emit
+/// it; in a unit without errors there is none.
 AST_MATCHER(FunctionDecl, isUsedUninstantiatedSpecialization) {
   if (Node.hasBody())
     return false;
   const TemplateSpecializationKind K = Node.getTemplateSpecializationKind();
   if (!(K == TSK_ExplicitInstantiationDefinition ||
-        (K == TSK_ImplicitInstantiation && Node.isUsed(/*CheckUsedAttr=*/false))))
+        (K == TSK_ImplicitInstantiation &&
+         Node.isUsed(/*CheckUsedAttr=*/false))))
     return false;
   return Node.getTemplateInstantiationPattern() != nullptr;
 }
@@ -83,13 +90,15 @@ DeclarationMatcher unbuiltKernelMatcher() {
       .bind("unbuilt-kernel");
 }
 
-/// The variable \p Arg names when it is a plain use of one as an argument: `v`, `&v`, `(void *)&v`.
+/// The variable \p Arg names when it is a plain use of one as an argument: `v`,
+/// `&v`, `(void *)&v`.
 const DeclRefExpr *namedArgument(const Expr *Arg) {
   for (int Depth = 0; Arg && Depth < 8; ++Depth) {
     Arg = Arg->IgnoreParenImpCasts();
     if (const auto *Cast = dyn_cast<ExplicitCastExpr>(Arg))
       Arg = Cast->getSubExpr();
-    else if (const auto *U = dyn_cast<UnaryOperator>(Arg); U && U->getOpcode() == UO_AddrOf)
+    else if (const auto *U = dyn_cast<UnaryOperator>(Arg);
+             U && U->getOpcode() == UO_AddrOf)
       Arg = U->getSubExpr();
     else
       return dyn_cast<DeclRefExpr>(Arg);
@@ -97,25 +106,29 @@ const DeclRefExpr *namedArgument(const Expr *Arg) {
   return nullptr;
 }
 
-/// Whether a function's parameter is unused in the code that runs: NVVM inlines the call, and a
-/// `__shared__` variable whose address only reaches such parameters has no use left and is not
-/// emitted (cooperative groups' `block_tile_memory` on sm_80, whose scratch the reserved shared
-/// memory replaces: ptxas counts 0 bytes). A parameter passed on to another unused parameter is
-/// unused too. Unknown callees (no body, variadic) use theirs.
+/// Whether a function's parameter is unused in the code that runs: NVVM inlines
+/// the call, and a
+/// `__shared__` variable whose address only reaches such parameters has no use
+/// left and is not emitted (cooperative groups' `block_tile_memory` on sm_80,
+/// whose scratch the reserved shared memory replaces: ptxas counts 0 bytes). A
+/// parameter passed on to another unused parameter is unused too. Unknown
+/// callees (no body, variadic) use theirs.
 class UnusedParameters {
 public:
   explicit UnusedParameters(ASTContext &Ctx) : Ctx(Ctx) {}
 
   bool unused(const FunctionDecl *Callee, unsigned Index);
 
-  /// The arguments of \p Call (a call, member call, operator call or construction) that name a
-  /// variable \p IsTarget accepts and go to an unused parameter.
+  /// The arguments of \p Call (a call, member call, operator call or
+  /// construction) that name a variable \p IsTarget accepts and go to an unused
+  /// parameter.
   template <typename Pred>
   void droppedArguments(const Expr *Call, Pred IsTarget,
                         llvm::SmallPtrSetImpl<const DeclRefExpr *> &Out) {
     const FunctionDecl *Callee = nullptr;
     llvm::SmallVector<const Expr *, 8> Args;
-    unsigned Shift = 0; // a member operator's object is its first argument, not a parameter
+    unsigned Shift =
+        0; // a member operator's object is its first argument, not a parameter
     if (const auto *C = dyn_cast<CallExpr>(Call)) {
       Callee = C->getDirectCallee();
       Args.append(C->arg_begin(), C->arg_end());
@@ -128,8 +141,8 @@ public:
     if (!Callee)
       return;
     for (unsigned I = Shift; I < Args.size(); ++I)
-      if (const DeclRefExpr *Ref = namedArgument(Args[I]); Ref && IsTarget(Ref) &&
-                                                            unused(Callee, I - Shift))
+      if (const DeclRefExpr *Ref = namedArgument(Args[I]);
+          Ref && IsTarget(Ref) && unused(Callee, I - Shift))
         Out.insert(Ref);
   }
 
@@ -161,8 +174,8 @@ public:
 
 private:
   bool forwarded(const Expr *Call) {
-    Unused.droppedArguments(Call, [&](const DeclRefExpr *R) { return R->getDecl() == P; },
-                            Dropped);
+    Unused.droppedArguments(
+        Call, [&](const DeclRefExpr *R) { return R->getDecl() == P; }, Dropped);
     return true;
   }
   const ParmVarDecl *P;
@@ -172,17 +185,21 @@ private:
 
 bool UnusedParameters::unused(const FunctionDecl *Callee, unsigned Index) {
   const FunctionDecl *Def = Callee->getDefinition();
-  if (!Def || !Def->hasBody() || Def->isVariadic() || Index >= Def->getNumParams())
+  if (!Def || !Def->hasBody() || Def->isVariadic() ||
+      Index >= Def->getNumParams())
     return false;
-  // Compiler-written bodies pass their parameters on where the AST does not show it: an
-  // inheriting constructor (`using iter_adaptor::iter_adaptor;`, CuTe's smem_ptr) forwards them
-  // to the base's; a defaulted one copies members.
+  // Compiler-written bodies pass their parameters on where the AST does not
+  // show it: an inheriting constructor (`using iter_adaptor::iter_adaptor;`,
+  // CuTe's smem_ptr) forwards them to the base's; a defaulted one copies
+  // members.
   if (Def->isImplicit() || Def->isDefaulted())
     return false;
-  if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(Def); Ctor && Ctor->isInheritingConstructor())
+  if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(Def);
+      Ctor && Ctor->isInheritingConstructor())
     return false;
   const ParmVarDecl *P = Def->getParamDecl(Index);
-  auto [It, New] = Known.try_emplace(P, false); // while being decided (a cycle): used
+  auto [It, New] =
+      Known.try_emplace(P, false); // while being decided (a cycle): used
   if (!New)
     return It->second;
   ParameterUses Uses(Ctx, P, *this);
@@ -191,23 +208,27 @@ bool UnusedParameters::unused(const FunctionDecl *Callee, unsigned Index) {
   return !Uses.Used;
 }
 
-/// What one function's definition refers to in code that runs: the `__shared__` variables it
-/// names and the functions it calls or takes the address of; and what it keeps per thread and
-/// allocates in Tensor Memory. Branches whose condition folds to a constant are pruned as the
-/// optimizer prunes them; lambdas and local classes are functions of their own, reached
-/// through their calls.
+/// What one function's definition refers to in code that runs: the `__shared__`
+/// variables it names and the functions it calls or takes the address of; and
+/// what it keeps per thread and allocates in Tensor Memory. Branches whose
+/// condition folds to a constant are pruned as the optimizer prunes them;
+/// lambdas and local classes are functions of their own, reached through their
+/// calls.
 class ReferenceScanner : public EvaluatedCodeVisitor<ReferenceScanner> {
 public:
-  ReferenceScanner(ASTContext &Ctx, const FunctionDecl *Fn, UnusedParameters &Unused)
-      : EvaluatedCodeVisitor(Ctx), Fn(Fn), InAllocator(isTmemAllocator(Fn)), Unused(Unused) {}
+  ReferenceScanner(ASTContext &Ctx, const FunctionDecl *Fn,
+                   UnusedParameters &Unused)
+      : EvaluatedCodeVisitor(Ctx), Fn(Fn), InAllocator(isTmemAllocator(Fn)),
+        Unused(Unused) {}
 
   llvm::SetVector<const VarDecl *> Vars;
   llvm::SetVector<const FunctionDecl *> Callees;
   /// Local arrays and array-holding objects, in source order.
   llvm::SetVector<const VarDecl *> Locals;
   std::vector<TmemAllocation> Tmem;
-  /// The body holds code Clang could not build after an error (a recovery expression, an
-  /// invalid declaration, a reference to one): what it refers to may be incomplete.
+  /// The body holds code Clang could not build after an error (a recovery
+  /// expression, an invalid declaration, a reference to one): what it refers to
+  /// may be incomplete.
   bool Unbuilt = false;
 
   bool pruneConstantBranches() const { return true; }
@@ -223,7 +244,8 @@ public:
     return true;
   }
   bool VisitGCCAsmStmt(GCCAsmStmt *S) {
-    // An allocator modelled by its call is counted at the call, with its argument.
+    // An allocator modelled by its call is counted at the call, with its
+    // argument.
     if (!InAllocator)
       tmemAllocationsInAsm(Ctx, Fn, S, Tmem);
     return true;
@@ -272,10 +294,14 @@ public:
     return true;
   }
   bool TraverseCXXRecordDecl(CXXRecordDecl *) { return true; }
-  bool TraverseClassTemplateSpecializationDecl(ClassTemplateSpecializationDecl *) { return true; }
+  bool
+  TraverseClassTemplateSpecializationDecl(ClassTemplateSpecializationDecl *) {
+    return true;
+  }
 
 private:
-  /// A `__shared__` variable passed only where the callee never uses it is no reference.
+  /// A `__shared__` variable passed only where the callee never uses it is no
+  /// reference.
   void dropUnusedArguments(const Expr *Call) {
     Unused.droppedArguments(
         Call,
@@ -292,14 +318,16 @@ private:
   llvm::SmallPtrSet<const DeclRefExpr *, 4> Dropped;
 };
 
-/// Which error of the unit, if any, may have changed what \p Kernel reaches (ParseErrors.h):
-/// one inside its code, its `__shared__` variables and their types; else code Clang could not
-/// build; else, for a specialization Clang did not instantiate, the unit's first error.
+/// Which error of the unit, if any, may have changed what \p Kernel reaches
+/// (ParseErrors.h): one inside its code, its `__shared__` variables and their
+/// types; else code Clang could not build; else, for a specialization Clang did
+/// not instantiate, the unit's first error.
 template <typename ScanFn>
-std::optional<ErrorTouch> errorTouching(const FunctionDecl *Kernel,
-                                        const llvm::SetVector<const FunctionDecl *> &Reached,
-                                        const llvm::SetVector<const VarDecl *> &Used,
-                                        ErrorReach &Reach, bool NoBody, ScanFn &&ScanOf) {
+std::optional<ErrorTouch>
+errorTouching(const FunctionDecl *Kernel,
+              const llvm::SetVector<const FunctionDecl *> &Reached,
+              const llvm::SetVector<const VarDecl *> &Used, ErrorReach &Reach,
+              bool NoBody, ScanFn &&ScanOf) {
   llvm::SmallVector<const Decl *, 16> Uses;
   llvm::SmallPtrSet<const Decl *, 16> Ids;
   Uses.push_back(Kernel);
@@ -336,12 +364,15 @@ std::optional<ErrorTouch> errorTouching(const FunctionDecl *Kernel,
   return std::nullopt;
 }
 
-/// What the static_asserts of \p Kernel's own body require of one name each, the other names
-/// at this instantiation's values: `N % K == 0`, `K % N == 0`, `N >= K` (and >, <=, <),
-/// `(N & (N - 1)) == 0`, and conjunctions of those; K a constant or another template argument
-/// (`BM % WM == 0` is BM a multiple of WM's value, and WM a divisor of BM's). Other conditions
-/// say nothing.
-std::vector<ExtentConstraint> constraintsOf(const FunctionDecl *Kernel, ASTContext &Ctx) {
+/// What the static_asserts of \p Kernel's own body require of one name each,
+/// the other names at this instantiation's values: `N % K == 0`, `K % N == 0`,
+/// `N >= K` (and >, <=, <),
+/// `(N & (N - 1)) == 0`, and conjunctions of those; K a constant or another
+/// template argument
+/// (`BM % WM == 0` is BM a multiple of WM's value, and WM a divisor of BM's).
+/// Other conditions say nothing.
+std::vector<ExtentConstraint> constraintsOf(const FunctionDecl *Kernel,
+                                            ASTContext &Ctx) {
   const FunctionDecl *F = Kernel;
   if (!F->getBody())
     return {};
@@ -355,8 +386,8 @@ std::vector<ExtentConstraint> constraintsOf(const FunctionDecl *Kernel, ASTConte
     bool TraverseLambdaExpr(LambdaExpr *) { return true; }
   } A;
   A.TraverseStmt(F->getBody());
-  // Parentheses and implicit casts, not the substitution that names a template parameter
-  // (which IgnoreParenImpCasts strips too).
+  // Parentheses and implicit casts, not the substitution that names a template
+  // parameter (which IgnoreParenImpCasts strips too).
   auto Strip = [](const Expr *E) {
     while (true) {
       if (const auto *P = dyn_cast<ParenExpr>(E))
@@ -382,7 +413,8 @@ std::vector<ExtentConstraint> constraintsOf(const FunctionDecl *Kernel, ASTConte
   auto ConstOf = [&](const Expr *E) -> std::optional<uint64_t> {
     E = E->IgnoreParenImpCasts();
     Expr::EvalResult R;
-    if (E->isValueDependent() || !E->EvaluateAsInt(R, Ctx) || R.Val.getInt().isNegative())
+    if (E->isValueDependent() || !E->EvaluateAsInt(R, Ctx) ||
+        R.Val.getInt().isNegative())
       return std::nullopt;
     return R.Val.getInt().getZExtValue();
   };
@@ -399,7 +431,8 @@ std::vector<ExtentConstraint> constraintsOf(const FunctionDecl *Kernel, ASTConte
       Read(R);
       return;
     case BO_EQ: {
-      // `0 == BM % 48` as `BM % 48 == 0` (in an instantiation both sides are constants).
+      // `0 == BM % 48` as `BM % 48 == 0` (in an instantiation both sides are
+      // constants).
       if (!isa<BinaryOperator>(L))
         std::swap(L, R);
       const auto *Op = dyn_cast<BinaryOperator>(L);
@@ -414,14 +447,20 @@ std::vector<ExtentConstraint> constraintsOf(const FunctionDecl *Kernel, ASTConte
       } else if (Op->getOpcode() == BO_And) {
         const auto *Minus = dyn_cast<BinaryOperator>(Strip(Y));
         if (Minus && Minus->getOpcode() == BO_Sub && !NameOf(X).empty() &&
-            NameOf(Minus->getLHS()) == NameOf(X) && ConstOf(Minus->getRHS()) == 1u)
+            NameOf(Minus->getLHS()) == NameOf(X) &&
+            ConstOf(Minus->getRHS()) == 1u)
           Out.push_back({NameOf(X), K::PowerOfTwo, 0});
       }
       return;
     }
-    case BO_GE: case BO_GT: case BO_LE: case BO_LT: {
-      // Each named side, the other at its value: `BM >= 96`, and `16 <= BM` as `BM >= 16`.
-      auto Bound = [&](const Expr *Name, const Expr *Other, BinaryOperatorKind Opc) {
+    case BO_GE:
+    case BO_GT:
+    case BO_LE:
+    case BO_LT: {
+      // Each named side, the other at its value: `BM >= 96`, and `16 <= BM` as
+      // `BM >= 16`.
+      auto Bound = [&](const Expr *Name, const Expr *Other,
+                       BinaryOperatorKind Opc) {
         auto V = ConstOf(Other);
         if (NameOf(Name).empty() || !V)
           return;
@@ -432,7 +471,11 @@ std::vector<ExtentConstraint> constraintsOf(const FunctionDecl *Kernel, ASTConte
       };
       const BinaryOperatorKind Opc = B->getOpcode();
       Bound(L, R, Opc);
-      Bound(R, L, Opc == BO_GE ? BO_LE : Opc == BO_GT ? BO_LT : Opc == BO_LE ? BO_GE : BO_GT);
+      Bound(R, L,
+            Opc == BO_GE   ? BO_LE
+            : Opc == BO_GT ? BO_LT
+            : Opc == BO_LE ? BO_GE
+                           : BO_GT);
       return;
     }
     default:
@@ -446,7 +489,8 @@ std::vector<ExtentConstraint> constraintsOf(const FunctionDecl *Kernel, ASTConte
 
 } // namespace
 
-class SharedMemoryCollector::SharedVarCallback : public MatchFinder::MatchCallback {
+class SharedMemoryCollector::SharedVarCallback
+    : public MatchFinder::MatchCallback {
 public:
   void run(const MatchFinder::MatchResult &Result) override {
     if (const auto *VD = Result.Nodes.getNodeAs<VarDecl>("var"))
@@ -457,7 +501,8 @@ public:
   std::vector<const VarDecl *> Vars; ///< In the order the finder met them.
 };
 
-class SharedMemoryCollector::KernelCallback : public MatchFinder::MatchCallback {
+class SharedMemoryCollector::KernelCallback
+    : public MatchFinder::MatchCallback {
 public:
   void run(const MatchFinder::MatchResult &Result) override {
     if (const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>("kernel"))
@@ -471,11 +516,13 @@ public:
   }
   llvm::DenseSet<const FunctionDecl *> Seen;
   std::vector<const FunctionDecl *> Kernels;
-  llvm::DenseSet<const FunctionDecl *> Unbuilt; ///< Specializations Clang did not instantiate.
+  llvm::DenseSet<const FunctionDecl *>
+      Unbuilt; ///< Specializations Clang did not instantiate.
 };
 
 SharedMemoryCollector::SharedMemoryCollector()
-    : Vars(std::make_unique<SharedVarCallback>()), Kernels(std::make_unique<KernelCallback>()),
+    : Vars(std::make_unique<SharedVarCallback>()),
+      Kernels(std::make_unique<KernelCallback>()),
       Launches(std::make_unique<LaunchCollector>()),
       Constants(std::make_unique<ConstantCollector>()) {}
 SharedMemoryCollector::~SharedMemoryCollector() = default;
@@ -488,8 +535,10 @@ void SharedMemoryCollector::registerMatchers(MatchFinder &Finder) {
   Constants->registerMatchers(Finder);
 }
 
-void SharedMemoryCollector::finish(ASTContext &Ctx, const InstantiationRecorder &Instantiations,
-                                   llvm::ArrayRef<ParseError> Errors, TranslationUnitFacts &Out) {
+void SharedMemoryCollector::finish(ASTContext &Ctx,
+                                   const InstantiationRecorder &Instantiations,
+                                   llvm::ArrayRef<ParseError> Errors,
+                                   TranslationUnitFacts &Out) {
   const SourceManager &SM = Ctx.getSourceManager();
 
   // The variables, translated.
@@ -497,7 +546,8 @@ void SharedMemoryCollector::finish(ASTContext &Ctx, const InstantiationRecorder 
   llvm::DenseMap<const VarDecl *, size_t> VarIndex;
   for (size_t I = 0; I < Vars->Vars.size(); ++I) {
     VarIndex[Vars->Vars[I]] = I;
-    if (const auto *Fn = dyn_cast_or_null<FunctionDecl>(Vars->Vars[I]->getParentFunctionOrMethod()))
+    if (const auto *Fn = dyn_cast_or_null<FunctionDecl>(
+            Vars->Vars[I]->getParentFunctionOrMethod()))
       Out.Vars[I].KernelLocal = Fn->hasAttr<CUDAGlobalAttr>();
   }
   ErrorReach Reach(SM, Errors);
@@ -516,8 +566,9 @@ void SharedMemoryCollector::finish(ASTContext &Ctx, const InstantiationRecorder 
     return *Slot;
   };
 
-  // The raw call graph of what the kernels reach (FunctionFacts), translated: the model's
-  // call-graph stage decides from it what each kernel reaches (model/CallGraph.h).
+  // The raw call graph of what the kernels reach (FunctionFacts), translated:
+  // the model's call-graph stage decides from it what each kernel reaches
+  // (model/CallGraph.h).
   llvm::DenseMap<const FunctionDecl *, std::vector<size_t>> LocalsOf;
   for (const VarDecl *VD : Vars->Vars)
     if (VD->isLocalVarDecl())
@@ -529,10 +580,11 @@ void SharedMemoryCollector::finish(ASTContext &Ctx, const InstantiationRecorder 
     const FunctionDecl *Def = FD->getDefinition();
     return Def && Def->hasBody() ? Def : nullptr;
   };
-  // Indexes \p Def and everything it reaches, each function once (a work list, so recursion
-  // terminates).
+  // Indexes \p Def and everything it reaches, each function once (a work list,
+  // so recursion terminates).
   auto AddFunction = [&](const FunctionDecl *Root) -> size_t {
-    auto Index = [&](const FunctionDecl *Def, std::vector<const FunctionDecl *> &Work) {
+    auto Index = [&](const FunctionDecl *Def,
+                     std::vector<const FunctionDecl *> &Work) {
       auto [It, New] = FunctionIndex.try_emplace(Def, Out.Functions.size());
       if (New) {
         Out.Functions.emplace_back();
@@ -553,7 +605,8 @@ void SharedMemoryCollector::finish(ASTContext &Ctx, const InstantiationRecorder 
       for (const FunctionDecl *Callee : S.Callees)
         if (const FunctionDecl *Def = DefinitionOf(Callee)) {
           size_t C = Index(Def, Work);
-          if (std::find(F.Callees.begin(), F.Callees.end(), C) == F.Callees.end())
+          if (std::find(F.Callees.begin(), F.Callees.end(), C) ==
+              F.Callees.end())
             F.Callees.push_back(C);
         }
       for (const VarDecl *VD : S.Vars)
@@ -573,15 +626,16 @@ void SharedMemoryCollector::finish(ASTContext &Ctx, const InstantiationRecorder 
 
   KernelNamer Namer(Ctx);
   for (const FunctionDecl *Kernel : Kernels->Kernels) {
-    // A specialization without a body is a kernel only where errors kept Clang from
-    // instantiating it.
+    // A specialization without a body is a kernel only where errors kept Clang
+    // from instantiating it.
     if (Errors.empty() && Kernels->Unbuilt.count(Kernel))
       continue;
     KernelFacts K;
     K.Name = functionName(Kernel);
     K.Mangled = Namer.mangled(Kernel);
     K.Loc = toSourcePos(SM, Kernel->getLocation());
-    if (Kernel->isTemplateInstantiation() && Kernel->getPointOfInstantiation().isValid())
+    if (Kernel->isTemplateInstantiation() &&
+        Kernel->getPointOfInstantiation().isValid())
       K.InstantiatedAt = toSourcePos(SM, Kernel->getPointOfInstantiation());
     if (const FunctionDecl *Def = DefinitionOf(Kernel))
       K.Function = AddFunction(Def);
@@ -604,8 +658,8 @@ void SharedMemoryCollector::finish(ASTContext &Ctx, const InstantiationRecorder 
           for (const VarDecl *VD : ScanOf(FunctionDecls[F]).Vars)
             Used.insert(VD);
         }
-      K.Error = errorTouching(Kernel, Reached, Used, Reach, Kernels->Unbuilt.count(Kernel) != 0,
-                              ScanOf);
+      K.Error = errorTouching(Kernel, Reached, Used, Reach,
+                              Kernels->Unbuilt.count(Kernel) != 0, ScanOf);
     }
     std::stable_sort(K.Launches.begin(), K.Launches.end(),
                      [](const LaunchSite &A, const LaunchSite &B) {

@@ -9,7 +9,8 @@
 namespace tilefit {
 namespace matchers {
 
-SourcePos toSourcePos(const clang::SourceManager &SM, clang::SourceLocation Loc) {
+SourcePos toSourcePos(const clang::SourceManager &SM,
+                      clang::SourceLocation Loc) {
   SourcePos P;
   if (Loc.isInvalid())
     return P;

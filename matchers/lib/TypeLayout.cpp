@@ -23,8 +23,9 @@ std::string printType(const ASTContext &Ctx, QualType T) {
   return T.getAsString(PP);
 }
 
-/// The declaration as written: for a static of a template instantiation, the template's own
-/// (its array bounds are still the expressions the programmer wrote).
+/// The declaration as written: for a static of a template instantiation, the
+/// template's own (its array bounds are still the expressions the programmer
+/// wrote).
 const VarDecl *writtenDecl(const VarDecl *VD) {
   const auto *FD = dyn_cast<FunctionDecl>(VD->getDeclContext());
   if (!FD)
@@ -55,16 +56,19 @@ std::string boundName(const ASTContext &Ctx, const Expr *Size) {
     E = Subst->getReplacement()->IgnoreParenImpCasts();
   if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
     const ValueDecl *D = DRE->getDecl();
-    if (isa<NonTypeTemplateParmDecl>(D) || isa<EnumConstantDecl>(D) || isa<VarDecl>(D))
+    if (isa<NonTypeTemplateParmDecl>(D) || isa<EnumConstantDecl>(D) ||
+        isa<VarDecl>(D))
       return D->getNameAsString();
   }
   // A macro that expands to the whole bound: `float tile[TILE]`.
   SourceLocation B = Size->getBeginLoc(), End = Size->getEndLoc();
   const SourceManager &SM = Ctx.getSourceManager();
   if (B.isMacroID() && End.isMacroID() &&
-      SM.getImmediateExpansionRange(B).getBegin() == SM.getImmediateExpansionRange(End).getBegin()) {
+      SM.getImmediateExpansionRange(B).getBegin() ==
+          SM.getImmediateExpansionRange(End).getBegin()) {
     StringRef Name = Lexer::getImmediateMacroName(B, SM, Ctx.getLangOpts());
-    if (!Name.empty() && Lexer::isAtStartOfMacroExpansion(B, SM, Ctx.getLangOpts()) &&
+    if (!Name.empty() &&
+        Lexer::isAtStartOfMacroExpansion(B, SM, Ctx.getLangOpts()) &&
         Lexer::isAtEndOfMacroExpansion(End, SM, Ctx.getLangOpts()))
       return Name.str();
   }
@@ -72,7 +76,8 @@ std::string boundName(const ASTContext &Ctx, const Expr *Size) {
 }
 
 /// The written names of \p VD's array bounds, outermost first, one per extent.
-std::vector<std::string> extentNames(const ASTContext &Ctx, const VarDecl *VD, size_t Rank) {
+std::vector<std::string> extentNames(const ASTContext &Ctx, const VarDecl *VD,
+                                     size_t Rank) {
   std::vector<std::string> Names;
   const VarDecl *Written = writtenDecl(VD);
   if (const TypeSourceInfo *TSI = Written->getTypeSourceInfo()) {
@@ -92,7 +97,8 @@ std::vector<std::string> extentNames(const ASTContext &Ctx, const VarDecl *VD, s
 
 } // namespace
 
-void describeVariableLayout(const ASTContext &Ctx, const VarDecl *VD, SharedVar &Out) {
+void describeVariableLayout(const ASTContext &Ctx, const VarDecl *VD,
+                            SharedVar &Out) {
   QualType T = VD->getType();
   Out.Type = printType(Ctx, T.getUnqualifiedType());
   Out.Align = static_cast<uint64_t>(Ctx.getDeclAlign(VD).getQuantity());
@@ -111,17 +117,20 @@ void describeVariableLayout(const ASTContext &Ctx, const VarDecl *VD, SharedVar 
     Elem = AT->getElementType();
   }
   Out.ElementType = printType(Ctx, Elem.getUnqualifiedType());
-  Out.CanonicalElementType = printType(Ctx, Elem.getCanonicalType().getUnqualifiedType());
+  Out.CanonicalElementType =
+      printType(Ctx, Elem.getCanonicalType().getUnqualifiedType());
 
   if (Elem->isIncompleteType()) {
-    Out.UnknownReason = "the element type '" + Out.ElementType + "' is incomplete";
+    Out.UnknownReason =
+        "the element type '" + Out.ElementType + "' is incomplete";
     return;
   }
   if (Elem->isDependentType()) {
     Out.UnknownReason = "the element type depends on a template parameter";
     return;
   }
-  Out.ElementBytes = static_cast<uint64_t>(Ctx.getTypeSizeInChars(Elem).getQuantity());
+  Out.ElementBytes =
+      static_cast<uint64_t>(Ctx.getTypeSizeInChars(Elem).getQuantity());
 
   if (Incomplete) {
     // `extern __shared__ T buf[]`: sized by the launch.

@@ -1,6 +1,7 @@
 //===- Capacity.cpp - tilefit-capacity -----------------------------------===//
 //
-// Shared memory per block above what a block can have on the architecture even with opt-in.
+// Shared memory per block above what a block can have on the architecture even
+// with opt-in.
 //
 //===----------------------------------------------------------------------===//
 #include "CheckSupport.h"
@@ -11,7 +12,8 @@ namespace {
 
 class CapacityCheck : public KernelCheck {
 public:
-  void check(const KernelReport &K, const KernelContext &C, const Recorder &Record) const override {
+  void check(const KernelReport &K, const KernelContext &C,
+             const Recorder &Record) const override {
     if (!K.StaticBytes)
       return;
     const uint64_t Static = *K.StaticBytes;
@@ -20,19 +22,23 @@ public:
     if (K.Limit.BlockOptinMax && Total > *K.Limit.BlockOptinMax) {
       Diagnostic D = makeDiagnostic(
           CheckId::Capacity, K,
-          Who + " needs " + totalPhrase(K, Total) + " of shared memory per block on " + K.Arch +
-              ", more than the " + bytesPhrase(*K.Limit.BlockOptinMax) +
+          Who + " needs " + totalPhrase(K, Total) +
+              " of shared memory per block on " + K.Arch + ", more than the " +
+              bytesPhrase(*K.Limit.BlockOptinMax) +
               " a block can have there even with opt-in");
-      D.Notes = allocationNotes(K, Total > Static ? "" : "shrink it for " + K.Arch);
+      D.Notes =
+          allocationNotes(K, Total > Static ? "" : "shrink it for " + K.Arch);
       addLaunchNotes(K, D);
       const uint64_t Max = *K.Limit.BlockOptinMax, Dynamic = Total - Static;
-      for (Note &N : C.Fit.extentNotes([&](uint64_t T) { return T + Dynamic <= Max; },
-                                       "fits a block on " + K.Arch))
+      for (Note &N :
+           C.Fit.extentNotes([&](uint64_t T) { return T + Dynamic <= Max; },
+                             "fits a block on " + K.Arch))
         D.Notes.push_back(std::move(N));
       if (Dynamic > 0 && Static < Max)
-        D.Notes.push_back({"a launch may ask for at most " + bytesPhrase(Max - Static) +
-                               " of dynamic shared memory for this kernel on " + K.Arch,
-                           K.Launches[*K.WorstLaunch].Loc});
+        D.Notes.push_back(
+            {"a launch may ask for at most " + bytesPhrase(Max - Static) +
+                 " of dynamic shared memory for this kernel on " + K.Arch,
+             K.Launches[*K.WorstLaunch].Loc});
       addInstantiationNote(K, D);
       Record(std::move(D));
     }
@@ -41,7 +47,9 @@ public:
 
 } // namespace
 
-std::unique_ptr<KernelCheck> createCapacityCheck() { return std::make_unique<CapacityCheck>(); }
+std::unique_ptr<KernelCheck> createCapacityCheck() {
+  return std::make_unique<CapacityCheck>();
+}
 
 } // namespace checks
 } // namespace tilefit

@@ -12,8 +12,10 @@ std::string shapeSuffix(const SharedVar &V) {
   return V.Type.empty() ? "" : " (" + V.Type + ")";
 }
 
-/// One note per allocation, largest first; \p Advice is appended to the largest one's note.
-std::vector<Note> allocationNotes(const KernelReport &K, const std::string &Advice) {
+/// One note per allocation, largest first; \p Advice is appended to the largest
+/// one's note.
+std::vector<Note> allocationNotes(const KernelReport &K,
+                                  const std::string &Advice) {
   std::vector<const AllocationReport *> Sorted;
   for (const AllocationReport &A : K.Allocations)
     Sorted.push_back(&A);
@@ -24,7 +26,8 @@ std::vector<Note> allocationNotes(const KernelReport &K, const std::string &Advi
   std::vector<Note> Notes;
   for (const AllocationReport *A : Sorted) {
     std::string Msg = "'" + A->Var.Name + "' takes " +
-                      (A->Var.Bytes ? bytesPhrase(*A->Var.Bytes) : std::string("an unknown size")) +
+                      (A->Var.Bytes ? bytesPhrase(*A->Var.Bytes)
+                                    : std::string("an unknown size")) +
                       shapeSuffix(A->Var);
     if (A->Offset)
       Msg += " at offset " + std::to_string(*A->Offset);
@@ -39,11 +42,13 @@ std::vector<Note> allocationNotes(const KernelReport &K, const std::string &Advi
 
 void addInstantiationNote(const KernelReport &K, Diagnostic &D) {
   if (K.InstantiatedAt)
-    D.Notes.push_back({"in instantiation of kernel '" + K.Name + "' requested here",
-                       *K.InstantiatedAt});
+    D.Notes.push_back(
+        {"in instantiation of kernel '" + K.Name + "' requested here",
+         *K.InstantiatedAt});
 }
 
-Diagnostic makeDiagnostic(CheckId Id, const KernelReport &K, std::string Message) {
+Diagnostic makeDiagnostic(CheckId Id, const KernelReport &K,
+                          std::string Message) {
   const CheckInfo &C = checkInfo(Id);
   Diagnostic D;
   D.Level = C.DefaultSeverity;
@@ -56,7 +61,8 @@ Diagnostic makeDiagnostic(CheckId Id, const KernelReport &K, std::string Message
   if (K.StaticBytes)
     D.Figures.push_back({"static_smem_bytes", *K.StaticBytes});
   if (K.WorstLaunch)
-    D.Figures.push_back({"dynamic_smem_bytes", *K.Launches[*K.WorstLaunch].DynamicBytes});
+    D.Figures.push_back(
+        {"dynamic_smem_bytes", *K.Launches[*K.WorstLaunch].DynamicBytes});
   if (K.Limit.BlockOptinMax)
     D.Figures.push_back({"block_optin_max", *K.Limit.BlockOptinMax});
   if (K.Occupancy.BlocksPerSm)
@@ -64,7 +70,8 @@ Diagnostic makeDiagnostic(CheckId Id, const KernelReport &K, std::string Message
   return D;
 }
 
-/// Notes for the launch that asks the most and for the `extern __shared__` arrays it sizes.
+/// Notes for the launch that asks the most and for the `extern __shared__`
+/// arrays it sizes.
 void addLaunchNotes(const KernelReport &K, Diagnostic &D) {
   if (!K.WorstLaunch)
     return;
@@ -74,11 +81,14 @@ void addLaunchNotes(const KernelReport &K, Diagnostic &D) {
                            " of dynamic shared memory",
                        L.Loc});
     for (const SharedVar &V : K.DynamicVars)
-      D.Notes.push_back({"'" + V.Name + "' is dynamic shared memory, sized at launch", V.Loc});
+      D.Notes.push_back(
+          {"'" + V.Name + "' is dynamic shared memory, sized at launch",
+           V.Loc});
   }
 }
 
-/// "53248 bytes (52 KiB)", or "… (1024 static + 52224 dynamic at launch)" with a launch.
+/// "53248 bytes (52 KiB)", or "… (1024 static + 52224 dynamic at launch)" with
+/// a launch.
 std::string totalPhrase(const KernelReport &K, uint64_t Total) {
   std::string S = bytesPhrase(Total);
   if (K.WorstLaunch && K.StaticBytes && Total > *K.StaticBytes)
@@ -88,23 +98,27 @@ std::string totalPhrase(const KernelReport &K, uint64_t Total) {
 }
 
 OccupancyInput occupancyInput(const KernelReport &K, uint64_t Threads,
-                              std::optional<uint64_t> Registers, std::optional<int> Carveout) {
+                              std::optional<uint64_t> Registers,
+                              std::optional<int> Carveout) {
   OccupancyInput In;
   In.BlockThreads = Threads;
   In.Registers = Registers.value_or(0);
   In.StaticBytes = K.StaticBytes.value_or(0);
-  In.DynamicBytes = K.WorstLaunch ? *K.Launches[*K.WorstLaunch].DynamicBytes : 0;
+  In.DynamicBytes =
+      K.WorstLaunch ? *K.Launches[*K.WorstLaunch].DynamicBytes : 0;
   In.OptInBytes = K.OptInBytes;
   In.CarveoutPercent = Carveout;
   return In;
 }
 
 uint64_t totalBytes(const KernelReport &K) {
-  return K.WorstLaunch ? *K.Launches[*K.WorstLaunch].TotalBytes : K.StaticBytes.value_or(0);
+  return K.WorstLaunch ? *K.Launches[*K.WorstLaunch].TotalBytes
+                       : K.StaticBytes.value_or(0);
 }
 
 std::string registersPhrase(uint64_t Registers) {
-  return std::to_string(Registers) + (Registers == 1 ? " 32-bit register" : " 32-bit registers");
+  return std::to_string(Registers) +
+         (Registers == 1 ? " 32-bit register" : " 32-bit registers");
 }
 
 std::string fileName(const std::string &Path) {
@@ -113,10 +127,10 @@ std::string fileName(const std::string &Path) {
 }
 
 namespace {
-/// What to suggest for an extent that is \p Now and fits up to \p Bound (< Now): a tile
-/// dimension (16 or more) keeps its kind, a power of 2 or a multiple of the power of 2 it is
-/// one of (BM = 64, not 89); a small count (stages) may be any value. Value 0: none of the kind
-/// fits.
+/// What to suggest for an extent that is \p Now and fits up to \p Bound (<
+/// Now): a tile dimension (16 or more) keeps its kind, a power of 2 or a
+/// multiple of the power of 2 it is one of (BM = 64, not 89); a small count
+/// (stages) may be any value. Value 0: none of the kind fits.
 struct Suggestion {
   uint64_t Value = 0;
   std::string Kind; ///< "a power of 2", "a multiple of 8"
@@ -125,7 +139,7 @@ struct Suggestion {
 bool meets(uint64_t X, const std::vector<ExtentConstraint> &Cs) {
   using K = ExtentConstraint::Kind;
   for (const ExtentConstraint &C : Cs) {
-    const bool Ok = C.Is == K::MultipleOf ? X % C.Value == 0
+    const bool Ok = C.Is == K::MultipleOf  ? X % C.Value == 0
                     : C.Is == K::DivisorOf ? X > 0 && C.Value % X == 0
                     : C.Is == K::AtLeast   ? X >= C.Value
                     : C.Is == K::AtMost    ? X <= C.Value
@@ -136,18 +150,21 @@ bool meets(uint64_t X, const std::vector<ExtentConstraint> &Cs) {
   return true;
 }
 
-Suggestion suggestExtent(uint64_t Now, uint64_t Bound, const std::vector<ExtentConstraint> &Cs) {
-  // The kernel's static_asserts on the name decide when it has any: the largest value below
-  // the bound that meets them all.
+Suggestion suggestExtent(uint64_t Now, uint64_t Bound,
+                         const std::vector<ExtentConstraint> &Cs) {
+  // The kernel's static_asserts on the name decide when it has any: the largest
+  // value below the bound that meets them all.
   if (!Cs.empty()) {
-    for (uint64_t X = Bound, Tries = 0; X > 0 && Tries < (1u << 20); --X, ++Tries)
+    for (uint64_t X = Bound, Tries = 0; X > 0 && Tries < (1u << 20);
+         --X, ++Tries)
       if (meets(X, Cs))
         return {X, "static_assert"};
     return {0, ""};
   }
   if (Now < 16)
     return {Bound, ""};
-  const uint64_t Pow2Divisor = Now & (~Now + 1); // the largest power of 2 dividing Now
+  const uint64_t Pow2Divisor =
+      Now & (~Now + 1); // the largest power of 2 dividing Now
   if (Pow2Divisor == Now) {
     uint64_t P = 1;
     while (P * 2 <= Bound)
@@ -155,16 +172,19 @@ Suggestion suggestExtent(uint64_t Now, uint64_t Bound, const std::vector<ExtentC
     return {P, "a power of 2"};
   }
   if (Pow2Divisor >= 4)
-    return {Bound / Pow2Divisor * Pow2Divisor, "a multiple of " + std::to_string(Pow2Divisor)};
+    return {Bound / Pow2Divisor * Pow2Divisor,
+            "a multiple of " + std::to_string(Pow2Divisor)};
   return {0, ""};
 }
 } // namespace
 
-std::vector<Note> FitAdvisor::extentNotes(const std::function<bool(uint64_t)> &Fits,
-                                          const std::string &Goal) const {
+std::vector<Note>
+FitAdvisor::extentNotes(const std::function<bool(uint64_t)> &Fits,
+                        const std::string &Goal) const {
   std::vector<Note> Notes;
   KernelLayout Now = Layout.layout(Kernel);
-  // The kernel's static_asserts on a name (ExtentConstraint), when it has facts.
+  // The kernel's static_asserts on a name (ExtentConstraint), when it has
+  // facts.
   auto constraintsOn = [&](const std::string &Name) {
     std::vector<ExtentConstraint> Cs;
     if (Kernel < TU.Kernels.size())
@@ -182,7 +202,9 @@ std::vector<Note> FitAdvisor::extentNotes(const std::function<bool(uint64_t)> &F
       if (V.ExtentNames[D].empty() || Extent < 2 || *V.Bytes % Extent)
         continue;
       const uint64_t Unit = *V.Bytes / Extent;
-      auto TotalWith = [&](uint64_t X) { return Layout.layoutWith(Kernel, P.Var, Unit * X).Total; };
+      auto TotalWith = [&](uint64_t X) {
+        return Layout.layoutWith(Kernel, P.Var, Unit * X).Total;
+      };
       auto Ok = [&](uint64_t X) {
         auto T = TotalWith(X);
         return T && Fits(*T);
@@ -190,39 +212,45 @@ std::vector<Note> FitAdvisor::extentNotes(const std::function<bool(uint64_t)> &F
       if (!Ok(1))
         continue;
       // The largest X below the extent with Ok(X) (at least 1).
-      const uint64_t Lo = *largest(Extent - 1, [&](uint64_t X) { return X == 0 || Ok(X); });
+      const uint64_t Lo =
+          *largest(Extent - 1, [&](uint64_t X) { return X == 0 || Ok(X); });
       const std::string Name = V.ExtentNames[D], Now = std::to_string(Extent);
       const std::string Takes = "'" + V.Name + "' takes ";
       const Suggestion S = suggestExtent(Extent, Lo, constraintsOn(Name));
-      if (S.Value == Lo) // a count (stages), or the bound is itself a value of the kind
-        Notes.push_back({"with " + Name + " = " + std::to_string(Lo) + " (it is " + Now + "), " +
-                             Takes + bytesPhrase(Unit * Lo) + " and the kernel " + Goal,
+      if (S.Value ==
+          Lo) // a count (stages), or the bound is itself a value of the kind
+        Notes.push_back({"with " + Name + " = " + std::to_string(Lo) +
+                             " (it is " + Now + "), " + Takes +
+                             bytesPhrase(Unit * Lo) + " and the kernel " + Goal,
                          V.Loc});
       else if (S.Value)
-        Notes.push_back({"with " + Name + " = " + std::to_string(S.Value) + " (" +
-                             (S.Kind == "static_assert"
-                                  ? "it is " + Now + "; at most " + std::to_string(Lo) +
-                                        " fits, and its static_asserts allow no more"
-                                  : S.Kind + ", as it is now: " + Now + "; at most " +
-                                        std::to_string(Lo) + " fits") +
-                             "), " + Takes + bytesPhrase(Unit * S.Value) + " and the kernel " +
-                             Goal,
-                         V.Loc});
+        Notes.push_back(
+            {"with " + Name + " = " + std::to_string(S.Value) + " (" +
+                 (S.Kind == "static_assert"
+                      ? "it is " + Now + "; at most " + std::to_string(Lo) +
+                            " fits, and its static_asserts allow no more"
+                      : S.Kind + ", as it is now: " + Now + "; at most " +
+                            std::to_string(Lo) + " fits") +
+                 "), " + Takes + bytesPhrase(Unit * S.Value) +
+                 " and the kernel " + Goal,
+             V.Loc});
       else // no value of the kind fits: the bound, not an odd value
-        Notes.push_back({"with " + Name + " at most " + std::to_string(Lo) + " (it is " + Now +
-                             (constraintsOn(Name).empty()
-                                  ? ""
-                                  : "; no value that small meets its static_asserts") +
-                             "), " + Takes + "at most " + bytesPhrase(Unit * Lo) +
-                             " and the kernel " + Goal,
-                         V.Loc});
+        Notes.push_back(
+            {"with " + Name + " at most " + std::to_string(Lo) + " (it is " +
+                 Now +
+                 (constraintsOn(Name).empty()
+                      ? ""
+                      : "; no value that small meets its static_asserts") +
+                 "), " + Takes + "at most " + bytesPhrase(Unit * Lo) +
+                 " and the kernel " + Goal,
+             V.Loc});
     }
   }
   return Notes;
 }
 
-std::optional<uint64_t> FitAdvisor::largest(uint64_t Max,
-                                            const std::function<bool(uint64_t)> &Ok) {
+std::optional<uint64_t>
+FitAdvisor::largest(uint64_t Max, const std::function<bool(uint64_t)> &Ok) {
   if (!Ok(0))
     return std::nullopt;
   uint64_t Lo = 0, Hi = Max;

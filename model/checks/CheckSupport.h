@@ -1,9 +1,10 @@
 //===- CheckSupport.h - What every check of a kernel shares -----*- C++ -*-===//
 //
-// The checks live one per file in this folder, each behind the KernelCheck interface and
-// registered in Registry.cpp from the table in Checks.def (TILEFIT_KERNEL_CHECK), as clang-tidy's
-// modules register theirs. A check reads the kernel's report, with every figure filled in by
-// analyzeUnit, and records its findings; it changes nothing else. Adding one is a file here that
+// The checks live one per file in this folder, each behind the KernelCheck
+// interface and registered in Registry.cpp from the table in Checks.def
+// (TILEFIT_KERNEL_CHECK), as clang-tidy's modules register theirs. A check
+// reads the kernel's report, with every figure filled in by analyzeUnit, and
+// records its findings; it changes nothing else. Adding one is a file here that
 // defines `create<Enum>Check()` and a line in Checks.def.
 //
 //===----------------------------------------------------------------------===//
@@ -35,36 +36,47 @@ std::string registersPhrase(uint64_t Registers);
 /// The last component of a path.
 std::string fileName(const std::string &Path);
 
-/// One note per allocation, largest first; \p Advice is appended to the largest one's note.
-std::vector<Note> allocationNotes(const KernelReport &K, const std::string &Advice);
+/// One note per allocation, largest first; \p Advice is appended to the largest
+/// one's note.
+std::vector<Note> allocationNotes(const KernelReport &K,
+                                  const std::string &Advice);
 void addInstantiationNote(const KernelReport &K, Diagnostic &D);
 /// A finding of check \p Id about \p K, at the kernel, with its figures.
-Diagnostic makeDiagnostic(CheckId Id, const KernelReport &K, std::string Message);
-/// Notes for the launch that asks the most and for the `extern __shared__` arrays it sizes.
+Diagnostic makeDiagnostic(CheckId Id, const KernelReport &K,
+                          std::string Message);
+/// Notes for the launch that asks the most and for the `extern __shared__`
+/// arrays it sizes.
 void addLaunchNotes(const KernelReport &K, Diagnostic &D);
-/// "53248 bytes (52 KiB)", or "… (1024 static + 52224 dynamic at launch)" with a launch.
+/// "53248 bytes (52 KiB)", or "… (1024 static + 52224 dynamic at launch)" with
+/// a launch.
 std::string totalPhrase(const KernelReport &K, uint64_t Total);
-/// The largest request of any launch whose dynamic size is known; the static part alone
-/// without launches. Only for a kernel whose static figure is known.
+/// The largest request of any launch whose dynamic size is known; the static
+/// part alone without launches. Only for a kernel whose static figure is known.
 uint64_t totalBytes(const KernelReport &K);
 /// The occupancy calculator's input for \p K at its largest launch.
 OccupancyInput occupancyInput(const KernelReport &K, uint64_t Threads,
-                              std::optional<uint64_t> Registers, std::optional<int> Carveout);
+                              std::optional<uint64_t> Registers,
+                              std::optional<int> Carveout);
 
-/// What would fit: for each array extent written as one name (a template parameter, a
-/// constant, a macro), the largest value that meets a goal, found by laying the kernel out
-/// again with that extent smaller; and the most dynamic memory that meets it.
+/// What would fit: for each array extent written as one name (a template
+/// parameter, a constant, a macro), the largest value that meets a goal, found
+/// by laying the kernel out again with that extent smaller; and the most
+/// dynamic memory that meets it.
 class FitAdvisor {
 public:
-  FitAdvisor(const TranslationUnitFacts &TU, const UnitLayout &Layout, size_t Kernel)
+  FitAdvisor(const TranslationUnitFacts &TU, const UnitLayout &Layout,
+             size_t Kernel)
       : TU(TU), Layout(Layout), Kernel(Kernel) {}
 
-  /// One note per changeable extent whose smaller value makes \p Fits(static total) true.
+  /// One note per changeable extent whose smaller value makes \p Fits(static
+  /// total) true.
   std::vector<Note> extentNotes(const std::function<bool(uint64_t)> &Fits,
                                 const std::string &Goal) const;
 
-  /// The largest value in [0, Max] for which \p Ok holds (Ok is monotone, true at 0).
-  static std::optional<uint64_t> largest(uint64_t Max, const std::function<bool(uint64_t)> &Ok);
+  /// The largest value in [0, Max] for which \p Ok holds (Ok is monotone, true
+  /// at 0).
+  static std::optional<uint64_t>
+  largest(uint64_t Max, const std::function<bool(uint64_t)> &Ok);
 
 private:
   const TranslationUnitFacts &TU;
@@ -77,8 +89,9 @@ struct KernelContext {
   const FitAdvisor &Fit;
   const ArchCapacity *Arch;
   const AnalysisOptions &Opts;
-  std::optional<uint64_t> Registers; ///< For occupancy: --registers, else -maxrregcount.
-  std::optional<int> Carveout;       ///< The kernel's preferred carveout, when set.
+  std::optional<uint64_t>
+      Registers; ///< For occupancy: --registers, else -maxrregcount.
+  std::optional<int> Carveout; ///< The kernel's preferred carveout, when set.
 };
 
 /// Records a finding (dropped when its check is not enabled).
@@ -95,10 +108,12 @@ public:
 /// Every kernel check of Checks.def, in its order.
 const std::vector<std::unique_ptr<KernelCheck>> &kernelChecks();
 
-/// tilefit-constant over one unit's `__constant__` data (the per-module limit), and over the
-/// units of the program compiled with -rdc (nvlink's).
-void checkConstantMemory(const TranslationUnitFacts &TU, const ConstantMemoryReport &C,
-                         const AnalysisOptions &Opts, std::vector<Diagnostic> &Out);
+/// tilefit-constant over one unit's `__constant__` data (the per-module limit),
+/// and over the units of the program compiled with -rdc (nvlink's).
+void checkConstantMemory(const TranslationUnitFacts &TU,
+                         const ConstantMemoryReport &C,
+                         const AnalysisOptions &Opts,
+                         std::vector<Diagnostic> &Out);
 void checkProgramConstantMemory(const AnalysisOptions &Opts, Report &R);
 
 } // namespace checks

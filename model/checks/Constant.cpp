@@ -1,7 +1,7 @@
 //===- Constant.cpp - tilefit-constant ------------------------------------===//
 //
-// A unit's __constant__ data above the per-module limit (ptxas), and the -rdc units' sum over
-// the program (nvlink). Not a kernel check: it is about units.
+// A unit's __constant__ data above the per-module limit (ptxas), and the -rdc
+// units' sum over the program (nvlink). Not a kernel check: it is about units.
 //
 //===----------------------------------------------------------------------===//
 #include "CheckSupport.h"
@@ -14,11 +14,15 @@
 namespace tilefit {
 namespace checks {
 
-/// A unit whose `__constant__` data exceeds the per-module limit: ptxas rejects it.
-void checkConstantMemory(const TranslationUnitFacts &TU, const ConstantMemoryReport &C,
-                         const AnalysisOptions &Opts, std::vector<Diagnostic> &Out) {
-  if (!C.Bytes || !C.Limit || *C.Bytes <= *C.Limit || !GlobList(Opts.Checks).contains(
-                                                          std::string(checkInfo(CheckId::Constant).Name)))
+/// A unit whose `__constant__` data exceeds the per-module limit: ptxas rejects
+/// it.
+void checkConstantMemory(const TranslationUnitFacts &TU,
+                         const ConstantMemoryReport &C,
+                         const AnalysisOptions &Opts,
+                         std::vector<Diagnostic> &Out) {
+  if (!C.Bytes || !C.Limit || *C.Bytes <= *C.Limit ||
+      !GlobList(Opts.Checks)
+           .contains(std::string(checkInfo(CheckId::Constant).Name)))
     return;
   const CheckInfo &Info = checkInfo(CheckId::Constant);
   Diagnostic D;
@@ -26,9 +30,10 @@ void checkConstantMemory(const TranslationUnitFacts &TU, const ConstantMemoryRep
   D.Check = std::string(Info.Name);
   D.Arch = TU.Arch;
   D.TranslationUnit = TU.File;
-  D.Message = "the __constant__ variables of '" + fileName(TU.File) + "' take " +
-              bytesPhrase(*C.Bytes) + " on " + TU.Arch + ", more than the " +
-              bytesPhrase(*C.Limit) + " ptxas accepts in one module";
+  D.Message = "the __constant__ variables of '" + fileName(TU.File) +
+              "' take " + bytesPhrase(*C.Bytes) + " on " + TU.Arch +
+              ", more than the " + bytesPhrase(*C.Limit) +
+              " ptxas accepts in one module";
   D.Figures = {{"constant_bytes", *C.Bytes}, {"constant_limit", *C.Limit}};
   // At the variable that crosses the limit.
   for (const AllocationReport &A : C.Variables)
@@ -39,33 +44,40 @@ void checkConstantMemory(const TranslationUnitFacts &TU, const ConstantMemoryRep
   std::vector<const AllocationReport *> Sorted;
   for (const AllocationReport &A : C.Variables)
     Sorted.push_back(&A);
-  std::stable_sort(Sorted.begin(), Sorted.end(), [](const auto *L, const auto *R) {
-    return L->Var.Bytes.value_or(0) > R->Var.Bytes.value_or(0);
-  });
+  std::stable_sort(Sorted.begin(), Sorted.end(),
+                   [](const auto *L, const auto *R) {
+                     return L->Var.Bytes.value_or(0) > R->Var.Bytes.value_or(0);
+                   });
   for (const AllocationReport *A : Sorted) {
-    std::string Msg = "'" + A->Var.QualifiedName + "' takes " + bytesPhrase(A->Var.Bytes.value_or(0)) +
+    std::string Msg = "'" + A->Var.QualifiedName + "' takes " +
+                      bytesPhrase(A->Var.Bytes.value_or(0)) +
                       shapeSuffix(A->Var);
     if (A->Offset)
       Msg += " at offset " + std::to_string(*A->Offset);
     if (D.Notes.empty())
-      Msg += "; move large read-only tables to global memory (a const __restrict__ pointer)";
+      Msg += "; move large read-only tables to global memory (a const "
+             "__restrict__ pointer)";
     D.Notes.push_back({Msg, A->Var.Loc});
   }
   if (C.Relocatable)
-    D.Notes.push_back({"with -rdc, nvlink also checks the sum over the program's units when it "
-                       "links; tilefit adds up the -rdc units of one run as one program",
-                       {TU.File, 0, 0}});
+    D.Notes.push_back(
+        {"with -rdc, nvlink also checks the sum over the program's units when "
+         "it "
+         "links; tilefit adds up the -rdc units of one run as one program",
+         {TU.File, 0, 0}});
   Out.push_back(std::move(D));
 }
 
 void checkProgramConstantMemory(const AnalysisOptions &Opts, Report &R) {
-  if (!GlobList(Opts.Checks).contains(std::string(checkInfo(CheckId::Constant).Name)))
+  if (!GlobList(Opts.Checks)
+           .contains(std::string(checkInfo(CheckId::Constant).Name)))
     return;
   // Per architecture: the relocatable units with their constant data.
   std::map<std::string, std::vector<const UnitReport *>> ByArch;
   for (const UnitReport &U : R.Units)
-    if (U.ConstantMemory && U.ConstantMemory->Relocatable && U.ConstantMemory->Bytes &&
-        *U.ConstantMemory->Bytes > 0 && U.ConstantMemory->Limit)
+    if (U.ConstantMemory && U.ConstantMemory->Relocatable &&
+        U.ConstantMemory->Bytes && *U.ConstantMemory->Bytes > 0 &&
+        U.ConstantMemory->Limit)
       ByArch[U.Arch].push_back(&U);
   for (const auto &[Arch, Units] : ByArch) {
     if (Units.size() < 2)
@@ -84,13 +96,17 @@ void checkProgramConstantMemory(const AnalysisOptions &Opts, Report &R) {
     D.Arch = Arch;
     D.Message = "the __constant__ data of the " + std::to_string(Units.size()) +
                 " units compiled with -rdc take " +
-                (Overflow ? std::string("more than 64 bits can count") : bytesPhrase(Sum)) +
-                " on " + Arch + " together, more than the " + bytesPhrase(Limit) +
+                (Overflow ? std::string("more than 64 bits can count")
+                          : bytesPhrase(Sum)) +
+                " on " + Arch + " together, more than the " +
+                bytesPhrase(Limit) +
                 " nvlink accepts in one program if they are linked together";
-    D.Figures = {{"constant_bytes", Overflow ? UINT64_MAX : Sum}, {"constant_limit", Limit}};
+    D.Figures = {{"constant_bytes", Overflow ? UINT64_MAX : Sum},
+                 {"constant_limit", Limit}};
     for (const UnitReport *U : Units)
       D.Notes.push_back({"'" + fileName(U->File) + "' has " +
-                             bytesPhrase(*U->ConstantMemory->Bytes) + " of __constant__ data",
+                             bytesPhrase(*U->ConstantMemory->Bytes) +
+                             " of __constant__ data",
                          {U->File, 0, 0}});
     D.TranslationUnit = Units.front()->File;
     D.Loc = {Units.front()->File, 0, 0};

@@ -1,7 +1,7 @@
 //===- Occupancy.cpp - tilefit-occupancy ---------------------------------===//
 //
-// Blocks per SM limited by shared memory: fewer than __launch_bounds__ asks for (a warning), or
-// a remark with what would give one more.
+// Blocks per SM limited by shared memory: fewer than __launch_bounds__ asks for
+// (a warning), or a remark with what would give one more.
 //
 //===----------------------------------------------------------------------===//
 #include "CheckSupport.h"
@@ -10,12 +10,15 @@ namespace tilefit {
 namespace checks {
 namespace {
 
-/// Notes saying what would give one more block per SM: smaller extents, less dynamic memory.
-void addNextStepNotes(const KernelReport &K, const KernelContext &C, Diagnostic &D) {
+/// Notes saying what would give one more block per SM: smaller extents, less
+/// dynamic memory.
+void addNextStepNotes(const KernelReport &K, const KernelContext &C,
+                      Diagnostic &D) {
   if (!C.Arch || !K.Occupancy.BlockThreads || !K.Occupancy.BlocksPerSm)
     return;
   const uint64_t Target = *K.Occupancy.BlocksPerSm + 1;
-  OccupancyInput Base = occupancyInput(K, *K.Occupancy.BlockThreads, C.Registers, C.Carveout);
+  OccupancyInput Base =
+      occupancyInput(K, *K.Occupancy.BlockThreads, C.Registers, C.Carveout);
   auto BlocksWith = [&](uint64_t Static, uint64_t Dynamic) -> uint64_t {
     OccupancyInput In = Base;
     In.StaticBytes = Static;
@@ -23,52 +26,64 @@ void addNextStepNotes(const KernelReport &K, const KernelContext &C, Diagnostic 
     auto O = computeOccupancy(*C.Arch, In);
     return O ? O->BlocksPerSm : 0;
   };
-  const std::string Goal = "fits " + std::to_string(Target) + " blocks per SM instead of " +
+  const std::string Goal = "fits " + std::to_string(Target) +
+                           " blocks per SM instead of " +
                            std::to_string(*K.Occupancy.BlocksPerSm);
   auto Notes = C.Fit.extentNotes(
-      [&](uint64_t Static) { return BlocksWith(Static, Base.DynamicBytes) >= Target; }, Goal);
+      [&](uint64_t Static) {
+        return BlocksWith(Static, Base.DynamicBytes) >= Target;
+      },
+      Goal);
   D.Notes.insert(D.Notes.end(), Notes.begin(), Notes.end());
   if (K.WorstLaunch && Base.DynamicBytes > 0)
-    if (auto Most = FitAdvisor::largest(Base.DynamicBytes - 1, [&](uint64_t Dyn) {
-          return BlocksWith(Base.StaticBytes, Dyn) >= Target;
-        }))
-      D.Notes.push_back({"with at most " + bytesPhrase(*Most) +
-                             " of dynamic shared memory at this launch, the kernel " + Goal,
-                         K.Launches[*K.WorstLaunch].Loc});
+    if (auto Most =
+            FitAdvisor::largest(Base.DynamicBytes - 1, [&](uint64_t Dyn) {
+              return BlocksWith(Base.StaticBytes, Dyn) >= Target;
+            }))
+      D.Notes.push_back(
+          {"with at most " + bytesPhrase(*Most) +
+               " of dynamic shared memory at this launch, the kernel " + Goal,
+           K.Launches[*K.WorstLaunch].Loc});
 }
 
-/// Occupancy limited by shared memory: a warning when __launch_bounds__(threads, minBlocks)
-/// asks for more blocks than fit, else a remark; each with what would give one more block.
+/// Occupancy limited by shared memory: a warning when
+/// __launch_bounds__(threads, minBlocks) asks for more blocks than fit, else a
+/// remark; each with what would give one more block.
 class OccupancyCheck : public KernelCheck {
 public:
-  void check(const KernelReport &K, const KernelContext &C, const Recorder &Record) const override {
+  void check(const KernelReport &K, const KernelContext &C,
+             const Recorder &Record) const override {
     const OccupancyReport &O = K.Occupancy;
     if (!O.BlocksPerSm || *O.BlocksPerSm == 0)
       return;
-    // A kernel above a hard limit does not run at all: no advice on its occupancy.
-    if (K.StaticBytes && ((K.Limit.StaticMax && *K.StaticBytes > *K.Limit.StaticMax) ||
-                          (K.Limit.BlockOptinMax && totalBytes(K) > *K.Limit.BlockOptinMax)))
+    // A kernel above a hard limit does not run at all: no advice on its
+    // occupancy.
+    if (K.StaticBytes &&
+        ((K.Limit.StaticMax && *K.StaticBytes > *K.Limit.StaticMax) ||
+         (K.Limit.BlockOptinMax && totalBytes(K) > *K.Limit.BlockOptinMax)))
       return;
     const uint64_t Blocks = *O.BlocksPerSm;
     const bool Bounded = K.Bounds && K.Bounds->MinBlocks;
     const bool OnlySmem = O.LimitedBy == "shared memory";
     const bool BySmem = O.LimitedBy.find("shared memory") != std::string::npos;
-    // Only where shared memory is what limits the blocks: when warps, registers or the block
-    // limit do, less shared memory would not give one more block (ggml's kernels, bounded and
-    // small, had a remark each).
+    // Only where shared memory is what limits the blocks: when warps, registers
+    // or the block limit do, less shared memory would not give one more block
+    // (ggml's kernels, bounded and small, had a remark each).
     const bool TooFew = Bounded && Blocks < *K.Bounds->MinBlocks && BySmem;
     if (!TooFew && !OnlySmem)
       return;
-    std::string Fits = "kernel '" + K.Name + "' fits " + std::to_string(Blocks) +
-                       (Blocks == 1 ? " block" : " blocks") + " of " +
-                       std::to_string(*O.BlockThreads) + " threads per SM on " + K.Arch +
-                       " (limited by " + O.LimitedBy + ", " + bytesPhrase(*O.SmemPerBlock) +
-                       " of shared memory per block)";
+    std::string Fits =
+        "kernel '" + K.Name + "' fits " + std::to_string(Blocks) +
+        (Blocks == 1 ? " block" : " blocks") + " of " +
+        std::to_string(*O.BlockThreads) + " threads per SM on " + K.Arch +
+        " (limited by " + O.LimitedBy + ", " + bytesPhrase(*O.SmemPerBlock) +
+        " of shared memory per block)";
     Diagnostic D = makeDiagnostic(CheckId::Occupancy, K, Fits);
     if (TooFew) {
       D.Message += ", fewer than the " + std::to_string(*K.Bounds->MinBlocks) +
                    " its __launch_bounds__ asks for";
-      D.Notes.push_back({"__launch_bounds__ asks for " + std::to_string(*K.Bounds->MinBlocks) +
+      D.Notes.push_back({"__launch_bounds__ asks for " +
+                             std::to_string(*K.Bounds->MinBlocks) +
                              " blocks per SM here",
                          K.Bounds->Loc});
       std::vector<Note> Allocations = allocationNotes(K, "");
@@ -86,7 +101,9 @@ public:
 
 } // namespace
 
-std::unique_ptr<KernelCheck> createOccupancyCheck() { return std::make_unique<OccupancyCheck>(); }
+std::unique_ptr<KernelCheck> createOccupancyCheck() {
+  return std::make_unique<OccupancyCheck>();
+}
 
 } // namespace checks
 } // namespace tilefit

@@ -18,15 +18,17 @@ std::vector<Note> arrayNotes(const KernelReport &K) {
   std::vector<const SharedVar *> Sorted;
   for (const SharedVar &V : K.Registers.Arrays)
     Sorted.push_back(&V);
-  std::stable_sort(Sorted.begin(), Sorted.end(), [](const SharedVar *L, const SharedVar *R) {
-    return L->Bytes.value_or(0) > R->Bytes.value_or(0);
-  });
+  std::stable_sort(Sorted.begin(), Sorted.end(),
+                   [](const SharedVar *L, const SharedVar *R) {
+                     return L->Bytes.value_or(0) > R->Bytes.value_or(0);
+                   });
   std::vector<Note> Notes;
   for (const SharedVar *V : Sorted) {
     if (!V->Bytes || *V->Bytes == 0)
       continue;
-    std::string Msg = "'" + V->Name + "' takes " + bytesPhrase(*V->Bytes) + shapeSuffix(*V) +
-                      " per thread, " + registersPhrase(*V->Bytes / 4 + (*V->Bytes % 4 != 0));
+    std::string Msg = "'" + V->Name + "' takes " + bytesPhrase(*V->Bytes) +
+                      shapeSuffix(*V) + " per thread, " +
+                      registersPhrase(*V->Bytes / 4 + (*V->Bytes % 4 != 0));
     if (!V->Function.empty() && V->Function != K.Name)
       Msg += ", in '" + V->Function + "'";
     Notes.push_back({Msg, V->Loc});
@@ -34,55 +36,71 @@ std::vector<Note> arrayNotes(const KernelReport &K) {
   return Notes;
 }
 
-/// Per-thread arrays above the registers ptxas may give a thread (they spill to local memory),
-/// or, without __launch_bounds__, above what a block of its launch can have.
+/// Per-thread arrays above the registers ptxas may give a thread (they spill to
+/// local memory), or, without __launch_bounds__, above what a block of its
+/// launch can have.
 class RegistersCheck : public KernelCheck {
 public:
-  void check(const KernelReport &K, const KernelContext &C, const Recorder &Record) const override {
+  void check(const KernelReport &K, const KernelContext &C,
+             const Recorder &Record) const override {
     const ArchCapacity *Arch = C.Arch;
     const RegisterTileReport &R = K.Registers;
     if (!R.RegistersPerThread || *R.RegistersPerThread == 0)
       return;
     const uint64_t Regs = *R.RegistersPerThread;
-    std::string Message = "kernel '" + K.Name + "' keeps " + bytesPhrase(*R.BytesPerThread) +
-                          " per thread in local arrays on " + K.Arch + ", " + registersPhrase(Regs);
+    std::string Message = "kernel '" + K.Name + "' keeps " +
+                          bytesPhrase(*R.BytesPerThread) +
+                          " per thread in local arrays on " + K.Arch + ", " +
+                          registersPhrase(Regs);
     std::vector<Note> Extra;
     if (R.Limit && Regs > *R.Limit) {
       if (R.LimitBasis == "registers.per_thread")
-        Message += ", more than the " + std::to_string(*R.Limit) + " registers a thread can have";
+        Message += ", more than the " + std::to_string(*R.Limit) +
+                   " registers a thread can have";
       else
-        Message += ", more than the " + std::to_string(*R.Limit) + " registers per thread " +
-                   R.LimitBasis + (K.Bounds ? " leaves" : " allows");
-      Message += "; what of them is live at once beyond that spills to local memory";
-      if (K.Bounds && R.LimitBasis.rfind("__launch_bounds__", 0) == 0 && !R.LimitNote.empty())
+        Message += ", more than the " + std::to_string(*R.Limit) +
+                   " registers per thread " + R.LimitBasis +
+                   (K.Bounds ? " leaves" : " allows");
+      Message +=
+          "; what of them is live at once beyond that spills to local memory";
+      if (K.Bounds && R.LimitBasis.rfind("__launch_bounds__", 0) == 0 &&
+          !R.LimitNote.empty())
         Extra.push_back({R.LimitNote + ": at most " + std::to_string(*R.Limit) +
                              " registers per thread",
                          K.Bounds->Loc});
       else if (K.Bounds && R.LimitBasis.rfind("__launch_bounds__", 0) == 0)
-        Extra.push_back({R.LimitBasis + " asks for " +
-                             std::to_string(K.Bounds->MinBlocks.value_or(1)) + " resident " +
-                             (K.Bounds->MinBlocks.value_or(1) == 1 ? "block" : "blocks") + " of " +
-                             std::to_string(*K.Bounds->MaxThreads) +
-                             " threads per SM here: at most " + std::to_string(*R.Limit) +
-                             " registers per thread",
-                         K.Bounds->Loc});
+        Extra.push_back(
+            {R.LimitBasis + " asks for " +
+                 std::to_string(K.Bounds->MinBlocks.value_or(1)) +
+                 " resident " +
+                 (K.Bounds->MinBlocks.value_or(1) == 1 ? "block" : "blocks") +
+                 " of " + std::to_string(*K.Bounds->MaxThreads) +
+                 " threads per SM here: at most " + std::to_string(*R.Limit) +
+                 " registers per thread",
+             K.Bounds->Loc});
     } else if (!K.Bounds && Arch) {
-      // Without __launch_bounds__ ptxas does not know the block size and does not spill to fit
-      // it: a launch whose block cannot have the registers fails.
+      // Without __launch_bounds__ ptxas does not know the block size and does
+      // not spill to fit it: a launch whose block cannot have the registers
+      // fails.
       const LaunchReport *Widest = nullptr;
       for (const LaunchReport &L : K.Launches)
-        if (L.BlockThreads && (!Widest || *L.BlockThreads > *Widest->BlockThreads))
+        if (L.BlockThreads &&
+            (!Widest || *L.BlockThreads > *Widest->BlockThreads))
           Widest = &L;
       if (!Widest)
         return;
       auto Fits = launchBoundsRegisterLimit(*Arch, *Widest->BlockThreads, 1);
       if (!Fits || Regs <= *Fits || (R.Limit && *R.Limit <= *Fits))
         return;
-      Message += ", more than the " + std::to_string(*Fits) + " registers per thread a block of " +
-                 std::to_string(*Widest->BlockThreads) + " threads can have there; unless " +
-                 "__launch_bounds__(" + std::to_string(*Widest->BlockThreads) +
-                 ") makes ptxas spill them, the launch fails (too many resources requested)";
-      Extra.push_back({"launched here with " + std::to_string(*Widest->BlockThreads) +
+      Message += ", more than the " + std::to_string(*Fits) +
+                 " registers per thread a block of " +
+                 std::to_string(*Widest->BlockThreads) +
+                 " threads can have there; unless " + "__launch_bounds__(" +
+                 std::to_string(*Widest->BlockThreads) +
+                 ") makes ptxas spill them, the launch fails (too many "
+                 "resources requested)";
+      Extra.push_back({"launched here with " +
+                           std::to_string(*Widest->BlockThreads) +
                            " threads per block",
                        Widest->Loc});
     } else {
@@ -102,7 +120,9 @@ public:
 
 } // namespace
 
-std::unique_ptr<KernelCheck> createRegistersCheck() { return std::make_unique<RegistersCheck>(); }
+std::unique_ptr<KernelCheck> createRegistersCheck() {
+  return std::make_unique<RegistersCheck>();
+}
 
 } // namespace checks
 } // namespace tilefit

@@ -1,6 +1,7 @@
 //===- StaticLimit.cpp - tilefit-static-limit ----------------------------===//
 //
-// Static shared memory above what ptxas accepts for static allocations (with what would fit).
+// Static shared memory above what ptxas accepts for static allocations (with
+// what would fit).
 //
 //===----------------------------------------------------------------------===//
 #include "CheckSupport.h"
@@ -11,14 +12,17 @@ namespace {
 
 class StaticLimitCheck : public KernelCheck {
 public:
-  void check(const KernelReport &K, const KernelContext &C, const Recorder &Record) const override {
+  void check(const KernelReport &K, const KernelContext &C,
+             const Recorder &Record) const override {
     if (!K.StaticBytes) {
-      // A sum past 64 bits has no figure, but is certainly above the static limit.
+      // A sum past 64 bits has no figure, but is certainly above the static
+      // limit.
       if (K.Overflows && K.Limit.StaticMax) {
         Diagnostic D = makeDiagnostic(
             CheckId::StaticLimit, K,
-            "kernel '" + K.Name + "' declares more static shared memory on " + K.Arch +
-                " than 64 bits can count, far more than the " + bytesPhrase(*K.Limit.StaticMax) +
+            "kernel '" + K.Name + "' declares more static shared memory on " +
+                K.Arch + " than 64 bits can count, far more than the " +
+                bytesPhrase(*K.Limit.StaticMax) +
                 " ptxas accepts for static allocations");
         D.Notes = allocationNotes(K, "");
         addInstantiationNote(K, D);
@@ -31,14 +35,17 @@ public:
     if (K.Limit.StaticMax && Static > *K.Limit.StaticMax) {
       Diagnostic D = makeDiagnostic(
           CheckId::StaticLimit, K,
-          Who + " uses " + bytesPhrase(Static) + " of static shared memory on " + K.Arch +
-              ", more than the " + bytesPhrase(*K.Limit.StaticMax) +
+          Who + " uses " + bytesPhrase(Static) +
+              " of static shared memory on " + K.Arch + ", more than the " +
+              bytesPhrase(*K.Limit.StaticMax) +
               " ptxas accepts for static allocations");
-      D.Notes = allocationNotes(K, "declare it 'extern __shared__' and size it at launch to go "
-                                   "above the static limit");
+      D.Notes = allocationNotes(
+          K, "declare it 'extern __shared__' and size it at launch to go "
+             "above the static limit");
       const uint64_t Max = *K.Limit.StaticMax;
-      for (Note &N : C.Fit.extentNotes([&](uint64_t T) { return T <= Max; },
-                                       "fits the " + bytesPhrase(Max) + " static limit"))
+      for (Note &N :
+           C.Fit.extentNotes([&](uint64_t T) { return T <= Max; },
+                             "fits the " + bytesPhrase(Max) + " static limit"))
         D.Notes.push_back(std::move(N));
       addInstantiationNote(K, D);
       Record(std::move(D));
@@ -48,7 +55,9 @@ public:
 
 } // namespace
 
-std::unique_ptr<KernelCheck> createStaticLimitCheck() { return std::make_unique<StaticLimitCheck>(); }
+std::unique_ptr<KernelCheck> createStaticLimitCheck() {
+  return std::make_unique<StaticLimitCheck>();
+}
 
 } // namespace checks
 } // namespace tilefit

@@ -19,10 +19,12 @@
 namespace tilefit {
 namespace {
 
-/// The kernel's occupancy at its largest launch (or, without launches, with no dynamic memory),
-/// with the block size of that launch, another constant one, or __launch_bounds__.
+/// The kernel's occupancy at its largest launch (or, without launches, with no
+/// dynamic memory), with the block size of that launch, another constant one,
+/// or __launch_bounds__.
 OccupancyReport occupancyOf(const KernelReport &K, const ArchCapacity *Arch,
-                            std::optional<uint64_t> Registers, std::optional<int> Carveout) {
+                            std::optional<uint64_t> Registers,
+                            std::optional<int> Carveout) {
   OccupancyReport R;
   R.Registers = Registers;
   if (K.WorstLaunch)
@@ -37,14 +39,16 @@ OccupancyReport occupancyOf(const KernelReport &K, const ArchCapacity *Arch,
     return R;
   }
   if (!R.BlockThreads) {
-    R.UnknownReason = "no launch with a constant block size and no __launch_bounds__";
+    R.UnknownReason =
+        "no launch with a constant block size and no __launch_bounds__";
     return R;
   }
   if (!Arch) {
     R.UnknownReason = "the architecture is not in the capacity database";
     return R;
   }
-  auto O = computeOccupancy(*Arch, checks::occupancyInput(K, *R.BlockThreads, Registers, Carveout));
+  auto O = computeOccupancy(
+      *Arch, checks::occupancyInput(K, *R.BlockThreads, Registers, Carveout));
   if (!O) {
     R.UnknownReason = O.error();
     return R;
@@ -56,8 +60,10 @@ OccupancyReport occupancyOf(const KernelReport &K, const ArchCapacity *Arch,
   return R;
 }
 
-/// Records a finding about \p K if its check is enabled, and remembers the worst level.
-std::function<void(Diagnostic)> recorder(KernelReport &K, const AnalysisOptions &Opts,
+/// Records a finding about \p K if its check is enabled, and remembers the
+/// worst level.
+std::function<void(Diagnostic)> recorder(KernelReport &K,
+                                         const AnalysisOptions &Opts,
                                          std::vector<Diagnostic> &Out) {
   return [&K, &Out, Enabled = GlobList(Opts.Checks)](Diagnostic D) {
     if (!Enabled.contains(D.Check))
@@ -87,18 +93,21 @@ std::string errorPhrase(const TranslationUnitFacts &TU, size_t Index) {
   if (Index >= TU.Diagnostics.size())
     return "an error of the unit";
   const Diagnostic &D = TU.Diagnostics[Index];
-  std::string Where = checks::fileName(D.Loc.File.empty() ? TU.File : D.Loc.File);
+  std::string Where =
+      checks::fileName(D.Loc.File.empty() ? TU.File : D.Loc.File);
   if (D.Loc.valid())
-    Where += ":" + std::to_string(D.Loc.Line) + ":" + std::to_string(D.Loc.Column);
+    Where +=
+        ":" + std::to_string(D.Loc.Line) + ":" + std::to_string(D.Loc.Column);
   return "'" + Where + ": " + D.Message + "'";
 }
 
-/// For a kernel of a unit with errors: why its figures are unknown, or "" when no error can
-/// have changed them. The front end says which error touches the kernel's own code
-/// (KernelFacts::Error); what remains is the layout's dependence on kernels the errors may
-/// hide: whether they share the kernel's sharable variables, or reach an extern array.
-std::string unitErrorReason(const TranslationUnitFacts &TU, const UnitLayout &Layout,
-                            size_t Kernel) {
+/// For a kernel of a unit with errors: why its figures are unknown, or "" when
+/// no error can have changed them. The front end says which error touches the
+/// kernel's own code (KernelFacts::Error); what remains is the layout's
+/// dependence on kernels the errors may hide: whether they share the kernel's
+/// sharable variables, or reach an extern array.
+std::string unitErrorReason(const TranslationUnitFacts &TU,
+                            const UnitLayout &Layout, size_t Kernel) {
   const KernelFacts &K = TU.Kernels[Kernel];
   if (K.Error) {
     const std::string E = errorPhrase(TU, K.Error->Diagnostic);
@@ -106,29 +115,40 @@ std::string unitErrorReason(const TranslationUnitFacts &TU, const UnitLayout &La
     case ErrorTouch::Kind::InItsCode:
       return "the translation unit has an error in code this kernel uses: " + E;
     case ErrorTouch::Kind::UnbuiltCode:
-      return "Clang could not build all of the code this kernel uses after the translation "
-             "unit's errors (the first: " + E + ")";
+      return "Clang could not build all of the code this kernel uses after the "
+             "translation "
+             "unit's errors (the first: " +
+             E + ")";
     case ErrorTouch::Kind::NoBody:
-      return "Clang did not instantiate this kernel after the translation unit's errors (the "
-             "first: " + E + ")";
+      return "Clang did not instantiate this kernel after the translation "
+             "unit's errors (the "
+             "first: " +
+             E + ")";
     }
   }
   std::optional<size_t> Culprit;
-  std::optional<std::vector<uint64_t>> Totals = Layout.possibleTotals(Kernel, Culprit);
-  const std::string First = TU.Diagnostics.empty() ? "" : " (the first: " + errorPhrase(TU, 0) + ")";
+  std::optional<std::vector<uint64_t>> Totals =
+      Layout.possibleTotals(Kernel, Culprit);
+  const std::string First =
+      TU.Diagnostics.empty() ? "" : " (the first: " + errorPhrase(TU, 0) + ")";
   if (!Totals)
     return "the translation unit's errors may hide other kernels" + First +
-           ", and this kernel has too many variables they could share to lay it out without them";
+           ", and this kernel has too many variables they could share to lay "
+           "it out without them";
   if (Totals->size() <= 1)
     return "";
-  std::string Range = std::to_string(Totals->front()) + " to " + std::to_string(Totals->back()) +
-                      " bytes";
+  std::string Range = std::to_string(Totals->front()) + " to " +
+                      std::to_string(Totals->back()) + " bytes";
   if (Culprit)
-    return "the translation unit's errors may hide other kernels" + First + ", and whether one "
-           "also uses '" + TU.Vars[*Culprit].QualifiedName + "' changes this kernel's layout (" +
-           Range + ")";
-  return "the translation unit's errors may hide other kernels" + First + ", and whether one "
-         "reaches an extern __shared__ array changes this kernel's total (" + Range + ")";
+    return "the translation unit's errors may hide other kernels" + First +
+           ", and whether one "
+           "also uses '" +
+           TU.Vars[*Culprit].QualifiedName +
+           "' changes this kernel's layout (" + Range + ")";
+  return "the translation unit's errors may hide other kernels" + First +
+         ", and whether one "
+         "reaches an extern __shared__ array changes this kernel's total (" +
+         Range + ")";
 }
 
 } // namespace
@@ -136,10 +156,12 @@ std::string unitErrorReason(const TranslationUnitFacts &TU, const UnitLayout &La
 void markWorstFindings(Report &R) {
   for (KernelReport &K : R.Kernels) {
     K.Worst.reset();
-    const bool InHeader = !K.TranslationUnit.empty() && K.Loc.File != K.TranslationUnit;
+    const bool InHeader =
+        !K.TranslationUnit.empty() && K.Loc.File != K.TranslationUnit;
     for (const Diagnostic &D : R.Diagnostics)
       if (D.Kernel == K.Name && D.Arch == K.Arch &&
-          (D.TranslationUnit.empty() || D.TranslationUnit == K.TranslationUnit || InHeader) &&
+          (D.TranslationUnit.empty() ||
+           D.TranslationUnit == K.TranslationUnit || InHeader) &&
           (!K.Worst || static_cast<int>(D.Level) > static_cast<int>(*K.Worst)))
         K.Worst = D.Level;
   }
@@ -166,31 +188,36 @@ void analyzeUnit(const TranslationUnitFacts &TU, const CapacityDatabase &DB,
   U.ParseStopped = TU.ParseStopped;
   U.Fixups = TU.Fixups;
   U.Messages = TU.Diagnostics;
-  // A launch an error kept Clang from building hides the specialization it launches, unless
-  // the unit has it anyway.
+  // A launch an error kept Clang from building hides the specialization it
+  // launches, unless the unit has it anyway.
   for (const LostLaunch &L : TU.LostLaunches) {
     auto Bare = [](std::string S) {
       S.erase(std::remove(S.begin(), S.end(), ' '), S.end());
       return S;
     };
-    if (!L.Unresolved &&
-        std::any_of(TU.Kernels.begin(), TU.Kernels.end(),
-                    [&](const KernelFacts &K) { return Bare(K.Name) == Bare(L.Callee); }))
+    if (!L.Unresolved && std::any_of(TU.Kernels.begin(), TU.Kernels.end(),
+                                     [&](const KernelFacts &K) {
+                                       return Bare(K.Name) == Bare(L.Callee);
+                                     }))
       continue;
     Diagnostic D;
     D.Level = Severity::Warning;
     D.Check = std::string(checkInfo(CheckId::Input).Name);
     D.Message = L.Unresolved && !L.Helper.empty()
-                    ? "the kernel this launch starts is a parameter of '" + L.Helper + "' ('" +
-                          L.Callee + "') and no call of it in this unit tells which: its "
+                    ? "the kernel this launch starts is a parameter of '" +
+                          L.Helper + "' ('" + L.Callee +
+                          "') and no call of it in this unit tells which: its "
                           "dynamic shared memory counts for no kernel"
-                : L.Unresolved
-                    ? "the kernel this launch through '" + L.Callee +
-                          "' starts is not known statically (not a kernel, nor a variable set "
-                          "to one and never assigned): its dynamic shared memory counts for no "
-                          "kernel"
-                    : "this launch of '" + L.Callee + "' could not be built after an error: "
-                      "the kernel it launches is not instantiated, and not analysed";
+                : L.Unresolved ? "the kernel this launch through '" + L.Callee +
+                                     "' starts is not known statically (not a "
+                                     "kernel, nor a variable set "
+                                     "to one and never assigned): its dynamic "
+                                     "shared memory counts for no "
+                                     "kernel"
+                               : "this launch of '" + L.Callee +
+                                     "' could not be built after an error: "
+                                     "the kernel it launches is not "
+                                     "instantiated, and not analysed";
     D.Loc = L.Loc;
     D.Arch = TU.Arch;
     U.Messages.push_back(std::move(D));
@@ -238,8 +265,8 @@ void analyzeUnit(const TranslationUnitFacts &TU, const CapacityDatabase &DB,
     for (size_t V : L.Dynamic)
       K.DynamicVars.push_back(TU.Vars[V]);
     for (const Placement &P : L.Placed)
-      K.Allocations.push_back(
-          {TU.Vars[P.Var], P.Offset, P.SharedWithOtherKernels, P.AtModuleScope});
+      K.Allocations.push_back({TU.Vars[P.Var], P.Offset,
+                               P.SharedWithOtherKernels, P.AtModuleScope});
     for (size_t V : KF.Unreferenced)
       K.Unreferenced.push_back(TU.Vars[V]);
     for (const LaunchSite &Site : KF.Launches) {
@@ -259,15 +286,18 @@ void analyzeUnit(const TranslationUnitFacts &TU, const CapacityDatabase &DB,
     std::optional<int> Carveout;
     for (const AttributeCall &A : KF.Attributes) {
       if (A.Attribute == AttributeCall::Kind::MaxDynamicSharedMemorySize)
-        K.OptInBytes = A.Value ? std::optional<uint64_t>(*A.Value) : std::nullopt;
+        K.OptInBytes =
+            A.Value ? std::optional<uint64_t>(*A.Value) : std::nullopt;
       else if (A.Value)
         Carveout = static_cast<int>(*A.Value);
     }
-    const std::optional<uint64_t> Registers = Opts.Registers ? Opts.Registers : TU.MaxRegisters;
+    const std::optional<uint64_t> Registers =
+        Opts.Registers ? Opts.Registers : TU.MaxRegisters;
     K.Occupancy = occupancyOf(K, Arch, Registers, Carveout);
     K.Registers = registerTiles(TU, KF, Arch, TU.MaxRegisters);
     K.TensorMemory = tensorMemory(KF, Arch);
-    // The checks, each on the finished figures (model/checks/, registered from Checks.def).
+    // The checks, each on the finished figures (model/checks/, registered from
+    // Checks.def).
     checks::FitAdvisor Fit(TU, Layout, I);
     const checks::KernelContext Context{Fit, Arch, Opts, Registers, Carveout};
     const checks::Recorder Record = recorder(K, Opts, Out.Diagnostics);
@@ -282,27 +312,30 @@ void checkProgram(const AnalysisOptions &Opts, Report &R) {
 }
 
 void finalizeReport(Report &R) {
-  std::stable_sort(R.Units.begin(), R.Units.end(), [](const UnitReport &A, const UnitReport &B) {
-    return std::tie(A.File, A.Arch) < std::tie(B.File, B.Arch);
-  });
+  std::stable_sort(R.Units.begin(), R.Units.end(),
+                   [](const UnitReport &A, const UnitReport &B) {
+                     return std::tie(A.File, A.Arch) < std::tie(B.File, B.Arch);
+                   });
   std::stable_sort(R.Kernels.begin(), R.Kernels.end(),
                    [](const KernelReport &A, const KernelReport &B) {
-                     return std::tie(A.TranslationUnit, A.Loc.File, A.Loc.Line, A.Loc.Column,
-                                     A.Name, A.Arch) <
-                            std::tie(B.TranslationUnit, B.Loc.File, B.Loc.Line, B.Loc.Column,
-                                     B.Name, B.Arch);
+                     return std::tie(A.TranslationUnit, A.Loc.File, A.Loc.Line,
+                                     A.Loc.Column, A.Name, A.Arch) <
+                            std::tie(B.TranslationUnit, B.Loc.File, B.Loc.Line,
+                                     B.Loc.Column, B.Name, B.Arch);
                    });
   auto Less = [](const Diagnostic &A, const Diagnostic &B) {
     return std::tuple_cat(posKey(A.Loc), std::tie(A.Arch, A.Check, A.Message)) <
            std::tuple_cat(posKey(B.Loc), std::tie(B.Arch, B.Check, B.Message));
   };
-  // The same finding from two units (a kernel in a shared header) is one finding.
+  // The same finding from two units (a kernel in a shared header) is one
+  // finding.
   std::stable_sort(R.Diagnostics.begin(), R.Diagnostics.end(), Less);
-  R.Diagnostics.erase(std::unique(R.Diagnostics.begin(), R.Diagnostics.end(),
-                                  [&](const Diagnostic &A, const Diagnostic &B) {
-                                    return !Less(A, B) && !Less(B, A);
-                                  }),
-                      R.Diagnostics.end());
+  R.Diagnostics.erase(
+      std::unique(R.Diagnostics.begin(), R.Diagnostics.end(),
+                  [&](const Diagnostic &A, const Diagnostic &B) {
+                    return !Less(A, B) && !Less(B, A);
+                  }),
+      R.Diagnostics.end());
   markMessageSlots(R);
 }
 

@@ -45,8 +45,8 @@ std::optional<Arch> parseArch(std::string_view Text) {
 
 const std::vector<std::string> &nvccRealArchs() {
   static const std::vector<std::string> Archs = {
-      "sm_75", "sm_80", "sm_86", "sm_87", "sm_88", "sm_89", "sm_90",
-      "sm_100", "sm_103", "sm_110", "sm_120", "sm_121"};
+      "sm_75", "sm_80",  "sm_86",  "sm_87",  "sm_88",  "sm_89",
+      "sm_90", "sm_100", "sm_103", "sm_110", "sm_120", "sm_121"};
   return Archs;
 }
 

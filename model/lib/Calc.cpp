@@ -1,9 +1,9 @@
-//===- Calc.cpp - The footprint calculator ---------------------------------===//
+//===- Calc.cpp - The footprint calculator
+//---------------------------------===//
 #include "tilefit/model/Calc.h"
 
 #include "tilefit/model/Arch.h"
 #include "tilefit/model/Units.h"
-
 
 #include <algorithm>
 #include <numeric>
@@ -11,7 +11,6 @@
 
 namespace tilefit {
 namespace {
-
 
 ErrorMessage error(std::string Text) { return ErrorMessage{std::move(Text)}; }
 
@@ -31,14 +30,17 @@ ErrorMessage unknownType(const std::string &Name) {
     Short.push_back(T.Name);
     Cuda.insert(Cuda.end(), T.CudaNames.begin(), T.CudaNames.end());
   }
-  std::string Msg = "unknown element type '" + Name + "'; known: " + join(Short, ", ") +
-                    "; or as CUDA spells them: " + join(Cuda, ", ") +
-                    " (and the short names of PyTorch and CUTLASS: bf16, fp16, e4m3, nvfp4, "
-                    "...; tilefit calc --list-dtypes)";
-  // CUDA's vector types (__nv_fp4x2_e2m1, __nv_fp6x4_e2m3) hold several values per element.
-  if (Name.rfind("__nv_fp", 0) == 0 &&
-      (Name.find("x2_") != std::string::npos || Name.find("x4_") != std::string::npos))
-    Msg += " ('" + Name + "' holds several values: give the count of values and their scalar "
+  std::string Msg =
+      "unknown element type '" + Name + "'; known: " + join(Short, ", ") +
+      "; or as CUDA spells them: " + join(Cuda, ", ") +
+      " (and the short names of PyTorch and CUTLASS: bf16, fp16, e4m3, nvfp4, "
+      "...; tilefit calc --list-dtypes)";
+  // CUDA's vector types (__nv_fp4x2_e2m1, __nv_fp6x4_e2m3) hold several values
+  // per element.
+  if (Name.rfind("__nv_fp", 0) == 0 && (Name.find("x2_") != std::string::npos ||
+                                        Name.find("x4_") != std::string::npos))
+    Msg += " ('" + Name +
+           "' holds several values: give the count of values and their scalar "
            "type, e.g. float4_e2m1fn for packed fp4)";
   return error(Msg);
 }
@@ -51,7 +53,9 @@ std::vector<std::string> archNames(const CapacityDatabase &Db) {
     return std::make_tuple(A ? A->Number : ~0u, A ? A->Suffix : 0, N);
   };
   std::sort(Names.begin(), Names.end(),
-            [&](const std::string &L, const std::string &R) { return Key(L) < Key(R); });
+            [&](const std::string &L, const std::string &R) {
+              return Key(L) < Key(R);
+            });
   return Names;
 }
 
@@ -68,26 +72,29 @@ std::vector<std::string> archsWithTmem(const CapacityDatabase &Db) {
 }
 
 /// The fit of \p R against \p C for its scope; adds notes to \p R.
-Result<CalcFit> archFit(CalcResult &R, const std::string &Arch, const ArchCapacity &C,
-                        const CapacityDatabase &Db) {
+Result<CalcFit> archFit(CalcResult &R, const std::string &Arch,
+                        const ArchCapacity &C, const CapacityDatabase &Db) {
   CalcFit F;
   F.Arch = Arch;
   F.Used = R.TotalBytes;
   auto Unknown = [&](const char *What, const char *Field) {
-    return error("the capacity database does not know " + Arch + "'s " + What + " (" + Field +
-                 " is unknown)");
+    return error("the capacity database does not know " + Arch + "'s " + What +
+                 " (" + Field + " is unknown)");
   };
   switch (R.Scope) {
   case CalcScope::Shared:
     if (!C.BlockOptinMax)
-      return Unknown("shared memory per block", "shared_memory.block_optin_max");
+      return Unknown("shared memory per block",
+                     "shared_memory.block_optin_max");
     F.Field = "shared_memory.block_optin_max";
     F.Basis = "per block with opt-in";
     F.Capacity = *C.BlockOptinMax;
-    if (C.BlockDefaultMax && R.TotalBytes > *C.BlockDefaultMax && R.TotalBytes <= F.Capacity)
-      R.Notes.push_back("more than " + std::to_string(*C.BlockDefaultMax) +
-                        " bytes per block needs dynamic shared memory and opting in with "
-                        "cudaFuncAttributeMaxDynamicSharedMemorySize");
+    if (C.BlockDefaultMax && R.TotalBytes > *C.BlockDefaultMax &&
+        R.TotalBytes <= F.Capacity)
+      R.Notes.push_back(
+          "more than " + std::to_string(*C.BlockDefaultMax) +
+          " bytes per block needs dynamic shared memory and opting in with "
+          "cudaFuncAttributeMaxDynamicSharedMemorySize");
     break;
   case CalcScope::Registers: {
     if (!C.RegistersPerThread)
@@ -96,11 +103,13 @@ Result<CalcFit> archFit(CalcResult &R, const std::string &Arch, const ArchCapaci
     F.Basis = "per thread";
     F.RegisterLimit = *C.RegistersPerThread;
     F.Capacity = *C.RegistersPerThread * 4;
-    F.Used = *R.RegistersPerThread * 4; // Below 2^64: the bytes per thread fit, rounded to 4.
+    F.Used = *R.RegistersPerThread *
+             4; // Below 2^64: the bytes per thread fit, rounded to 4.
     uint64_t Threads = *R.Threads;
     if (C.ThreadsPerBlock && Threads > *C.ThreadsPerBlock)
-      F.Problems.push_back(countPhrase(Threads, "thread", "threads") + ": a block on " + Arch +
-                           " has at most " + std::to_string(*C.ThreadsPerBlock) +
+      F.Problems.push_back(countPhrase(Threads, "thread", "threads") +
+                           ": a block on " + Arch + " has at most " +
+                           std::to_string(*C.ThreadsPerBlock) +
                            " (threads.per_block)");
     if (C.RegistersPerBlock) {
       F.Field += ", registers.per_block";
@@ -109,11 +118,14 @@ Result<CalcFit> archFit(CalcResult &R, const std::string &Arch, const ArchCapaci
       if (Block)
         F.RegistersPerBlock = *Block;
       if (!Block || *Block > *C.RegistersPerBlock)
-        F.Problems.push_back(countPhrase(Threads, "thread", "threads") + " x " +
-                             countPhrase(*R.RegistersPerThread, "register", "registers") + " = " +
-                             (Block ? std::to_string(*Block) : std::string("more than 2^64")) +
-                             " registers, more than the " + std::to_string(*C.RegistersPerBlock) +
-                             " of a block (registers.per_block)");
+        F.Problems.push_back(
+            countPhrase(Threads, "thread", "threads") + " x " +
+            countPhrase(*R.RegistersPerThread, "register", "registers") +
+            " = " +
+            (Block ? std::to_string(*Block) : std::string("more than 2^64")) +
+            " registers, more than the " +
+            std::to_string(*C.RegistersPerBlock) +
+            " of a block (registers.per_block)");
     }
     break;
   }
@@ -121,18 +133,22 @@ Result<CalcFit> archFit(CalcResult &R, const std::string &Arch, const ArchCapaci
     if (!C.TensorMemoryColumns)
       return Unknown("tensor memory", "tensor_memory.columns");
     if (*C.TensorMemoryColumns == 0)
-      return error("no tensor memory on " + Arch + " (the capacity database has it on " +
+      return error("no tensor memory on " + Arch +
+                   " (the capacity database has it on " +
                    join(archsWithTmem(Db), ", ") + " and their a/f variants)");
     F.Field = "tensor_memory.columns";
-    F.Basis = "per SM, " + std::to_string(*C.TensorMemoryColumns) + " columns x " +
-              std::to_string(TmemLanes) + " lanes x " + std::to_string(TmemCellBytes) + " bytes";
-    F.Capacity = *C.TensorMemoryColumns * TmemLanes * TmemCellBytes; // Columns are below 2^40.
+    F.Basis = "per SM, " + std::to_string(*C.TensorMemoryColumns) +
+              " columns x " + std::to_string(TmemLanes) + " lanes x " +
+              std::to_string(TmemCellBytes) + " bytes";
+    F.Capacity = *C.TensorMemoryColumns * TmemLanes *
+                 TmemCellBytes; // Columns are below 2^40.
     F.TmemColumnsAvailable = *C.TensorMemoryColumns;
     F.TmemColumns = ceilDiv(R.TotalBytes, TmemLanes * TmemCellBytes);
     auto A = parseArch(Arch);
     if (A && !A->Suffix)
-      R.Notes.push_back("tcgen05.alloc needs an architecture-specific target: " + Arch + "a or " +
-                        Arch + "f");
+      R.Notes.push_back(
+          "tcgen05.alloc needs an architecture-specific target: " + Arch +
+          "a or " + Arch + "f");
     break;
   }
   }
@@ -144,7 +160,6 @@ void finishFit(CalcFit &F) {
   F.Headroom = F.Fits ? F.Capacity - F.Used : 0;
   F.Over = F.Used > F.Capacity ? F.Used - F.Capacity : 0;
 }
-
 
 } // namespace
 
@@ -159,7 +174,8 @@ std::string ElementType::packing() const {
   if (Bits < 8) {
     unsigned G = std::gcd(Bits, 8u);
     unsigned Values = 8 / G, Bytes = Bits / G;
-    return std::to_string(Values) + " per " + (Bytes == 1 ? "byte" : std::to_string(Bytes) + " bytes");
+    return std::to_string(Values) + " per " +
+           (Bytes == 1 ? "byte" : std::to_string(Bytes) + " bytes");
   }
   if (Bits == 8)
     return "1 per byte";
@@ -169,29 +185,77 @@ std::string ElementType::packing() const {
 const std::vector<ElementType> &elementTypes() {
   static const std::vector<ElementType> Types = {
       {"bool", {"bool"}, {}, 8, 8, "one byte each, as C++ stores bool"},
-      {"int4", {}, {"s4", "i4", "int4b_t", "int4_t"}, 4, 4,
+      {"int4",
+       {},
+       {"s4", "i4", "int4b_t", "int4_t"},
+       4,
+       4,
        "a 4-bit integer, not CUDA's int4 (a vector of four ints, 16 bytes)"},
       {"int8", {"int8_t", "signed char", "char"}, {"s8", "i8"}, 8, 8, ""},
       {"uint8", {"uint8_t", "unsigned char"}, {"u8"}, 8, 8, ""},
-      {"float8_e4m3fn", {"__nv_fp8_e4m3"},
-       {"e4m3", "e4m3fn", "fp8", "fp8_e4m3", "float8_e4m3", "float_e4m3_t", "mxfp8"}, 8, 8,
+      {"float8_e4m3fn",
+       {"__nv_fp8_e4m3"},
+       {"e4m3", "e4m3fn", "fp8", "fp8_e4m3", "float8_e4m3", "float_e4m3_t",
+        "mxfp8"},
+       8,
+       8,
        "mxfp8: its scale factors (one byte per 32 values) are not counted"},
-      {"float8_e5m2", {"__nv_fp8_e5m2"}, {"e5m2", "fp8_e5m2", "float_e5m2_t"}, 8, 8, ""},
-      {"float6_e2m3fn", {}, {"e2m3", "fp6", "fp6_e2m3", "float_e2m3_t", "mxfp6"}, 6, 6,
+      {"float8_e5m2",
+       {"__nv_fp8_e5m2"},
+       {"e5m2", "fp8_e5m2", "float_e5m2_t"},
+       8,
+       8,
+       ""},
+      {"float6_e2m3fn",
+       {},
+       {"e2m3", "fp6", "fp6_e2m3", "float_e2m3_t", "mxfp6"},
+       6,
+       6,
        "packed by bits"},
-      {"float6_e2m3fn_unpacked", {"__nv_fp6_e2m3"}, {}, 8, 6,
+      {"float6_e2m3fn_unpacked",
+       {"__nv_fp6_e2m3"},
+       {},
+       8,
+       6,
        "one value per byte (CUDA's sizeof 1)"},
-      {"float6_e3m2fn", {}, {"e3m2", "fp6_e3m2", "float_e3m2_t"}, 6, 6, "packed by bits"},
-      {"float6_e3m2fn_unpacked", {"__nv_fp6_e3m2"}, {}, 8, 6,
+      {"float6_e3m2fn",
+       {},
+       {"e3m2", "fp6_e3m2", "float_e3m2_t"},
+       6,
+       6,
+       "packed by bits"},
+      {"float6_e3m2fn_unpacked",
+       {"__nv_fp6_e3m2"},
+       {},
+       8,
+       6,
        "one value per byte (CUDA's sizeof 1)"},
-      {"float4_e2m1fn", {}, {"e2m1", "fp4", "fp4_e2m1", "float_e2m1_t", "float4_e2m1fn_x2",
-                             "nvfp4", "mxfp4"}, 4, 4,
-       "packed, as __nv_fp4x2_e2m1 holds them; nvfp4/mxfp4: their scale factors are not counted"},
-      {"float4_e2m1fn_unpacked", {"__nv_fp4_e2m1"}, {}, 8, 4,
+      {"float4_e2m1fn",
+       {},
+       {"e2m1", "fp4", "fp4_e2m1", "float_e2m1_t", "float4_e2m1fn_x2", "nvfp4",
+        "mxfp4"},
+       4,
+       4,
+       "packed, as __nv_fp4x2_e2m1 holds them; nvfp4/mxfp4: their scale "
+       "factors are not counted"},
+      {"float4_e2m1fn_unpacked",
+       {"__nv_fp4_e2m1"},
+       {},
+       8,
+       4,
        "one value per byte (CUDA's sizeof 1)"},
       {"float16", {"__half", "half"}, {"fp16", "f16", "half_t"}, 16, 16, ""},
-      {"bfloat16", {"__nv_bfloat16", "nv_bfloat16"}, {"bf16", "bfloat16_t"}, 16, 16, ""},
-      {"float32", {"float"}, {"fp32", "f32", "tf32", "tfloat32_t"}, 32, 32,
+      {"bfloat16",
+       {"__nv_bfloat16", "nv_bfloat16"},
+       {"bf16", "bfloat16_t"},
+       16,
+       16,
+       ""},
+      {"float32",
+       {"float"},
+       {"fp32", "f32", "tf32", "tfloat32_t"},
+       32,
+       32,
        "tf32 is stored in 32 bits"},
       {"float64", {"double"}, {"fp64", "f64"}, 64, 64, ""},
   };
@@ -205,7 +269,8 @@ const ElementType *findElementType(std::string_view Name) {
     std::string L;
     for (char C : S)
       L += static_cast<char>(C >= 'A' && C <= 'Z' ? C - 'A' + 'a' : C);
-    for (std::string_view Prefix : {"torch.", "cutlass::", "cute::", "numpy.", "np."})
+    for (std::string_view Prefix :
+         {"torch.", "cutlass::", "cute::", "numpy.", "np."})
       if (L.rfind(Prefix, 0) == 0)
         return L.substr(Prefix.size());
     return L;
@@ -224,15 +289,20 @@ const ElementType *findElementType(std::string_view Name) {
 
 const std::vector<ScopeInfo> &calcScopes() {
   static const std::vector<ScopeInfo> Scopes = {
-      {CalcScope::Shared, "shared", "the whole tile, all versions (one block's shared memory)",
+      {CalcScope::Shared, "shared",
+       "the whole tile, all versions (one block's shared memory)",
        "per block with opt-in: shared_memory.block_optin_max"},
       {CalcScope::Registers, "registers",
-       "each thread's share, ceil(total / --threads) bytes in whole 32-bit registers (the "
+       "each thread's share, ceil(total / --threads) bytes in whole 32-bit "
+       "registers (the "
        "arrays alone, before the compiler's own registers); needs --threads",
-       "per thread: registers.per_thread x 4 bytes; and for the block, --threads x the registers "
+       "per thread: registers.per_thread x 4 bytes; and for the block, "
+       "--threads x the registers "
        "per thread within registers.per_block"},
-      {CalcScope::Tmem, "tmem", "the whole tile, all versions (Tensor Memory, allocated per CTA)",
-       "per SM: tensor_memory.columns x 128 lanes x 4 bytes (256 KiB on sm_100, sm_103, sm_110); "
+      {CalcScope::Tmem, "tmem",
+       "the whole tile, all versions (Tensor Memory, allocated per CTA)",
+       "per SM: tensor_memory.columns x 128 lanes x 4 bytes (256 KiB on "
+       "sm_100, sm_103, sm_110); "
        "none elsewhere"},
   };
   return Scopes;
@@ -246,7 +316,8 @@ std::optional<CalcScope> parseCalcScope(std::string_view Name) {
 }
 
 const ScopeInfo &scopeInfo(CalcScope S) {
-  return calcScopes()[static_cast<size_t>(S)]; // The table is in the enum's order.
+  return calcScopes()[static_cast<size_t>(
+      S)]; // The table is in the enum's order.
 }
 
 Result<uint64_t> parseCalcBytes(std::string_view What, std::string_view Text) {
@@ -254,7 +325,8 @@ Result<uint64_t> parseCalcBytes(std::string_view What, std::string_view Text) {
   if (!Text.empty() && Text[0] == '-')
     return error(W + " " + T + " is negative");
   size_t End = 0;
-  while (End < Text.size() && ((Text[End] >= '0' && Text[End] <= '9') || Text[End] == '.'))
+  while (End < Text.size() &&
+         ((Text[End] >= '0' && Text[End] <= '9') || Text[End] == '.'))
     ++End;
   std::string_view Number = Text.substr(0, End), Unit = Text.substr(End);
   while (!Unit.empty() && Unit.front() == ' ')
@@ -272,7 +344,8 @@ Result<uint64_t> parseCalcBytes(std::string_view What, std::string_view Text) {
   else if (U == "g" || U == "gb" || U == "gib")
     Scale = 1024ull * 1024 * 1024;
   else
-    return error(W + " '" + T + "': expected bytes, or a number with KiB, MiB or GiB");
+    return error(W + " '" + T +
+                 "': expected bytes, or a number with KiB, MiB or GiB");
   if (Scale == 1 || Number.find('.') == std::string_view::npos) {
     auto N = parseCalcNumber(What, Number.empty() ? Text : Number);
     if (!N)
@@ -283,7 +356,8 @@ Result<uint64_t> parseCalcBytes(std::string_view What, std::string_view Text) {
   }
   // A fraction of a unit (1.5MiB): whole bytes only.
   const size_t Dot = Number.find('.');
-  auto Whole = parseCalcNumber(What, Number.substr(0, Dot).empty() ? "0" : Number.substr(0, Dot));
+  auto Whole = parseCalcNumber(
+      What, Number.substr(0, Dot).empty() ? "0" : Number.substr(0, Dot));
   std::string_view Frac = Number.substr(Dot + 1);
   if (!Whole || Frac.empty() || Frac.size() > 6 ||
       Frac.find_first_not_of("0123456789") != std::string_view::npos)
@@ -307,7 +381,9 @@ Result<uint64_t> parseCalcBytes(std::string_view What, std::string_view Text) {
 Result<uint64_t> parseCalcNumber(std::string_view What, std::string_view Text) {
   std::string W(What), T(Text);
   auto Digits = [](std::string_view S) {
-    return !S.empty() && std::all_of(S.begin(), S.end(), [](char C) { return C >= '0' && C <= '9'; });
+    return !S.empty() && std::all_of(S.begin(), S.end(), [](char C) {
+      return C >= '0' && C <= '9';
+    });
   };
   if (Text.size() > 1 && Text[0] == '-' && Digits(Text.substr(1)))
     return error(W + " " + T + " is negative");
@@ -325,26 +401,31 @@ Result<uint64_t> parseCalcNumber(std::string_view What, std::string_view Text) {
   return V;
 }
 
-Result<CalcResult> calculate(const CalcRequest &Req, const CapacityDatabase *Db) {
+Result<CalcResult> calculate(const CalcRequest &Req,
+                             const CapacityDatabase *Db) {
   if (Req.DType.empty())
     return error("no element type: give --dtype (see --list-dtypes)");
   const ElementType *T = findElementType(Req.DType);
   if (!T)
     return unknownType(Req.DType);
   if (Req.Tile.empty())
-    return error("no tile: give its dimensions with --tile (e.g. --tile 128 256)");
+    return error(
+        "no tile: give its dimensions with --tile (e.g. --tile 128 256)");
   for (size_t I = 0; I < Req.Tile.size(); ++I)
     if (Req.Tile[I] == 0)
-      return error("tile dimension " + std::to_string(I + 1) + " is 0: every dimension must be at "
+      return error("tile dimension " + std::to_string(I + 1) +
+                   " is 0: every dimension must be at "
                    "least 1");
   if (Req.Versions == 0)
-    return error("--versions 0: a tile has at least 1 version (2 when double-buffered)");
+    return error(
+        "--versions 0: a tile has at least 1 version (2 when double-buffered)");
   if (Req.Threads && *Req.Threads == 0)
     return error("--threads 0: a tile is spread over at least 1 thread");
   if (!Req.Arch.empty() && Req.Capacity)
     return error("give --arch or --capacity, not both");
   if (Req.Scope == CalcScope::Registers && !Req.Threads)
-    return error("--scope registers needs --threads: the number of threads the tile is spread "
+    return error("--scope registers needs --threads: the number of threads the "
+                 "tile is spread "
                  "over");
 
   CalcResult R;
@@ -359,21 +440,24 @@ Result<CalcResult> calculate(const CalcRequest &Req, const CapacityDatabase *Db)
     if (Elements)
       Elements = checkedMul(*Elements, D);
   if (!Elements)
-    return error("tile " + tileText(Req.Tile) + ": the element count overflows 64 bits");
+    return error("tile " + tileText(Req.Tile) +
+                 ": the element count overflows 64 bits");
   R.Elements = *Elements;
-  // ceil(elements x bits / 8) as (elements / 8) x bits + ceil((elements % 8) x bits / 8): the
-  // bit count itself may pass 2^64 when the byte count does not.
+  // ceil(elements x bits / 8) as (elements / 8) x bits + ceil((elements % 8) x
+  // bits / 8): the bit count itself may pass 2^64 when the byte count does not.
   std::optional<uint64_t> Bytes = checkedMul(R.Elements / 8, T->Bits);
   if (Bytes)
     Bytes = checkedAdd(*Bytes, ceilDiv(R.Elements % 8 * T->Bits, 8));
   if (!Bytes)
     return error("tile " + tileText(Req.Tile) + " of " + T->Name + ": " +
-                 std::to_string(R.Elements) + " elements overflow 64 bits in bytes");
+                 std::to_string(R.Elements) +
+                 " elements overflow 64 bits in bytes");
   R.BytesPerCopy = *Bytes;
   auto Total = checkedMul(R.BytesPerCopy, Req.Versions);
   if (!Total)
     return error("tile " + tileText(Req.Tile) + " of " + T->Name + " x " +
-                 std::to_string(Req.Versions) + " versions: the total overflows 64 bits");
+                 std::to_string(Req.Versions) +
+                 " versions: the total overflows 64 bits");
   R.TotalBytes = *Total;
   if (R.Threads) {
     R.BytesPerThread = ceilDiv(R.TotalBytes, *R.Threads);
@@ -385,14 +469,17 @@ Result<CalcResult> calculate(const CalcRequest &Req, const CapacityDatabase *Db)
     F.Field = "--capacity";
     F.Basis = "given";
     F.Capacity = *Req.Capacity;
-    F.Used = Req.Scope == CalcScope::Registers ? *R.RegistersPerThread * 4 : R.TotalBytes;
+    F.Used = Req.Scope == CalcScope::Registers ? *R.RegistersPerThread * 4
+                                               : R.TotalBytes;
     finishFit(F);
     R.Fit = std::move(F);
   } else if (!Req.Arch.empty()) {
     const ArchCapacity *C = Db ? Db->lookup(Req.Arch) : nullptr;
     if (!C)
-      return error("unknown architecture '" + Req.Arch + "'; the capacity database knows " +
-                   (Db ? join(archNames(*Db), ", ") : std::string("none (none was loaded)")));
+      return error("unknown architecture '" + Req.Arch +
+                   "'; the capacity database knows " +
+                   (Db ? join(archNames(*Db), ", ")
+                       : std::string("none (none was loaded)")));
     auto F = archFit(R, Req.Arch, *C, *Db);
     if (!F)
       return ErrorMessage{F.error()};
@@ -400,7 +487,8 @@ Result<CalcResult> calculate(const CalcRequest &Req, const CapacityDatabase *Db)
     R.Fit = std::move(*F);
   }
   if (R.Scope == CalcScope::Registers)
-    R.Notes.push_back("registers hold the arrays alone: the compiler needs registers of its own "
+    R.Notes.push_back("registers hold the arrays alone: the compiler needs "
+                      "registers of its own "
                       "besides");
   return R;
 }

@@ -1,4 +1,5 @@
-//===- CallGraph.cpp - What each kernel reaches, from the raw call graph ----===//
+//===- CallGraph.cpp - What each kernel reaches, from the raw call graph
+//----===//
 #include "tilefit/model/CallGraph.h"
 
 #include <algorithm>
@@ -8,7 +9,8 @@
 
 namespace tilefit {
 
-std::vector<size_t> functionsReachedFrom(const TranslationUnitFacts &TU, size_t Root) {
+std::vector<size_t> functionsReachedFrom(const TranslationUnitFacts &TU,
+                                         size_t Root) {
   std::vector<size_t> Reached;
   std::vector<bool> Seen(TU.Functions.size(), false);
   std::vector<size_t> Work{Root};
@@ -28,7 +30,8 @@ std::vector<size_t> functionsReachedFrom(const TranslationUnitFacts &TU, size_t 
 
 namespace {
 
-/// Whether each function can reach itself through calls (NVVM does not inline those).
+/// Whether each function can reach itself through calls (NVVM does not inline
+/// those).
 class Recursion {
 public:
   explicit Recursion(const TranslationUnitFacts &TU) : TU(TU) {}
@@ -62,10 +65,11 @@ private:
   std::map<size_t, bool> Known;
 };
 
-/// Per-thread arrays live while their function runs (NVVM inlines the calls, and a call's
-/// arrays end when it returns): what the kernel holds at once is at most its own arrays plus
-/// those of its heaviest chain of calls, not every array it reaches. Those are the kernel's,
-/// with every array whose size is unknown (the total is then unknown).
+/// Per-thread arrays live while their function runs (NVVM inlines the calls,
+/// and a call's arrays end when it returns): what the kernel holds at once is
+/// at most its own arrays plus those of its heaviest chain of calls, not every
+/// array it reaches. Those are the kernel's, with every array whose size is
+/// unknown (the total is then unknown).
 std::vector<size_t> liveLocalArrays(const TranslationUnitFacts &TU, size_t Root,
                                     const std::vector<size_t> &Reached) {
   std::set<size_t> InReach(Reached.begin(), Reached.end());
@@ -100,7 +104,8 @@ std::vector<size_t> liveLocalArrays(const TranslationUnitFacts &TU, size_t Root,
   Weigh(Root);
   std::vector<size_t> Live;
   std::set<size_t> Listed;
-  for (std::optional<size_t> F = Root; F && Listed.insert(*F).second; F = Heaviest[*F].Next)
+  for (std::optional<size_t> F = Root; F && Listed.insert(*F).second;
+       F = Heaviest[*F].Next)
     for (size_t A : TU.Functions[*F].LocalArrays)
       Live.push_back(A);
   for (size_t F : Reached)
@@ -134,8 +139,8 @@ void resolveCallGraph(TranslationUnitFacts &TU) {
           Used[V] = true;
           K.Reached.push_back(V);
         }
-    // NVVM inlines device functions into the kernel, except `__noinline__` ones and those on
-    // a call cycle; their statics stay at module scope.
+    // NVVM inlines device functions into the kernel, except `__noinline__` ones
+    // and those on a call cycle; their statics stay at module scope.
     for (size_t F : Reached) {
       if (F == Root || !(TU.Functions[F].NoInline || Cycles.recursive(F)))
         continue;

@@ -1,9 +1,10 @@
 //===- Capacity.cpp - Loading the capacity database -----------------------===//
 //
-// The JSON format is described in data/README.md. Every field is optional; unknown keys are
-// errors (a misspelt limit must not silently fall back to the built-in value). An entry may
-// name another with "inherits"; inheritance is resolved after every merge, so a user database
-// that overrides sm_90 also changes sm_90a when sm_90a only inherits.
+// The JSON format is described in data/README.md. Every field is optional;
+// unknown keys are errors (a misspelt limit must not silently fall back to the
+// built-in value). An entry may name another with "inherits"; inheritance is
+// resolved after every merge, so a user database that overrides sm_90 also
+// changes sm_90a when sm_90a only inherits.
 //
 //===----------------------------------------------------------------------===//
 #include "tilefit/model/Capacity.h"
@@ -21,7 +22,8 @@ namespace {
 
 using json = nlohmann::json;
 
-/// Numbers above this are rejected as absurd (1 TiB; no on-chip limit comes near it).
+/// Numbers above this are rejected as absurd (1 TiB; no on-chip limit comes
+/// near it).
 constexpr uint64_t MaxPlausible = uint64_t(1) << 40;
 
 /// The numeric fields: JSON group, key, and the member they fill.
@@ -37,7 +39,8 @@ const NumericField NumericFields[] = {
     {"shared_memory", "block_optin_max", &ArchCapacity::BlockOptinMax},
     {"shared_memory", "static_max", &ArchCapacity::StaticMax},
     {"shared_memory", "reserved_per_block", &ArchCapacity::ReservedPerBlock},
-    {"shared_memory", "allocation_granularity", &ArchCapacity::AllocGranularity},
+    {"shared_memory", "allocation_granularity",
+     &ArchCapacity::AllocGranularity},
     {"shared_memory", "unified_l1_shared", &ArchCapacity::UnifiedL1Shared},
     {"registers", "per_sm", &ArchCapacity::RegistersPerSm},
     {"registers", "per_block", &ArchCapacity::RegistersPerBlock},
@@ -51,11 +54,12 @@ const NumericField NumericFields[] = {
     {"threads", "blocks_per_sm", &ArchCapacity::BlocksPerSm},
     {"constant_memory", "bytes", &ArchCapacity::ConstantBytes},
     {"tensor_memory", "columns", &ArchCapacity::TensorMemoryColumns},
-    {"tensor_memory", "min_allocation_columns", &ArchCapacity::TensorMemoryMinAllocColumns},
+    {"tensor_memory", "min_allocation_columns",
+     &ArchCapacity::TensorMemoryMinAllocColumns},
 };
 
-/// What one architecture entry of one file says: the fields it sets (by "group.key"), and
-/// the entry it inherits from.
+/// What one architecture entry of one file says: the fields it sets (by
+/// "group.key"), and the entry it inherits from.
 struct Entry {
   ArchCapacity Values;
   std::set<std::string> Set;
@@ -64,15 +68,22 @@ struct Entry {
 
 std::string describe(const json &J) {
   switch (J.type()) {
-  case json::value_t::null: return "null";
-  case json::value_t::boolean: return "a boolean";
-  case json::value_t::string: return "a string";
-  case json::value_t::array: return "an array";
-  case json::value_t::object: return "an object";
-  case json::value_t::number_float: return "a fractional number";
+  case json::value_t::null:
+    return "null";
+  case json::value_t::boolean:
+    return "a boolean";
+  case json::value_t::string:
+    return "a string";
+  case json::value_t::array:
+    return "an array";
+  case json::value_t::object:
+    return "an object";
+  case json::value_t::number_float:
+    return "a fractional number";
   case json::value_t::number_integer:
     return J.get<int64_t>() < 0 ? "a negative number" : "an integer";
-  default: return "a number";
+  default:
+    return "a number";
   }
 }
 
@@ -83,19 +94,23 @@ ErrorMessage fieldError(const std::string &Origin, const std::string &Key,
 }
 
 std::optional<ErrorMessage> readNumber(const json &J, const std::string &Origin,
-                                       const std::string &Key, std::optional<uint64_t> &Out) {
+                                       const std::string &Key,
+                                       std::optional<uint64_t> &Out) {
   if (J.is_null()) {
     Out.reset();
     return std::nullopt;
   }
-  if (!J.is_number_unsigned() && !(J.is_number_integer() && J.get<int64_t>() >= 0))
-    return fieldError(Origin, Key,
-                      "expected a non-negative integer (bytes or a count) or null, got " +
-                          describe(J));
+  if (!J.is_number_unsigned() &&
+      !(J.is_number_integer() && J.get<int64_t>() >= 0))
+    return fieldError(
+        Origin, Key,
+        "expected a non-negative integer (bytes or a count) or null, got " +
+            describe(J));
   uint64_t V = J.get<uint64_t>();
   if (V > MaxPlausible)
     return fieldError(Origin, Key,
-                      std::to_string(V) + " is not a plausible on-chip limit (above 2^40)");
+                      std::to_string(V) +
+                          " is not a plausible on-chip limit (above 2^40)");
   Out = V;
   return std::nullopt;
 }
@@ -111,16 +126,21 @@ std::optional<ErrorMessage> parseEntry(const json &J, const std::string &Origin,
     const std::string Path = Prefix + "." + Key;
     if (Key == "compute_capability") {
       if (!It->is_string())
-        return fieldError(Origin, Path, "expected a string such as \"9.0\", got " + describe(*It));
+        return fieldError(Origin, Path,
+                          "expected a string such as \"9.0\", got " +
+                              describe(*It));
       E.Values.ComputeCapability = It->get<std::string>();
       E.Set.insert(Key);
     } else if (Key == "inherits") {
       if (!It->is_string())
-        return fieldError(Origin, Path, "expected an architecture name, got " + describe(*It));
+        return fieldError(Origin, Path,
+                          "expected an architecture name, got " +
+                              describe(*It));
       E.Inherits = It->get<std::string>();
     } else if (Key == "sources" || Key == "notes") {
       if (!It->is_string())
-        return fieldError(Origin, Path, "expected a string, got " + describe(*It));
+        return fieldError(Origin, Path,
+                          "expected a string, got " + describe(*It));
     } else if (It->is_object()) {
       bool KnownGroup = false;
       for (const NumericField &F : NumericFields)
@@ -136,23 +156,31 @@ std::optional<ErrorMessage> parseEntry(const json &J, const std::string &Origin,
           else if (Sub->is_boolean())
             E.Values.OptinSupported = Sub->get<bool>();
           else
-            return fieldError(Origin, SubPath, "expected true, false or null, got " + describe(*Sub));
+            return fieldError(Origin, SubPath,
+                              "expected true, false or null, got " +
+                                  describe(*Sub));
           E.Set.insert(Field);
           continue;
         }
         if (Field == "shared_memory.carveout_steps_kib") {
           if (!Sub->is_array())
-            return fieldError(Origin, SubPath, "expected an array of KiB values, got " + describe(*Sub));
+            return fieldError(Origin, SubPath,
+                              "expected an array of KiB values, got " +
+                                  describe(*Sub));
           E.Values.CarveoutSteps.clear();
           for (size_t I = 0; I < Sub->size(); ++I) {
             std::optional<uint64_t> KiB;
-            const std::string ElemPath = SubPath + "[" + std::to_string(I) + "]";
+            const std::string ElemPath =
+                SubPath + "[" + std::to_string(I) + "]";
             if (auto Err = readNumber((*Sub)[I], Origin, ElemPath, KiB))
               return Err;
             if (!KiB)
-              return fieldError(Origin, ElemPath, "expected a number of KiB, got null");
-            if (!E.Values.CarveoutSteps.empty() && *KiB * 1024 <= E.Values.CarveoutSteps.back())
-              return fieldError(Origin, ElemPath, "carveout steps must be increasing");
+              return fieldError(Origin, ElemPath,
+                                "expected a number of KiB, got null");
+            if (!E.Values.CarveoutSteps.empty() &&
+                *KiB * 1024 <= E.Values.CarveoutSteps.back())
+              return fieldError(Origin, ElemPath,
+                                "carveout steps must be increasing");
             E.Values.CarveoutSteps.push_back(*KiB * 1024);
           }
           E.Set.insert(Field);
@@ -164,7 +192,8 @@ std::optional<ErrorMessage> parseEntry(const json &J, const std::string &Origin,
             Match = &F;
         if (!Match)
           return fieldError(Origin, SubPath, "unknown key");
-        if (auto Err = readNumber(*Sub, Origin, SubPath, E.Values.*(Match->Member)))
+        if (auto Err =
+                readNumber(*Sub, Origin, SubPath, E.Values.*(Match->Member)))
           return Err;
         E.Set.insert(Field);
       }
@@ -189,39 +218,45 @@ void overlay(const Entry &From, ArchCapacity &To) {
 }
 
 /// Consistency between fields of one resolved entry.
-std::optional<ErrorMessage> checkConsistency(const ArchCapacity &C, const std::string &Origin) {
+std::optional<ErrorMessage> checkConsistency(const ArchCapacity &C,
+                                             const std::string &Origin) {
   auto Less = [&](const std::optional<uint64_t> &Small, const char *SmallKey,
                   const std::optional<uint64_t> &Big,
                   const char *BigKey) -> std::optional<ErrorMessage> {
     if (Small && Big && *Small > *Big)
       return fieldError(Origin, "architectures." + C.Name + "." + SmallKey,
-                        std::to_string(*Small) + " is larger than " + BigKey + " (" +
-                            std::to_string(*Big) + ")");
+                        std::to_string(*Small) + " is larger than " + BigKey +
+                            " (" + std::to_string(*Big) + ")");
     return std::nullopt;
   };
-  if (auto E = Less(C.BlockDefaultMax, "shared_memory.block_default_max", C.BlockOptinMax,
-                    "shared_memory.block_optin_max"))
+  if (auto E = Less(C.BlockDefaultMax, "shared_memory.block_default_max",
+                    C.BlockOptinMax, "shared_memory.block_optin_max"))
     return E;
-  if (auto E = Less(C.BlockOptinMax, "shared_memory.block_optin_max", C.SharedPerSm,
-                    "shared_memory.per_sm"))
+  if (auto E = Less(C.BlockOptinMax, "shared_memory.block_optin_max",
+                    C.SharedPerSm, "shared_memory.per_sm"))
     return E;
-  if (auto E = Less(C.ThreadsPerBlock, "threads.per_block", C.ThreadsPerSm, "threads.per_sm"))
+  if (auto E = Less(C.ThreadsPerBlock, "threads.per_block", C.ThreadsPerSm,
+                    "threads.per_sm"))
     return E;
-  if (auto E = Less(C.TensorMemoryMinAllocColumns, "tensor_memory.min_allocation_columns",
+  if (auto E = Less(C.TensorMemoryMinAllocColumns,
+                    "tensor_memory.min_allocation_columns",
                     C.TensorMemoryColumns, "tensor_memory.columns"))
     return E;
   if (C.AllocGranularity && *C.AllocGranularity == 0)
-    return fieldError(Origin, "architectures." + C.Name + ".shared_memory.allocation_granularity",
+    return fieldError(Origin,
+                      "architectures." + C.Name +
+                          ".shared_memory.allocation_granularity",
                       "must be at least 1");
   if (C.WarpSize && *C.WarpSize == 0)
-    return fieldError(Origin, "architectures." + C.Name + ".threads.warp_size", "must be at least 1");
+    return fieldError(Origin, "architectures." + C.Name + ".threads.warp_size",
+                      "must be at least 1");
   return std::nullopt;
 }
 
 } // namespace
 
-/// The raw entries of every file merged so far, kept so that inheritance and overrides can be
-/// resolved again after each merge.
+/// The raw entries of every file merged so far, kept so that inheritance and
+/// overrides can be resolved again after each merge.
 struct RawEntries {
   std::map<std::string, Entry> Entries;
 };
@@ -230,7 +265,8 @@ namespace {
 
 /// Resolves "inherits" chains into complete entries.
 Result<std::map<std::string, ArchCapacity>>
-resolve(const std::map<std::string, Entry> &Entries, const std::string &Origin) {
+resolve(const std::map<std::string, Entry> &Entries,
+        const std::string &Origin) {
   std::map<std::string, ArchCapacity> Out;
   for (const auto &[Name, E] : Entries) {
     std::vector<const Entry *> Chain;
@@ -247,7 +283,8 @@ resolve(const std::map<std::string, Entry> &Entries, const std::string &Origin) 
       auto It = Entries.find(Cur->Inherits);
       if (It == Entries.end())
         return fieldError(Origin, "architectures." + CurName + ".inherits",
-                          "no architecture named '" + Cur->Inherits + "' in the database");
+                          "no architecture named '" + Cur->Inherits +
+                              "' in the database");
       CurName = Cur->Inherits;
       Cur = &It->second;
     }
@@ -267,7 +304,8 @@ resolve(const std::map<std::string, Entry> &Entries, const std::string &Origin) 
 
 } // namespace
 
-Result<CapacityDatabase> CapacityDatabase::parse(std::string_view Text, const std::string &Origin) {
+Result<CapacityDatabase> CapacityDatabase::parse(std::string_view Text,
+                                                 const std::string &Origin) {
   json J;
   try {
     J = json::parse(Text.begin(), Text.end());
@@ -286,14 +324,15 @@ Result<CapacityDatabase> CapacityDatabase::parse(std::string_view Text, const st
     std::string What = E.what();
     if (auto P = What.find("parse error"); P != std::string::npos)
       What = What.substr(P);
-    return ErrorMessage{Origin + ":" + std::to_string(Line) + ":" + std::to_string(Col) +
-                        ": not valid JSON: " + What};
+    return ErrorMessage{Origin + ":" + std::to_string(Line) + ":" +
+                        std::to_string(Col) + ": not valid JSON: " + What};
   } catch (const json::exception &E) {
     // A number too large for a double (out_of_range.406) is not a parse_error.
     return ErrorMessage{Origin + ": not valid JSON: " + E.what()};
   }
   if (!J.is_object())
-    return fieldError(Origin, "(top level)", "expected an object, got " + describe(J));
+    return fieldError(Origin, "(top level)",
+                      "expected an object, got " + describe(J));
 
   CapacityDatabase DB;
   DB.Origin = Origin;
@@ -306,21 +345,26 @@ Result<CapacityDatabase> CapacityDatabase::parse(std::string_view Text, const st
         return fieldError(Origin, "schema", "expected \"tilefit-capacity/1\"");
     } else if (Key == "description" || Key == "sources" || Key == "units") {
       if (!It->is_string() && !It->is_object())
-        return fieldError(Origin, Key, "expected a string or an object, got " + describe(*It));
+        return fieldError(Origin, Key,
+                          "expected a string or an object, got " +
+                              describe(*It));
     } else if (Key == "replace") {
       if (!It->is_boolean())
-        return fieldError(Origin, Key, "expected true or false, got " + describe(*It));
+        return fieldError(Origin, Key,
+                          "expected true or false, got " + describe(*It));
       DB.Replace = It->get<bool>();
     } else if (Key == "architectures") {
       if (!It->is_object())
-        return fieldError(Origin, Key, "expected an object keyed by architecture, got " +
-                                           describe(*It));
+        return fieldError(Origin, Key,
+                          "expected an object keyed by architecture, got " +
+                              describe(*It));
       HaveArchs = true;
       for (auto A = It->begin(); A != It->end(); ++A) {
         auto Parsed = parseArch(A.key());
         if (!Parsed || Parsed->name() != A.key())
-          return fieldError(Origin, "architectures." + A.key(),
-                            "not an architecture name (expected sm_NN, sm_NNa or sm_NNf)");
+          return fieldError(
+              Origin, "architectures." + A.key(),
+              "not an architecture name (expected sm_NN, sm_NNa or sm_NNf)");
         Entry E;
         if (auto Err = parseEntry(*A, Origin, A.key(), E))
           return *Err;
@@ -351,7 +395,8 @@ Result<CapacityDatabase> CapacityDatabase::load(const std::string &Path) {
   return parse(SS.str(), Path);
 }
 
-std::optional<std::string> CapacityDatabase::merge(const CapacityDatabase &Other) {
+std::optional<std::string>
+CapacityDatabase::merge(const CapacityDatabase &Other) {
   if (Other.Replace || !Raw) {
     *this = Other;
     return std::nullopt;

@@ -37,7 +37,8 @@ int64_t KernelDelta::growth() const {
 }
 
 std::optional<GrowthThreshold> parseGrowthThreshold(const std::string &Text) {
-  // Digits first: strtod and strtoull would take a sign, blanks, `nan` and `inf`.
+  // Digits first: strtod and strtoull would take a sign, blanks, `nan` and
+  // `inf`.
   if (Text.empty() || !std::isdigit(static_cast<unsigned char>(Text.front())))
     return std::nullopt;
   GrowthThreshold T;
@@ -45,7 +46,8 @@ std::optional<GrowthThreshold> parseGrowthThreshold(const std::string &Text) {
   if (Text.back() == '%') {
     errno = 0;
     double P = std::strtod(Text.c_str(), &End);
-    if (End != Text.c_str() + Text.size() - 1 || errno == ERANGE || !std::isfinite(P))
+    if (End != Text.c_str() + Text.size() - 1 || errno == ERANGE ||
+        !std::isfinite(P))
       return std::nullopt;
     T.Percent = P;
     return T;
@@ -66,17 +68,20 @@ std::optional<GrowthThreshold> parseGrowthThreshold(const std::string &Text) {
 
 namespace {
 /// With \p Threshold, whether \p D grew by more than it allows.
-void markOverThreshold(KernelDelta &D, const std::optional<GrowthThreshold> &Threshold) {
+void markOverThreshold(KernelDelta &D,
+                       const std::optional<GrowthThreshold> &Threshold) {
   if (!Threshold || D.K != KernelDelta::Kind::Grown || D.growth() <= 0)
     return;
-  double Limit = Threshold->Percent ? *Threshold->Percent / 100.0 * static_cast<double>(*D.OldBytes)
+  double Limit = Threshold->Percent ? *Threshold->Percent / 100.0 *
+                                          static_cast<double>(*D.OldBytes)
                                     : static_cast<double>(Threshold->Bytes);
   D.OverThreshold = static_cast<double>(D.growth()) > Limit;
 }
 } // namespace
 
-std::vector<KernelDelta> diffReports(const Report &Old, const Report &New,
-                                     const std::optional<GrowthThreshold> &Threshold) {
+std::vector<KernelDelta>
+diffReports(const Report &Old, const Report &New,
+            const std::optional<GrowthThreshold> &Threshold) {
   using Key = std::pair<std::string, std::string>; // mangled, arch
   std::map<Key, const KernelReport *> Before;
   for (const KernelReport &K : Old.Kernels)
@@ -114,7 +119,8 @@ std::vector<KernelDelta> diffReports(const Report &Old, const Report &New,
     Fill(D, It == Before.end() ? nullptr : It->second, &K);
     if (It == Before.end())
       D.K = KernelDelta::Kind::Added;
-    else if (D.growth() > 0 || (D.OldBlocks && D.NewBlocks && *D.NewBlocks < *D.OldBlocks))
+    else if (D.growth() > 0 ||
+             (D.OldBlocks && D.NewBlocks && *D.NewBlocks < *D.OldBlocks))
       D.K = KernelDelta::Kind::Grown;
     else if (D.growth() < 0)
       D.K = KernelDelta::Kind::Shrunk;
@@ -132,7 +138,8 @@ std::vector<KernelDelta> diffReports(const Report &Old, const Report &New,
     Out.push_back(std::move(D));
   }
   // One instantiation of a template gone and one come: its arguments changed.
-  std::map<std::pair<std::string, std::string>, std::vector<size_t>> Added, Removed;
+  std::map<std::pair<std::string, std::string>, std::vector<size_t>> Added,
+      Removed;
   for (size_t I = 0; I < Out.size(); ++I) {
     if (Out[I].Template.empty())
       continue;
@@ -153,7 +160,8 @@ std::vector<KernelDelta> diffReports(const Report &Old, const Report &New,
     D.OldStatic = Gone.OldStatic;
     D.OldDynamic = Gone.OldDynamic;
     D.OldBlocks = Gone.OldBlocks;
-    if (D.growth() > 0 || (D.OldBlocks && D.NewBlocks && *D.NewBlocks < *D.OldBlocks))
+    if (D.growth() > 0 ||
+        (D.OldBlocks && D.NewBlocks && *D.NewBlocks < *D.OldBlocks))
       D.K = KernelDelta::Kind::Grown;
     else if (D.growth() < 0)
       D.K = KernelDelta::Kind::Shrunk;
@@ -174,8 +182,10 @@ Report mergeReports(std::vector<Report> Parts) {
   for (Report &P : Parts) {
     R.Units.insert(R.Units.end(), P.Units.begin(), P.Units.end());
     R.Kernels.insert(R.Kernels.end(), P.Kernels.begin(), P.Kernels.end());
-    R.Diagnostics.insert(R.Diagnostics.end(), P.Diagnostics.begin(), P.Diagnostics.end());
-    R.ToolMessages.insert(R.ToolMessages.end(), P.ToolMessages.begin(), P.ToolMessages.end());
+    R.Diagnostics.insert(R.Diagnostics.end(), P.Diagnostics.begin(),
+                         P.Diagnostics.end());
+    R.ToolMessages.insert(R.ToolMessages.end(), P.ToolMessages.begin(),
+                          P.ToolMessages.end());
     if (R.SourceRoot.empty())
       R.SourceRoot = P.SourceRoot;
   }

@@ -1,4 +1,5 @@
-//===- FactsJson.cpp - Translation-unit facts to JSON and back -------------===//
+//===- FactsJson.cpp - Translation-unit facts to JSON and back
+//-------------===//
 #include "tilefit/model/FactsJson.h"
 
 #include <nlohmann/json.hpp>
@@ -22,96 +23,109 @@ template <typename T> struct adl_serializer<std::optional<T>> {
 
 namespace tilefit {
 namespace {
-/// An enumerator the document does not spell as one of the type's (nlohmann's own enum
-/// macro reads any such value as the first enumerator).
+/// An enumerator the document does not spell as one of the type's (nlohmann's
+/// own enum macro reads any such value as the first enumerator).
 struct UnknownEnumerator {};
 } // namespace
 
-/// Enumerators as strings, both ways; an unknown one (or a value that is not a string) is an
-/// error, not the first enumerator.
-#define TILEFIT_JSON_ENUM(TYPE, ...)                                                           \
-  [[maybe_unused]] static void to_json(nlohmann::json &J, const TYPE &E) {                     \
-    static const std::pair<TYPE, const char *> Names[] = __VA_ARGS__;                          \
-    for (const auto &[Value, Name] : Names)                                                    \
-      if (Value == E) {                                                                        \
-        J = Name;                                                                              \
-        return;                                                                                \
-      }                                                                                        \
-    J = nullptr;                                                                               \
-  }                                                                                            \
-  [[maybe_unused]] static void from_json(const nlohmann::json &J, TYPE &E) {                   \
-    static const std::pair<TYPE, const char *> Names[] = __VA_ARGS__;                          \
-    if (J.is_string())                                                                         \
-      for (const auto &[Value, Name] : Names)                                                  \
-        if (J.get_ref<const std::string &>() == Name) {                                        \
-          E = Value;                                                                           \
-          return;                                                                              \
-        }                                                                                      \
-    throw UnknownEnumerator{};                                                                 \
+/// Enumerators as strings, both ways; an unknown one (or a value that is not a
+/// string) is an error, not the first enumerator.
+#define TILEFIT_JSON_ENUM(TYPE, ...)                                           \
+  [[maybe_unused]] static void to_json(nlohmann::json &J, const TYPE &E) {     \
+    static const std::pair<TYPE, const char *> Names[] = __VA_ARGS__;          \
+    for (const auto &[Value, Name] : Names)                                    \
+      if (Value == E) {                                                        \
+        J = Name;                                                              \
+        return;                                                                \
+      }                                                                        \
+    J = nullptr;                                                               \
+  }                                                                            \
+  [[maybe_unused]] static void from_json(const nlohmann::json &J, TYPE &E) {   \
+    static const std::pair<TYPE, const char *> Names[] = __VA_ARGS__;          \
+    if (J.is_string())                                                         \
+      for (const auto &[Value, Name] : Names)                                  \
+        if (J.get_ref<const std::string &>() == Name) {                        \
+          E = Value;                                                           \
+          return;                                                              \
+        }                                                                      \
+    throw UnknownEnumerator{};                                                 \
   }
 
-TILEFIT_JSON_ENUM(EmissionEvent::Kind, {{EmissionEvent::Kind::Variable, "variable"},
-                                                   {EmissionEvent::Kind::Function, "function"},
-                                                   {EmissionEvent::Kind::Instantiate, "instantiate"}})
-TILEFIT_JSON_ENUM(AttributeCall::Kind,
-                             {{AttributeCall::Kind::MaxDynamicSharedMemorySize, "max_dynamic"},
-                              {AttributeCall::Kind::PreferredSharedMemoryCarveout, "carveout"}})
+TILEFIT_JSON_ENUM(EmissionEvent::Kind,
+                  {{EmissionEvent::Kind::Variable, "variable"},
+                   {EmissionEvent::Kind::Function, "function"},
+                   {EmissionEvent::Kind::Instantiate, "instantiate"}})
+TILEFIT_JSON_ENUM(
+    AttributeCall::Kind,
+    {{AttributeCall::Kind::MaxDynamicSharedMemorySize, "max_dynamic"},
+     {AttributeCall::Kind::PreferredSharedMemoryCarveout, "carveout"}})
 TILEFIT_JSON_ENUM(Severity, {{Severity::Note, "note"},
-                                        {Severity::Remark, "remark"},
-                                        {Severity::Warning, "warning"},
-                                        {Severity::Error, "error"}})
+                             {Severity::Remark, "remark"},
+                             {Severity::Warning, "warning"},
+                             {Severity::Error, "error"}})
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SourcePos, File, Line, Column)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EmissionFacts, Namespaces, DeclOrder)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EmissionEvent, K, Index)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EmissionFunction, Name, IsTemplateInstance, ReturnsAuto, Nested,
-                                   ContainsLambda, InsideLambda, Body, Statics)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EmissionFunction, Name, IsTemplateInstance,
+                                   ReturnsAuto, Nested, ContainsLambda,
+                                   InsideLambda, Body, Statics)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EmissionProgram, Functions, TopLevel)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SharedVar, Name, Function, QualifiedName, Loc, Type, ElementType,
-                                   CanonicalElementType, Shape, ExtentNames, ElementBytes, Align,
-                                   Bytes, UnknownReason, IsDynamic, ReferencedOutOfLine,
-                                   KernelLocal, Emission)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LaunchSite, Loc, Form, DynamicBytes, UnknownReason, BlockThreads)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(AttributeCall, Attribute, Loc, Value, UnknownReason)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LaunchBounds, MaxThreads, MinBlocks, Loc)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TmemAllocation, Loc, Form, Function, CtaGroup, Columns,
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SharedVar, Name, Function, QualifiedName,
+                                   Loc, Type, ElementType, CanonicalElementType,
+                                   Shape, ExtentNames, ElementBytes, Align,
+                                   Bytes, UnknownReason, IsDynamic,
+                                   ReferencedOutOfLine, KernelLocal, Emission)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LaunchSite, Loc, Form, DynamicBytes,
+                                   UnknownReason, BlockThreads)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(AttributeCall, Attribute, Loc, Value,
                                    UnknownReason)
-TILEFIT_JSON_ENUM(ErrorTouch::Kind, {{ErrorTouch::Kind::InItsCode, "in_its_code"},
-                                               {ErrorTouch::Kind::UnbuiltCode, "unbuilt_code"},
-                                               {ErrorTouch::Kind::NoBody, "no_body"}})
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LaunchBounds, MaxThreads, MinBlocks, Loc)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TmemAllocation, Loc, Form, Function,
+                                   CtaGroup, Columns, UnknownReason)
+TILEFIT_JSON_ENUM(ErrorTouch::Kind,
+                  {{ErrorTouch::Kind::InItsCode, "in_its_code"},
+                   {ErrorTouch::Kind::UnbuiltCode, "unbuilt_code"},
+                   {ErrorTouch::Kind::NoBody, "no_body"}})
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ErrorTouch, How, Diagnostic)
 TILEFIT_JSON_ENUM(ExtentConstraint::Kind,
-                             {{ExtentConstraint::Kind::MultipleOf, "multiple_of"},
-                              {ExtentConstraint::Kind::DivisorOf, "divisor_of"},
-                              {ExtentConstraint::Kind::AtLeast, "at_least"},
-                              {ExtentConstraint::Kind::AtMost, "at_most"},
-                              {ExtentConstraint::Kind::PowerOfTwo, "power_of_two"}})
+                  {{ExtentConstraint::Kind::MultipleOf, "multiple_of"},
+                   {ExtentConstraint::Kind::DivisorOf, "divisor_of"},
+                   {ExtentConstraint::Kind::AtLeast, "at_least"},
+                   {ExtentConstraint::Kind::AtMost, "at_most"},
+                   {ExtentConstraint::Kind::PowerOfTwo, "power_of_two"}})
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ExtentConstraint, Name, Is, Value)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FunctionFacts, Name, NoInline, Callees, SharedRefs, SharedDecls,
-                                   LocalArrays, Tmem)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelFacts, Name, Mangled, Loc, InstantiatedAt, Function, Reached,
-                                   Unreferenced, Launches, Attributes, Bounds, LocalArrays,
-                                   TmemAllocations, Error, Constraints)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FunctionFacts, Name, NoInline, Callees,
+                                   SharedRefs, SharedDecls, LocalArrays, Tmem)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelFacts, Name, Mangled, Loc,
+                                   InstantiatedAt, Function, Reached,
+                                   Unreferenced, Launches, Attributes, Bounds,
+                                   LocalArrays, TmemAllocations, Error,
+                                   Constraints)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SourceFixup, Loc, Rule)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LostLaunch, Loc, Callee, Unresolved, Helper)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Note, Message, Loc)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Diagnostic, Level, Check, Message, Loc, Arch, TranslationUnit,
-                                   Kernel, PromotedToError, Figures, Notes)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TranslationUnitFacts, File, Arch, ParsedAs, Jit, MaxRegisters,
-                                   RelocatableDeviceCode, Failed, Partial, ParseStopped,
-                                   SkippedHostCalls, Vars,
-                                   Kernels, Emission, ConstantVars, ConstantEmission, LocalArrays,
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Diagnostic, Level, Check, Message, Loc, Arch,
+                                   TranslationUnit, Kernel, PromotedToError,
+                                   Figures, Notes)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TranslationUnitFacts, File, Arch, ParsedAs,
+                                   Jit, MaxRegisters, RelocatableDeviceCode,
+                                   Failed, Partial, ParseStopped,
+                                   SkippedHostCalls, Vars, Kernels, Emission,
+                                   ConstantVars, ConstantEmission, LocalArrays,
                                    Functions, Diagnostics, Fixups, LostLaunches)
 
 namespace {
-// 2: constant memory, per-thread arrays and Tensor Memory requests. 3: units with errors
-// (Partial, ParseStopped, KernelFacts::Error, SharedVar::KernelLocal) and source fix-ups. An
-// entry of an earlier schema is a miss (it lacks them), never a report without them. 6:
-// SkippedHostCalls, KernelFacts::Constraints. 7: the raw call graph (Functions,
+// 2: constant memory, per-thread arrays and Tensor Memory requests. 3: units
+// with errors (Partial, ParseStopped, KernelFacts::Error,
+// SharedVar::KernelLocal) and source fix-ups. An entry of an earlier schema is
+// a miss (it lacks them), never a report without them. 6: SkippedHostCalls,
+// KernelFacts::Constraints. 7: the raw call graph (Functions,
 // KernelFacts::Function).
 constexpr const char *Schema = "tilefit-facts/7";
 
-/// Every index of \p P refers to one of \p VarCount variables or to one of its functions.
+/// Every index of \p P refers to one of \p VarCount variables or to one of its
+/// functions.
 bool consistentProgram(const EmissionProgram &P, size_t VarCount) {
   auto EventOk = [&](const EmissionEvent &E) {
     return E.K == EmissionEvent::Kind::Variable ? E.Index < VarCount
@@ -131,8 +145,8 @@ bool consistentProgram(const EmissionProgram &P, size_t VarCount) {
   return true;
 }
 
-/// Indices into Vars, LocalArrays and Functions must stay in range, or the model would read
-/// past them.
+/// Indices into Vars, LocalArrays and Functions must stay in range, or the
+/// model would read past them.
 bool consistent(const TranslationUnitFacts &F) {
   auto VarOk = [&](size_t I) { return I < F.Vars.size(); };
   for (const KernelFacts &K : F.Kernels) {
@@ -173,9 +187,12 @@ std::string factsToJson(const TranslationUnitFacts &Facts) {
 }
 
 std::optional<TranslationUnitFacts> factsFromJson(const std::string &Text) {
-  nlohmann::json J = nlohmann::json::parse(Text, nullptr, /*allow_exceptions=*/false);
-  if (J.is_discarded() || !J.is_object() || !J.contains("schema") || !J["schema"].is_string() ||
-      J["schema"].get_ref<const std::string &>() != Schema || !J.contains("facts"))
+  nlohmann::json J =
+      nlohmann::json::parse(Text, nullptr, /*allow_exceptions=*/false);
+  if (J.is_discarded() || !J.is_object() || !J.contains("schema") ||
+      !J["schema"].is_string() ||
+      J["schema"].get_ref<const std::string &>() != Schema ||
+      !J.contains("facts"))
     return std::nullopt;
   try {
     TranslationUnitFacts F = J["facts"].get<TranslationUnitFacts>();

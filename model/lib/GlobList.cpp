@@ -26,9 +26,11 @@ bool globMatch(std::string_view P, std::string_view N) {
 }
 
 GlobList::GlobList(std::string_view Text) {
-  // Globs are separated by commas or new lines (clang-tidy's, since version 15), and blanks
-  // around a glob and after its `-` do not count.
-  auto Blank = [](char C) { return C == ' ' || C == '\t' || C == '\r' || C == '\n'; };
+  // Globs are separated by commas or new lines (clang-tidy's, since version
+  // 15), and blanks around a glob and after its `-` do not count.
+  auto Blank = [](char C) {
+    return C == ' ' || C == '\t' || C == '\r' || C == '\n';
+  };
   auto Trim = [&](std::string_view &Part) {
     while (!Part.empty() && Blank(Part.front()))
       Part.remove_prefix(1);
@@ -38,8 +40,9 @@ GlobList::GlobList(std::string_view Text) {
   size_t Start = 0;
   while (Start <= Text.size()) {
     size_t Sep = Text.find_first_of(",\n", Start);
-    std::string_view Part =
-        Text.substr(Start, Sep == std::string_view::npos ? std::string_view::npos : Sep - Start);
+    std::string_view Part = Text.substr(Start, Sep == std::string_view::npos
+                                                   ? std::string_view::npos
+                                                   : Sep - Start);
     Trim(Part);
     if (!Part.empty()) {
       bool Positive = Part.front() != '-';

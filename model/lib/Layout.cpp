@@ -1,33 +1,47 @@
 //===- Layout.cpp - ptxas's static shared-memory layout -------------------===//
 //
-// How nvcc 13 / ptxas lay out a kernel's static shared memory, as observed with nvcc/ptxas 13.0
-// (`nvcc -Xptxas -v`, whole-program mode, no -G). The fixtures under tests/fixtures exercise
-// every rule below and the ptxas cross-check compiles them.
+// How nvcc 13 / ptxas lay out a kernel's static shared memory, as observed with
+// nvcc/ptxas 13.0
+// (`nvcc -Xptxas -v`, whole-program mode, no -G). The fixtures under
+// tests/fixtures exercise every rule below and the ptxas cross-check compiles
+// them.
 //
 // Placement (ptxas), per kernel:
-//  - A variable that only one kernel reaches is emitted inside that kernel's `.entry`; one that
-//    several kernels reach, or that a function NVVM keeps out of line refers to (a
-//    `__noinline__` or recursive helper), at module scope. ptxas places the kernel's own variables first,
-//    then the shared ones, each group in the module's emission order, each variable at the
-//    next multiple of its alignment. Nothing is sorted. The figure is the end of the last one.
-//  - If any kernel of the unit reaches an `extern __shared__` array, NVVM emits it with
-//    `.align max(16, alignof(T))`, and every kernel whose figure is nonzero reports it rounded
-//    up to the largest such alignment, even kernels that do not use it.
+//  - A variable that only one kernel reaches is emitted inside that kernel's
+//  `.entry`; one that
+//    several kernels reach, or that a function NVVM keeps out of line refers to
+//    (a
+//    `__noinline__` or recursive helper), at module scope. ptxas places the
+//    kernel's own variables first, then the shared ones, each group in the
+//    module's emission order, each variable at the next multiple of its
+//    alignment. Nothing is sorted. The figure is the end of the last one.
+//  - If any kernel of the unit reaches an `extern __shared__` array, NVVM emits
+//  it with
+//    `.align max(16, alignof(T))`, and every kernel whose figure is nonzero
+//    reports it rounded up to the largest such alignment, even kernels that do
+//    not use it.
 //
 // Emission order (NVVM's front end), five groups in this order:
-//  G1  the walk over the unit in source order: global-namespace variables at their declaration,
-//      and the statics of each non-template function when its definition completes (nested
-//      lambdas and local classes complete first; within a function, block scopes in pre-order).
-//      A reference to a template specialization lists it for instantiation; a template whose
-//      return type is `auto` is instantiated right where it is used.
-//  G2  at the end of the unit the listed specializations are instantiated in list order; a
-//      specialization first referenced while another is instantiated is instantiated at once,
-//      depth-first, while one already listed waits for its turn.
-//  G3a statics of nested functions (lambdas, local-class members) that contain a lambda or lie
+//  G1  the walk over the unit in source order: global-namespace variables at
+//  their declaration,
+//      and the statics of each non-template function when its definition
+//      completes (nested lambdas and local classes complete first; within a
+//      function, block scopes in pre-order). A reference to a template
+//      specialization lists it for instantiation; a template whose return type
+//      is `auto` is instantiated right where it is used.
+//  G2  at the end of the unit the listed specializations are instantiated in
+//  list order; a
+//      specialization first referenced while another is instantiated is
+//      instantiated at once, depth-first, while one already listed waits for
+//      its turn.
+//  G3a statics of nested functions (lambdas, local-class members) that contain
+//  a lambda or lie
 //      inside a lambda's body, in completion order;
-//  G3b statics of top-level functions whose body contains a lambda, in completion order;
-//  G4  namespace-scope variables: namespaces in order of first opening, a namespace's nested
-//      namespaces (recursively) before its own variables, those in declaration order.
+//  G3b statics of top-level functions whose body contains a lambda, in
+//  completion order; G4  namespace-scope variables: namespaces in order of
+//  first opening, a namespace's nested
+//      namespaces (recursively) before its own variables, those in declaration
+//      order.
 //
 //===----------------------------------------------------------------------===//
 #include "tilefit/model/Layout.h"
@@ -40,12 +54,14 @@
 namespace tilefit {
 namespace {
 
-/// Runs the walk of NVVM's front end over an EmissionProgram (see the file comment).
+/// Runs the walk of NVVM's front end over an EmissionProgram (see the file
+/// comment).
 class EmissionSimulator {
 public:
-  EmissionSimulator(const std::vector<SharedVar> &Vars, const EmissionProgram &P)
-      : Vars(Vars), P(P), Listed(P.Functions.size(), false), Started(P.Functions.size(), false),
-        Emitted(Vars.size(), false) {}
+  EmissionSimulator(const std::vector<SharedVar> &Vars,
+                    const EmissionProgram &P)
+      : Vars(Vars), P(P), Listed(P.Functions.size(), false),
+        Started(P.Functions.size(), false), Emitted(Vars.size(), false) {}
 
   std::vector<size_t> run() {
     for (const EmissionEvent &E : P.TopLevel)
@@ -77,7 +93,8 @@ public:
 
 private:
   /// A nested namespace before its parent's own variables: A::B, A::C, A, D.
-  static bool namespaceBefore(const std::vector<unsigned> &L, const std::vector<unsigned> &R) {
+  static bool namespaceBefore(const std::vector<unsigned> &L,
+                              const std::vector<unsigned> &R) {
     size_t Common = 0;
     while (Common < L.size() && Common < R.size() && L[Common] == R[Common])
       ++Common;
@@ -113,7 +130,8 @@ private:
     if (F >= P.Functions.size() || Started[F])
       return;
     const EmissionFunction &Fn = P.Functions[F];
-    // Non-template functions complete at their definition, wherever they are referenced.
+    // Non-template functions complete at their definition, wherever they are
+    // referenced.
     if (!Fn.IsTemplateInstance)
       return;
     if (Fn.ReturnsAuto || (AtEnd && !Listed[F])) {
@@ -159,7 +177,8 @@ private:
 
 } // namespace
 
-std::vector<size_t> emissionOrder(const std::vector<SharedVar> &Vars, const EmissionProgram &P) {
+std::vector<size_t> emissionOrder(const std::vector<SharedVar> &Vars,
+                                  const EmissionProgram &P) {
   return EmissionSimulator(Vars, P).run();
 }
 
@@ -174,39 +193,45 @@ UnitLayout::UnitLayout(const TranslationUnitFacts &TU) : TU(TU) {
     for (size_t V : K.Reached)
       ++ReachCount[V];
 
-  // Any `extern __shared__` array a kernel reaches rounds every nonzero total up to the
-  // largest such array's alignment, at least 16.
+  // Any `extern __shared__` array a kernel reaches rounds every nonzero total
+  // up to the largest such array's alignment, at least 16.
   for (size_t V = 0; V < TU.Vars.size(); ++V)
     if (TU.Vars[V].IsDynamic && ReachCount[V] > 0)
-      ExternRounding = std::max<uint64_t>(ExternRounding.value_or(16),
-                                          std::max<uint64_t>(16, TU.Vars[V].Align));
+      ExternRounding =
+          std::max<uint64_t>(ExternRounding.value_or(16),
+                             std::max<uint64_t>(16, TU.Vars[V].Align));
 }
 
 KernelLayout UnitLayout::layout(size_t KernelIndex) const {
   return layoutWith(KernelIndex, TU.Vars.size(), 0);
 }
 
-KernelLayout UnitLayout::layoutWith(size_t KernelIndex, size_t Changed, uint64_t NewBytes) const {
+KernelLayout UnitLayout::layoutWith(size_t KernelIndex, size_t Changed,
+                                    uint64_t NewBytes) const {
   return layoutImpl(KernelIndex, Changed, NewBytes, {}, ExternRounding);
 }
 
 std::optional<std::vector<uint64_t>>
-UnitLayout::possibleTotals(size_t KernelIndex, std::optional<size_t> &Culprit) const {
+UnitLayout::possibleTotals(size_t KernelIndex,
+                           std::optional<size_t> &Culprit) const {
   const KernelFacts &K = TU.Kernels[KernelIndex];
   std::vector<size_t> Candidates;
   for (size_t V : K.Reached) {
     const SharedVar &Var = TU.Vars[V];
-    if (!Var.IsDynamic && !Var.KernelLocal && ReachCount[V] == 1 && !Var.ReferencedOutOfLine)
+    if (!Var.IsDynamic && !Var.KernelLocal && ReachCount[V] == 1 &&
+        !Var.ReferencedOutOfLine)
       Candidates.push_back(V);
   }
   std::vector<std::optional<uint64_t>> Roundings = {ExternRounding};
   for (size_t V = 0; V < TU.Vars.size(); ++V)
     if (TU.Vars[V].IsDynamic && ReachCount[V] == 0)
-      Roundings.push_back(std::max<uint64_t>(ExternRounding.value_or(16),
-                                             std::max<uint64_t>(16, TU.Vars[V].Align)));
+      Roundings.push_back(
+          std::max<uint64_t>(ExternRounding.value_or(16),
+                             std::max<uint64_t>(16, TU.Vars[V].Align)));
   if (Candidates.size() > 10)
     return std::nullopt;
-  const uint64_t Base = layoutWith(KernelIndex, TU.Vars.size(), 0).Total.value_or(0);
+  const uint64_t Base =
+      layoutWith(KernelIndex, TU.Vars.size(), 0).Total.value_or(0);
   std::vector<uint64_t> Totals;
   for (uint64_t Mask = 0; Mask < (uint64_t(1) << Candidates.size()); ++Mask) {
     std::vector<size_t> Shared;
@@ -217,7 +242,8 @@ UnitLayout::possibleTotals(size_t KernelIndex, std::optional<size_t> &Culprit) c
       KernelLayout L = layoutImpl(KernelIndex, TU.Vars.size(), 0, Shared, R);
       if (!L.Total)
         continue;
-      if (*L.Total != Base && !Culprit && Shared.size() == 1 && R == ExternRounding)
+      if (*L.Total != Base && !Culprit && Shared.size() == 1 &&
+          R == ExternRounding)
         Culprit = Shared.front();
       Totals.push_back(*L.Total);
     }
@@ -231,7 +257,8 @@ UnitLayout::possibleTotals(size_t KernelIndex, std::optional<size_t> &Culprit) c
   return Totals;
 }
 
-KernelLayout UnitLayout::layoutImpl(size_t KernelIndex, size_t Changed, uint64_t NewBytes,
+KernelLayout UnitLayout::layoutImpl(size_t KernelIndex, size_t Changed,
+                                    uint64_t NewBytes,
                                     const std::vector<size_t> &AlsoShared,
                                     std::optional<uint64_t> Rounding) const {
   const KernelFacts &K = TU.Kernels[KernelIndex];
@@ -248,10 +275,12 @@ KernelLayout UnitLayout::layoutImpl(size_t KernelIndex, size_t Changed, uint64_t
   }
   // Own variables first, then module-scope ones; each group in emission order.
   auto SharedNow = [&](size_t V) {
-    return ReachCount[V] > 1 ||
-           std::find(AlsoShared.begin(), AlsoShared.end(), V) != AlsoShared.end();
+    return ReachCount[V] > 1 || std::find(AlsoShared.begin(), AlsoShared.end(),
+                                          V) != AlsoShared.end();
   };
-  auto AtModuleScope = [&](size_t V) { return SharedNow(V) || TU.Vars[V].ReferencedOutOfLine; };
+  auto AtModuleScope = [&](size_t V) {
+    return SharedNow(V) || TU.Vars[V].ReferencedOutOfLine;
+  };
   std::sort(Static.begin(), Static.end(), [&](size_t A, size_t B) {
     bool SA = AtModuleScope(A), SB = AtModuleScope(B);
     if (SA != SB)
@@ -266,10 +295,12 @@ KernelLayout UnitLayout::layoutImpl(size_t KernelIndex, size_t Changed, uint64_t
     P.Var = V;
     P.SharedWithOtherKernels = SharedNow(V);
     P.AtModuleScope = AtModuleScope(V);
-    std::optional<uint64_t> Bytes = V == Changed ? std::optional<uint64_t>(NewBytes) : Var.Bytes;
+    std::optional<uint64_t> Bytes =
+        V == Changed ? std::optional<uint64_t>(NewBytes) : Var.Bytes;
     if (End) {
       if (!Bytes) {
-        L.UnknownReason = "the size of '" + Var.QualifiedName + "' is unknown: " + Var.UnknownReason;
+        L.UnknownReason = "the size of '" + Var.QualifiedName +
+                          "' is unknown: " + Var.UnknownReason;
         End.reset();
       } else if (auto Start = alignUp(*End, Var.Align)) {
         P.Offset = *Start;

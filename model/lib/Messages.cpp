@@ -7,11 +7,12 @@
 
 namespace tilefit {
 
-std::vector<MessageSlot> messageSlots(const std::string &Message, const std::string &Arch,
-                                      const std::function<bool(std::string_view)> &IsKernel) {
+std::vector<MessageSlot>
+messageSlots(const std::string &Message, const std::string &Arch,
+             const std::function<bool(std::string_view)> &IsKernel) {
   std::vector<MessageSlot> Slots;
-  // Quoted kernel names: from each quote to the next; a quoted text that names no kernel
-  // leaves its closing quote to open the next one.
+  // Quoted kernel names: from each quote to the next; a quoted text that names
+  // no kernel leaves its closing quote to open the next one.
   for (size_t I = 0; I < Message.size();) {
     const size_t Q = Message.find('\'', I);
     if (Q == std::string::npos)
@@ -29,20 +30,24 @@ std::vector<MessageSlot> messageSlots(const std::string &Message, const std::str
   if (!Arch.empty()) {
     const size_t Kernels = Slots.size();
     auto InKernel = [&](size_t At) {
-      return std::any_of(Slots.begin(), Slots.begin() + Kernels, [&](const MessageSlot &S) {
-        return At >= S.Offset && At < S.Offset + S.Length;
-      });
+      return std::any_of(Slots.begin(), Slots.begin() + Kernels,
+                         [&](const MessageSlot &S) {
+                           return At >= S.Offset && At < S.Offset + S.Length;
+                         });
     };
     for (size_t At = Message.find(Arch); At != std::string::npos;
          At = Message.find(Arch, At + Arch.size())) {
       const size_t End = At + Arch.size();
-      if ((End < Message.size() && std::isalnum(static_cast<unsigned char>(Message[End]))) ||
+      if ((End < Message.size() &&
+           std::isalnum(static_cast<unsigned char>(Message[End]))) ||
           InKernel(At))
         continue;
       Slots.push_back({MessageSlot::Kind::Arch, At, Arch.size()});
     }
     std::sort(Slots.begin(), Slots.end(),
-              [](const MessageSlot &A, const MessageSlot &B) { return A.Offset < B.Offset; });
+              [](const MessageSlot &A, const MessageSlot &B) {
+                return A.Offset < B.Offset;
+              });
   }
   return Slots;
 }
@@ -66,8 +71,10 @@ void markMessageSlots(Report &R) {
       Mark(D);
 }
 
-std::string spellMessage(const std::string &Message, const std::vector<MessageSlot> &Slots,
-                         const std::function<std::string(const MessageSlot &, std::string_view)> &Spell) {
+std::string spellMessage(
+    const std::string &Message, const std::vector<MessageSlot> &Slots,
+    const std::function<std::string(const MessageSlot &, std::string_view)>
+        &Spell) {
   std::string Out;
   size_t From = 0;
   for (const MessageSlot &S : Slots) {

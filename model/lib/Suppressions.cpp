@@ -13,7 +13,7 @@ namespace {
 struct Marker {
   enum Kind { Line, NextLine, Begin, End } K;
   bool All = true;
-  std::string List;   ///< The text between the parentheses.
+  std::string List; ///< The text between the parentheses.
   unsigned Column = 0;
 };
 
@@ -39,7 +39,8 @@ std::vector<Marker> markersOn(std::string_view L) {
       M.K = Marker::Line;
     }
     // A NOLINT inside a longer word (NOLINTFOO) is not a marker.
-    if (After < L.size() && (isalnum(static_cast<unsigned char>(L[After])) || L[After] == '_')) {
+    if (After < L.size() &&
+        (isalnum(static_cast<unsigned char>(L[After])) || L[After] == '_')) {
       P = After;
       continue;
     }
@@ -47,7 +48,8 @@ std::vector<Marker> markersOn(std::string_view L) {
       size_t Close = L.find(')', After);
       if (Close != std::string_view::npos) {
         M.List = std::string(L.substr(After + 1, Close - After - 1));
-        M.All = M.List.find_first_not_of(" \t") == std::string::npos || M.List == "*";
+        M.All = M.List.find_first_not_of(" \t") == std::string::npos ||
+                M.List == "*";
         After = Close + 1;
       }
     }
@@ -57,8 +59,8 @@ std::vector<Marker> markersOn(std::string_view L) {
   return Out;
 }
 
-Diagnostic nolintProblem(const std::string &File, unsigned Line, unsigned Column,
-                         std::string Message) {
+Diagnostic nolintProblem(const std::string &File, unsigned Line,
+                         unsigned Column, std::string Message) {
   Diagnostic D;
   D.Level = Severity::Error;
   D.Check = std::string(checkInfo(CheckId::Nolint).Name);
@@ -81,8 +83,9 @@ NolintMap NolintMap::parse(std::string_view Text, const std::string &File,
   size_t Start = 0;
   while (Start <= Text.size()) {
     size_t End = Text.find('\n', Start);
-    std::string_view L =
-        Text.substr(Start, End == std::string_view::npos ? std::string_view::npos : End - Start);
+    std::string_view L = Text.substr(Start, End == std::string_view::npos
+                                                ? std::string_view::npos
+                                                : End - Start);
     ++LineNo;
     for (Marker &M : markersOn(L)) {
       Rule R{LineNo, LineNo, M.All, GlobList(M.List)};
@@ -103,12 +106,14 @@ NolintMap NolintMap::parse(std::string_view Text, const std::string &File,
         while (It != Stack.rend() && It->M.List != M.List)
           ++It;
         if (It == Stack.rend()) {
-          Problems.push_back(nolintProblem(File, LineNo, M.Column,
-                                           "unmatched 'NOLINTEND' comment without a previous "
-                                           "'NOLINTBEGIN' comment"));
+          Problems.push_back(
+              nolintProblem(File, LineNo, M.Column,
+                            "unmatched 'NOLINTEND' comment without a previous "
+                            "'NOLINTBEGIN' comment"));
           break;
         }
-        Map.Rules.push_back({It->Line, LineNo, It->M.All, GlobList(It->M.List)});
+        Map.Rules.push_back(
+            {It->Line, LineNo, It->M.All, GlobList(It->M.List)});
         Stack.erase(std::next(It).base());
         break;
       }
@@ -119,21 +124,25 @@ NolintMap NolintMap::parse(std::string_view Text, const std::string &File,
     Start = End + 1;
   }
   for (const Open &O : Stack)
-    Problems.push_back(nolintProblem(File, O.Line, O.Column,
-                                     "unmatched 'NOLINTBEGIN' comment without a subsequent "
-                                     "'NOLINTEND' comment"));
+    Problems.push_back(
+        nolintProblem(File, O.Line, O.Column,
+                      "unmatched 'NOLINTBEGIN' comment without a subsequent "
+                      "'NOLINTEND' comment"));
   return Map;
 }
 
 bool NolintMap::suppresses(unsigned Line, std::string_view Check) const {
   for (const Rule &R : Rules)
-    if (Line >= R.First && Line <= R.Last && (R.All || R.Checks.contains(Check)))
+    if (Line >= R.First && Line <= R.Last &&
+        (R.All || R.Checks.contains(Check)))
       return true;
   return false;
 }
 
 size_t applySuppressions(
-    Report &R, const std::function<std::optional<std::string>(const std::string &)> &ReadFile) {
+    Report &R,
+    const std::function<std::optional<std::string>(const std::string &)>
+        &ReadFile) {
   std::map<std::string, std::optional<NolintMap>> Maps;
   std::vector<Diagnostic> Problems;
   auto MapOf = [&](const std::string &File) -> const NolintMap * {
@@ -152,8 +161,9 @@ size_t applySuppressions(
     const NolintMap *M = MapOf(P.File);
     return M && M->suppresses(P.Line, Check);
   };
-  // A file's unmatched NOLINTBEGIN is a problem where the file has findings of its own, as in
-  // clang-tidy; a file read only for a note's line (a kernel's definition, say) says nothing.
+  // A file's unmatched NOLINTBEGIN is a problem where the file has findings of
+  // its own, as in clang-tidy; a file read only for a note's line (a kernel's
+  // definition, say) says nothing.
   std::set<std::string> WithFindings;
   for (const Diagnostic &D : R.Diagnostics)
     WithFindings.insert(D.Loc.File);

@@ -1,4 +1,5 @@
-//===- CalcReporter.cpp - The calculator's results, for people and tools ---===//
+//===- CalcReporter.cpp - The calculator's results, for people and tools
+//---===//
 #include "tilefit/reporters/CalcReporter.h"
 
 #include "tilefit/model/Units.h"
@@ -13,7 +14,9 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-json optionalNumber(const std::optional<uint64_t> &V) { return V ? json(*V) : json(nullptr); }
+json optionalNumber(const std::optional<uint64_t> &V) {
+  return V ? json(*V) : json(nullptr);
+}
 
 std::string join(const std::vector<std::string> &Parts, const char *Sep) {
   std::string Out;
@@ -26,7 +29,8 @@ std::string join(const std::vector<std::string> &Parts, const char *Sep) {
 std::string verdictText(const CalcFit &F) {
   bool InRegisters = F.RegisterLimit.has_value();
   auto Amount = [&](uint64_t Bytes) {
-    return InRegisters ? countPhrase(Bytes / 4, "register", "registers") : countPhrase(Bytes, "byte", "bytes");
+    return InRegisters ? countPhrase(Bytes / 4, "register", "registers")
+                       : countPhrase(Bytes, "byte", "bytes");
   };
   if (F.Fits)
     return "fits (" + Amount(F.Headroom) + " left)";
@@ -40,7 +44,8 @@ std::string capacityText(const CalcFit &F) {
   if (F.RegisterLimit)
     return countPhrase(*F.RegisterLimit, "register", "registers") + " (" +
            std::to_string(F.Capacity) + " bytes) per thread";
-  return bytesPhrase(F.Capacity) + (F.Arch.empty() ? std::string(", given") : " " + F.Basis);
+  return bytesPhrase(F.Capacity) +
+         (F.Arch.empty() ? std::string(", given") : " " + F.Basis);
 }
 
 std::string typeText(const ElementType &T) {
@@ -59,23 +64,28 @@ std::string label(const std::string &L) {
 } // namespace
 
 void renderCalcText(const CalcResult &R, std::ostream &OS) {
-  OS << "tile " << tileText(R.Tile) << " " << R.Type->Name << " (" << typeText(*R.Type) << "), "
+  OS << "tile " << tileText(R.Tile) << " " << R.Type->Name << " ("
+     << typeText(*R.Type) << "), "
      << countPhrase(R.Versions, "version", "versions") << "\n";
   OS << label("elements") << R.Elements << "\n";
   OS << label("per copy") << bytesPhrase(R.BytesPerCopy) << "\n";
   OS << label("total") << bytesPhrase(R.TotalBytes) << "\n";
   if (R.Threads)
-    OS << label("per thread") << countPhrase(*R.BytesPerThread, "byte", "bytes") << " over "
-       << countPhrase(*R.Threads, "thread", "threads") << " = "
-       << countPhrase(*R.RegistersPerThread, "32-bit register", "32-bit registers") << "\n";
+    OS << label("per thread") << countPhrase(*R.BytesPerThread, "byte", "bytes")
+       << " over " << countPhrase(*R.Threads, "thread", "threads") << " = "
+       << countPhrase(*R.RegistersPerThread, "32-bit register",
+                      "32-bit registers")
+       << "\n";
   if (R.Fit) {
     const CalcFit &F = *R.Fit;
-    std::string L = F.Arch.empty() ? "capacity" : F.Arch + " " + scopeInfo(R.Scope).Name;
+    std::string L =
+        F.Arch.empty() ? "capacity" : F.Arch + " " + scopeInfo(R.Scope).Name;
     OS << label(L) << capacityText(F) << ": " << verdictText(F) << "\n";
     for (const std::string &P : F.Problems)
       OS << label("") << P << "\n";
     if (F.TmemColumns)
-      OS << label("columns") << *F.TmemColumns << " of " << *F.TmemColumnsAvailable << "\n";
+      OS << label("columns") << *F.TmemColumns << " of "
+         << *F.TmemColumnsAvailable << "\n";
   }
   for (const std::string &N : R.Notes)
     OS << "note: " << N << "\n";
@@ -92,12 +102,14 @@ void renderCalcText(const std::vector<CalcResult> &Rs, std::ostream &OS) {
   First.Fit.reset();
   First.Notes.clear();
   renderCalcText(First, OS);
-  std::vector<std::vector<std::string>> Rows = {{""}, {scopeInfo(First.Scope).Name}, {"verdict"}};
+  std::vector<std::vector<std::string>> Rows = {
+      {""}, {scopeInfo(First.Scope).Name}, {"verdict"}};
   bool Columns = false;
   for (const CalcResult &R : Rs) {
     const CalcFit &F = *R.Fit;
     Rows[0].push_back(F.Arch);
-    Rows[1].push_back(F.RegisterLimit ? capacityText(F) : bytesPhrase(F.Capacity));
+    Rows[1].push_back(F.RegisterLimit ? capacityText(F)
+                                      : bytesPhrase(F.Capacity));
     std::string V = verdictText(F);
     for (const std::string &P : F.Problems)
       V += " " + P;
@@ -108,14 +120,16 @@ void renderCalcText(const std::vector<CalcResult> &Rs, std::ostream &OS) {
   std::vector<std::string> Basis = {"of it"};
   for (const CalcResult &R : Rs)
     Basis.push_back(R.Fit->RegisterLimit ? "" : R.Fit->Basis);
-  if (std::any_of(Basis.begin() + 1, Basis.end(), [](const std::string &B) { return !B.empty(); }))
+  if (std::any_of(Basis.begin() + 1, Basis.end(),
+                  [](const std::string &B) { return !B.empty(); }))
     Rows.insert(Rows.begin() + 2, Basis);
   if (Columns) {
     Rows.push_back({"columns"});
     for (const CalcResult &R : Rs)
-      Rows.back().push_back(R.Fit->TmemColumns ? std::to_string(*R.Fit->TmemColumns) + " of " +
-                                                     std::to_string(*R.Fit->TmemColumnsAvailable)
-                                               : "");
+      Rows.back().push_back(
+          R.Fit->TmemColumns ? std::to_string(*R.Fit->TmemColumns) + " of " +
+                                   std::to_string(*R.Fit->TmemColumnsAvailable)
+                             : "");
   }
   std::vector<size_t> Width(Rs.size() + 1, 0);
   for (const auto &Row : Rows)
@@ -146,7 +160,8 @@ void renderCalcJson(const std::vector<CalcResult> &Rs, std::ostream &OS) {
     renderCalcJson(Rs.front(), OS);
     return;
   }
-  // The first architecture's document, with every architecture's capacity beside it.
+  // The first architecture's document, with every architecture's capacity
+  // beside it.
   std::ostringstream First;
   renderCalcJson(Rs.front(), First);
   json J = json::parse(First.str());
@@ -215,7 +230,8 @@ void renderCalcJson(const CalcResult &R, std::ostream &OS) {
 }
 
 void renderCalcArithmetic(const CalcResult &R, std::ostream &OS) {
-  auto Line = [&](std::string Name, std::string Formula, const std::string &Value) {
+  auto Line = [&](std::string Name, std::string Formula,
+                  const std::string &Value) {
     Name.resize(std::max<size_t>(Name.size(), 10), ' ');
     Formula.resize(std::max<size_t>(Formula.size(), 35), ' ');
     OS << "  " << Name << " = " << Formula << " = " << Value << "\n";
@@ -224,16 +240,23 @@ void renderCalcArithmetic(const CalcResult &R, std::ostream &OS) {
   std::string Bits = std::to_string(T.Bits);
   Line("elements", tileText(R.Tile), std::to_string(R.Elements));
   if (auto AllBits = checkedMul(R.Elements, T.Bits)) {
-    Line("bits", std::to_string(R.Elements) + " x " + Bits + " bits", std::to_string(*AllBits) + " bits");
-    Line("per copy", "ceil(" + std::to_string(*AllBits) + " / 8)", bytesPhrase(R.BytesPerCopy));
+    Line("bits", std::to_string(R.Elements) + " x " + Bits + " bits",
+         std::to_string(*AllBits) + " bits");
+    Line("per copy", "ceil(" + std::to_string(*AllBits) + " / 8)",
+         bytesPhrase(R.BytesPerCopy));
   } else {
-    Line("per copy", "ceil(" + std::to_string(R.Elements) + " x " + Bits + " / 8)",
+    Line("per copy",
+         "ceil(" + std::to_string(R.Elements) + " x " + Bits + " / 8)",
          bytesPhrase(R.BytesPerCopy));
   }
-  Line("total", std::to_string(R.BytesPerCopy) + " x " + countPhrase(R.Versions, "version", "versions"),
+  Line("total",
+       std::to_string(R.BytesPerCopy) + " x " +
+           countPhrase(R.Versions, "version", "versions"),
        bytesPhrase(R.TotalBytes));
   if (R.Threads) {
-    Line("per thread", "ceil(" + std::to_string(R.TotalBytes) + " / " + std::to_string(*R.Threads) + ")",
+    Line("per thread",
+         "ceil(" + std::to_string(R.TotalBytes) + " / " +
+             std::to_string(*R.Threads) + ")",
          bytesPhrase(*R.BytesPerThread));
     Line("registers", "ceil(" + std::to_string(*R.BytesPerThread) + " / 4)",
          std::to_string(*R.RegistersPerThread) + " per thread");
@@ -244,16 +267,23 @@ void renderCalcArithmetic(const CalcResult &R, std::ostream &OS) {
   std::string Source = F.Arch.empty() ? "--capacity" : F.Arch + " " + F.Field;
   if (F.RegisterLimit) {
     Source = F.Arch + " " + std::to_string(*F.RegisterLimit) + " registers x 4";
-    Line("used", std::to_string(*R.RegistersPerThread) + " registers x 4", bytesPhrase(F.Used));
+    Line("used", std::to_string(*R.RegistersPerThread) + " registers x 4",
+         bytesPhrase(F.Used));
   } else if (F.TmemColumns) {
-    Source = F.Arch + " " + std::to_string(*F.TmemColumnsAvailable) + " columns x " +
-             std::to_string(TmemLanes) + " x " + std::to_string(TmemCellBytes);
+    Source = F.Arch + " " + std::to_string(*F.TmemColumnsAvailable) +
+             " columns x " + std::to_string(TmemLanes) + " x " +
+             std::to_string(TmemCellBytes);
   }
   Line("capacity", Source, bytesPhrase(F.Capacity));
   bool Within = F.Used <= F.Capacity;
-  Line("verdict", std::to_string(F.Used) + (Within ? " <= " : " > ") + std::to_string(F.Capacity),
-       Within ? (F.Fits ? "fits, " + countPhrase(F.Headroom, "byte", "bytes") + " left" : "does not fit")
-              : "does not fit, " + countPhrase(F.Over, "byte", "bytes") + " over");
+  Line("verdict",
+       std::to_string(F.Used) + (Within ? " <= " : " > ") +
+           std::to_string(F.Capacity),
+       Within
+           ? (F.Fits ? "fits, " + countPhrase(F.Headroom, "byte", "bytes") +
+                           " left"
+                     : "does not fit")
+           : "does not fit, " + countPhrase(F.Over, "byte", "bytes") + " over");
 }
 
 void renderElementTypes(bool Json, std::ostream &OS) {
@@ -275,14 +305,17 @@ void renderElementTypes(bool Json, std::ostream &OS) {
     S.resize(std::max(S.size(), W), ' ');
     return S;
   };
-  OS << Pad("dtype", 24) << Pad("CUDA", 30) << Pad("bits", 6) << Pad("packing", 16) << "note\n";
+  OS << Pad("dtype", 24) << Pad("CUDA", 30) << Pad("bits", 6)
+     << Pad("packing", 16) << "note\n";
   for (const ElementType &T : elementTypes()) {
     std::string Cuda = T.CudaNames.empty() ? "-" : join(T.CudaNames, ", ");
     std::string Note = T.Note;
     if (!T.Aliases.empty())
-      Note += (Note.empty() ? "" : "; ") + std::string("also ") + join(T.Aliases, ", ");
-    std::string Line = Pad(T.Name, 24) + Pad(Cuda, 30) + Pad(std::to_string(T.Bits), 6) +
-                       Pad(T.packing(), 16) + Note;
+      Note += (Note.empty() ? "" : "; ") + std::string("also ") +
+              join(T.Aliases, ", ");
+    std::string Line = Pad(T.Name, 24) + Pad(Cuda, 30) +
+                       Pad(std::to_string(T.Bits), 6) + Pad(T.packing(), 16) +
+                       Note;
     Line.erase(Line.find_last_not_of(' ') + 1);
     OS << Line << "\n";
   }
@@ -292,7 +325,8 @@ void renderScopes(bool Json, std::ostream &OS) {
   if (Json) {
     json A = json::array();
     for (const ScopeInfo &S : calcScopes())
-      A.push_back({{"name", S.Name}, {"holds", S.Holds}, {"capacity", S.Capacity}});
+      A.push_back(
+          {{"name", S.Name}, {"holds", S.Holds}, {"capacity", S.Capacity}});
     OS << json{{"scopes", A}}.dump(2) << "\n";
     return;
   }

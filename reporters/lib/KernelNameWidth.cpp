@@ -14,7 +14,9 @@ bool startsAt(const std::string &S, size_t At, const char *Prefix) {
   return S.compare(At, std::char_traits<char>::length(Prefix), Prefix) == 0;
 }
 
-bool identifierChar(char C) { return std::isalnum(static_cast<unsigned char>(C)) || C == '_'; }
+bool identifierChar(char C) {
+  return std::isalnum(static_cast<unsigned char>(C)) || C == '_';
+}
 
 } // namespace
 
@@ -23,12 +25,14 @@ std::string readableName(const std::string &Name) {
   Out.reserve(Name.size());
   int Depth = 0;
   for (size_t I = 0; I < Name.size();) {
-    const bool WordStart = I == 0 || (!identifierChar(Name[I - 1]) && Name[I - 1] != ':');
+    const bool WordStart =
+        I == 0 || (!identifierChar(Name[I - 1]) && Name[I - 1] != ':');
     if (Depth > 0 && WordStart && startsAt(Name, I, "cute::C<")) {
       size_t J = I + 8, End = J;
       if (End < Name.size() && Name[End] == '-')
         ++End;
-      while (End < Name.size() && std::isdigit(static_cast<unsigned char>(Name[End])))
+      while (End < Name.size() &&
+             std::isdigit(static_cast<unsigned char>(Name[End])))
         ++End;
       if (End > J && End < Name.size() && Name[End] == '>') {
         Out += "_" + Name.substr(J, End - J);
@@ -65,7 +69,8 @@ std::string shortName(const std::string &Name, size_t Width) {
     return R;
   // The first template argument list at depth 0 (not `operator<`).
   size_t Open = R.find('<');
-  while (Open != std::string::npos && Open >= 8 && R.compare(Open - 8, 8, "operator") == 0)
+  while (Open != std::string::npos && Open >= 8 &&
+         R.compare(Open - 8, 8, "operator") == 0)
     Open = R.find('<', Open + 1);
   if (Open == std::string::npos || Open + 5 > Width)
     return R.substr(0, Width > 3 ? Width - 3 : Width) + "...";
@@ -95,7 +100,8 @@ std::string shortName(const std::string &Name, size_t Width) {
   std::string Kept;
   for (const std::string &A : Args) {
     std::string Next = Kept.empty() ? A : Kept + ", " + A;
-    if (Head.size() + Next.size() + std::string(", ...").size() + Tail.size() > Width)
+    if (Head.size() + Next.size() + std::string(", ...").size() + Tail.size() >
+        Width)
       break;
     Kept = std::move(Next);
   }
@@ -129,11 +135,14 @@ const std::string &KernelNames::of(const std::string &Full) const {
   return It == Short.end() ? Full : It->second;
 }
 
-std::string KernelNames::inMessage(const std::string &Message,
-                                   const std::vector<MessageSlot> &Slots) const {
-  return spellMessage(Message, Slots, [&](const MessageSlot &S, std::string_view Text) {
-    return S.K == MessageSlot::Kind::Kernel ? of(std::string(Text)) : std::string(Text);
-  });
+std::string
+KernelNames::inMessage(const std::string &Message,
+                       const std::vector<MessageSlot> &Slots) const {
+  return spellMessage(
+      Message, Slots, [&](const MessageSlot &S, std::string_view Text) {
+        return S.K == MessageSlot::Kind::Kernel ? of(std::string(Text))
+                                                : std::string(Text);
+      });
 }
 
 } // namespace tilefit

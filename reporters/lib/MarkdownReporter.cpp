@@ -30,8 +30,8 @@ std::string relativeTo(const std::string &File, const std::string &Root) {
   return File.compare(0, R.size(), R) == 0 ? File.substr(R.size()) : File;
 }
 
-void renderMarkdown(const Report &R, const std::string &SourceRoot, std::ostream &OS,
-                    size_t NameWidth, bool OnlyFindings) {
+void renderMarkdown(const Report &R, const std::string &SourceRoot,
+                    std::ostream &OS, size_t NameWidth, bool OnlyFindings) {
   const KernelNames Names(R, NameWidth);
   OS << "### tilefit: shared memory per kernel\n\n";
   if (R.Kernels.empty()) {
@@ -85,14 +85,17 @@ void renderMarkdown(const Report &R, const std::string &SourceRoot, std::ostream
       All.push_back(&D);
   if (All.empty())
     return;
-  OS << "\n#### Findings\n\n| | check | where | arch | message |\n|---|---|---|---|---|\n";
+  OS << "\n#### Findings\n\n| | check | where | arch | message "
+        "|\n|---|---|---|---|---|\n";
   for (const Diagnostic *D : All) {
     std::string Where = relativeTo(D->Loc.File, SourceRoot);
     if (D->Loc.valid())
       Where += ":" + std::to_string(D->Loc.Line);
-    OS << "| " << (D->Level == Severity::Error ? "error" : std::string(severityName(D->Level)))
-       << " | `" << D->Check << "` | " << cell(Where) << " | " << D->Arch << " | "
-       << cell(Names.inMessage(*D)) << " |\n";
+    OS << "| "
+       << (D->Level == Severity::Error ? "error"
+                                       : std::string(severityName(D->Level)))
+       << " | `" << D->Check << "` | " << cell(Where) << " | " << D->Arch
+       << " | " << cell(Names.inMessage(*D)) << " |\n";
   }
 }
 

@@ -1,10 +1,11 @@
 //===- ReportJson.cpp - The tilefit-report/1 document, both ways ----------===//
 //
-// Each part of the report is written and read side by side (as clangd's Protocol.cpp keeps
-// each type's toJSON and fromJSON together): a key added to one direction is in plain sight of
-// the other. Writing keeps the document's key order; reading throws BadField (caught in
-// readJsonReport) with the JSON path of a field that is missing or of the wrong type, and
-// accepts the optional keys as absent. renderJson(readJsonReport(D)) gives D again.
+// Each part of the report is written and read side by side (as clangd's
+// Protocol.cpp keeps each type's toJSON and fromJSON together): a key added to
+// one direction is in plain sight of the other. Writing keeps the document's
+// key order; reading throws BadField (caught in readJsonReport) with the JSON
+// path of a field that is missing or of the wrong type, and accepts the
+// optional keys as absent. renderJson(readJsonReport(D)) gives D again.
 //
 //===----------------------------------------------------------------------===//
 #include "tilefit/reporters/JsonReader.h"
@@ -32,11 +33,15 @@ struct BadField {
   std::string Path, Problem;
 };
 
-//===--- Scalars ------------------------------------------------------------===//
+//===--- Scalars
+//------------------------------------------------------------===//
 
-json optional(const std::optional<uint64_t> &V) { return V ? json(*V) : json(nullptr); }
+json optional(const std::optional<uint64_t> &V) {
+  return V ? json(*V) : json(nullptr);
+}
 /// The reason beside a figure: null when the figure is known.
-template <typename T> json reasonFor(const std::optional<T> &Figure, const std::string &Why) {
+template <typename T>
+json reasonFor(const std::optional<T> &Figure, const std::string &Why) {
   return Figure ? json(nullptr) : json(Why);
 }
 
@@ -61,10 +66,12 @@ std::string str(const json &J, const char *Key, const std::string &Path) {
 std::string strOr(const json &J, const char *Key, const std::string &Path) {
   return present(J, Key) ? str(J, Key, Path) : "";
 }
-/// An integer that fits in 64 bits without sign. A number with a fraction or an exponent is
-/// refused: converting one out of range would be undefined (found by fuzz_json_report).
+/// An integer that fits in 64 bits without sign. A number with a fraction or an
+/// exponent is refused: converting one out of range would be undefined (found
+/// by fuzz_json_report).
 uint64_t unsignedValue(const json &V, const std::string &Where) {
-  if (!V.is_number_unsigned() && !(V.is_number_integer() && V.get<int64_t>() >= 0))
+  if (!V.is_number_unsigned() &&
+      !(V.is_number_integer() && V.get<int64_t>() >= 0))
     throw BadField{Where, "expected a non-negative integer"};
   return V.get<uint64_t>();
 }
@@ -72,14 +79,16 @@ uint64_t unsignedValue(const json &V, const std::string &Where) {
 int64_t signedValue(const json &V, const std::string &Where) {
   if (!V.is_number_integer() ||
       (V.is_number_unsigned() &&
-       V.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())))
+       V.get<uint64_t>() >
+           static_cast<uint64_t>(std::numeric_limits<int64_t>::max())))
     throw BadField{Where, "expected an integer"};
   return V.get<int64_t>();
 }
 uint64_t num(const json &J, const char *Key, const std::string &Path) {
   return unsignedValue(at(J, Key, Path), Path + "." + Key);
 }
-std::optional<uint64_t> opt(const json &J, const char *Key, const std::string &Path) {
+std::optional<uint64_t> opt(const json &J, const char *Key,
+                            const std::string &Path) {
   if (!present(J, Key))
     return std::nullopt;
   return num(J, Key, Path);
@@ -97,8 +106,10 @@ const json &arr(const json &J, const char *Key, const std::string &Path) {
     throw BadField{Path + "." + Key, "expected an array"};
   return V;
 }
-/// Each element of the array at \p Key (absent: none) read by \p Read with its path.
-template <typename Fn> void each(const json &J, const char *Key, const std::string &Path, Fn Read) {
+/// Each element of the array at \p Key (absent: none) read by \p Read with its
+/// path.
+template <typename Fn>
+void each(const json &J, const char *Key, const std::string &Path, Fn Read) {
   if (!J.is_object() || !J.contains(Key))
     return;
   const json &A = arr(J, Key, Path);
@@ -106,7 +117,8 @@ template <typename Fn> void each(const json &J, const char *Key, const std::stri
     Read(A[I], item(Path, Key, I));
 }
 
-//===--- SourcePos: file, line, column inside its owner's object -----------===//
+//===--- SourcePos: file, line, column inside its owner's object
+//-----------===//
 
 void putPos(json &J, const SourcePos &P) {
   J["file"] = P.File;
@@ -126,17 +138,20 @@ SourcePos posFrom(const json &J, const std::string &Path) {
   return P;
 }
 
-//===--- Severity -----------------------------------------------------------===//
+//===--- Severity
+//-----------------------------------------------------------===//
 
 json severityJson(Severity S) { return std::string(severityName(S)); }
 Severity severityFrom(const std::string &S, const std::string &Path) {
-  for (Severity L : {Severity::Error, Severity::Warning, Severity::Remark, Severity::Note})
+  for (Severity L :
+       {Severity::Error, Severity::Warning, Severity::Remark, Severity::Note})
     if (S == severityName(L))
       return L;
   throw BadField{Path, "unknown severity '" + S + "'"};
 }
 
-//===--- Note and Diagnostic ------------------------------------------------===//
+//===--- Note and Diagnostic
+//------------------------------------------------===//
 
 json noteJson(const Note &N) {
   json J = {{"message", N.Message}};
@@ -154,7 +169,9 @@ json diagnosticJson(const Diagnostic &D) {
   json Figures = json::object();
   for (const auto &[Name, Value] : D.Figures)
     Figures[Name] = Value;
-  json J = {{"severity", severityJson(D.Level)}, {"check", D.Check}, {"message", D.Message}};
+  json J = {{"severity", severityJson(D.Level)},
+            {"check", D.Check},
+            {"message", D.Message}};
   putPos(J, D.Loc);
   J["arch"] = D.Arch;
   J["kernel"] = D.Kernel;
@@ -176,17 +193,23 @@ Diagnostic diagnosticFrom(const json &J, const std::string &Path) {
   D.TranslationUnit = strOr(J, "translation_unit", Path);
   if (present(J, "figures") && J.at("figures").is_object())
     for (auto It = J.at("figures").begin(); It != J.at("figures").end(); ++It)
-      D.Figures.push_back({It.key(), num(J.at("figures"), It.key().c_str(), Path + ".figures")});
+      D.Figures.push_back({It.key(), num(J.at("figures"), It.key().c_str(),
+                                         Path + ".figures")});
   arr(J, "notes", Path); // required
-  each(J, "notes", Path, [&](const json &N, const std::string &P) { D.Notes.push_back(noteFrom(N, P)); });
+  each(J, "notes", Path, [&](const json &N, const std::string &P) {
+    D.Notes.push_back(noteFrom(N, P));
+  });
   D.PromotedToError = flag(J, "warning_as_error", Path);
   return D;
 }
 
-//===--- SharedVar (a variable, an array, a constant) -----------------------===//
+//===--- SharedVar (a variable, an array, a constant)
+//-----------------------===//
 
-/// The variable's own keys; \p Offset written when \p WithOffset. Owners add theirs after.
-json variableJson(const SharedVar &V, const std::optional<uint64_t> &Offset = std::nullopt,
+/// The variable's own keys; \p Offset written when \p WithOffset. Owners add
+/// theirs after.
+json variableJson(const SharedVar &V,
+                  const std::optional<uint64_t> &Offset = std::nullopt,
                   bool WithOffset = false) {
   json J = {{"name", V.Name}, {"function", V.Function}};
   putPos(J, V.Loc);
@@ -227,7 +250,8 @@ SharedVar variableFrom(const json &J, const std::string &Path) {
   return V;
 }
 
-//===--- AllocationReport: a kernel's, or a unit's constant ----------------===//
+//===--- AllocationReport: a kernel's, or a unit's constant
+//----------------===//
 
 json allocationJson(const AllocationReport &A) {
   json J = variableJson(A.Var, A.Offset, true);
@@ -250,7 +274,8 @@ AllocationReport allocationFrom(const json &J, const std::string &Path) {
   return A;
 }
 
-//===--- RegisterTileReport -------------------------------------------------===//
+//===--- RegisterTileReport
+//-------------------------------------------------===//
 
 json registersJson(const RegisterTileReport &R) {
   json Arrays = json::array();
@@ -259,15 +284,16 @@ json registersJson(const RegisterTileReport &R) {
     J["qualified_name"] = V.QualifiedName;
     Arrays.push_back(std::move(J));
   }
-  return {{"bytes_per_thread", optional(R.BytesPerThread)},
-          {"registers_per_thread", optional(R.RegistersPerThread)},
-          {"unknown_reason", reasonFor(R.BytesPerThread, R.UnknownReason)},
-          {"block_threads", optional(R.BlockThreads)},
-          {"bytes_per_block", optional(R.BytesPerBlock)},
-          {"registers_per_thread_limit", optional(R.Limit)},
-          {"limit_basis", R.Limit ? json(R.LimitBasis) : json(nullptr)},
-          {"limit_note", R.LimitNote.empty() ? json(nullptr) : json(R.LimitNote)},
-          {"arrays", std::move(Arrays)}};
+  return {
+      {"bytes_per_thread", optional(R.BytesPerThread)},
+      {"registers_per_thread", optional(R.RegistersPerThread)},
+      {"unknown_reason", reasonFor(R.BytesPerThread, R.UnknownReason)},
+      {"block_threads", optional(R.BlockThreads)},
+      {"bytes_per_block", optional(R.BytesPerBlock)},
+      {"registers_per_thread_limit", optional(R.Limit)},
+      {"limit_basis", R.Limit ? json(R.LimitBasis) : json(nullptr)},
+      {"limit_note", R.LimitNote.empty() ? json(nullptr) : json(R.LimitNote)},
+      {"arrays", std::move(Arrays)}};
 }
 RegisterTileReport registersFrom(const json &G, const std::string &Path) {
   RegisterTileReport R;
@@ -279,12 +305,14 @@ RegisterTileReport registersFrom(const json &G, const std::string &Path) {
   R.Limit = opt(G, "registers_per_thread_limit", Path);
   R.LimitBasis = strOr(G, "limit_basis", Path);
   R.LimitNote = strOr(G, "limit_note", Path);
-  each(G, "arrays", Path,
-       [&](const json &A, const std::string &P) { R.Arrays.push_back(variableFrom(A, P)); });
+  each(G, "arrays", Path, [&](const json &A, const std::string &P) {
+    R.Arrays.push_back(variableFrom(A, P));
+  });
   return R;
 }
 
-//===--- TensorMemoryReport and its TmemAllocations -------------------------===//
+//===--- TensorMemoryReport and its TmemAllocations
+//-------------------------===//
 
 json tmemAllocationJson(const TmemAllocation &A) {
   json J = {{"form", A.Form}, {"function", A.Function}};
@@ -327,7 +355,8 @@ TensorMemoryReport tensorMemoryFrom(const json &T, const std::string &Path) {
   return R;
 }
 
-//===--- ConstantMemoryReport -----------------------------------------------===//
+//===--- ConstantMemoryReport
+//-----------------------------------------------===//
 
 json constantMemoryJson(const std::optional<ConstantMemoryReport> &C) {
   if (!C)
@@ -341,7 +370,8 @@ json constantMemoryJson(const std::optional<ConstantMemoryReport> &C) {
           {"relocatable", C->Relocatable},
           {"variables", std::move(Vars)}};
 }
-ConstantMemoryReport constantMemoryFrom(const json &C, const std::string &Path) {
+ConstantMemoryReport constantMemoryFrom(const json &C,
+                                        const std::string &Path) {
   ConstantMemoryReport CM;
   CM.Bytes = opt(C, "bytes", Path);
   CM.UnknownReason = strOr(C, "unknown_reason", Path);
@@ -356,7 +386,8 @@ ConstantMemoryReport constantMemoryFrom(const json &C, const std::string &Path) 
   return CM;
 }
 
-//===--- SourceFixup --------------------------------------------------------===//
+//===--- SourceFixup
+//--------------------------------------------------------===//
 
 json fixupJson(const SourceFixup &F) {
   json J = posJson(F.Loc);
@@ -367,7 +398,8 @@ SourceFixup fixupFrom(const json &J, const std::string &Path) {
   return {posFrom(J, Path), str(J, "rule", Path)};
 }
 
-//===--- UnitReport ---------------------------------------------------------===//
+//===--- UnitReport
+//---------------------------------------------------------===//
 
 json unitJson(const UnitReport &U) {
   json Messages = json::array();
@@ -380,7 +412,9 @@ json unitJson(const UnitReport &U) {
           {"arch", U.Arch},
           {"parsed_as", U.ParsedAs},
           {"jit", U.Jit},
-          {"status", U.Ok ? "ok" : U.Partial ? "partial" : "error"},
+          {"status", U.Ok        ? "ok"
+                     : U.Partial ? "partial"
+                                 : "error"},
           {"parse_stopped", U.ParseStopped},
           {"errors_allowed", U.ErrorsAllowed},
           {"messages", std::move(Messages)},
@@ -395,22 +429,27 @@ UnitReport unitFrom(const json &J, const std::string &Path) {
   U.Jit = flag(J, "jit", Path);
   const std::string Status = str(J, "status", Path);
   if (Status != "ok" && Status != "partial" && Status != "error")
-    throw BadField{Path + ".status", "expected \"ok\", \"partial\" or \"error\""};
+    throw BadField{Path + ".status",
+                   "expected \"ok\", \"partial\" or \"error\""};
   U.Ok = Status == "ok";
   U.Partial = Status == "partial";
   U.ParseStopped = flag(J, "parse_stopped", Path);
   U.ErrorsAllowed = flag(J, "errors_allowed", Path);
   arr(J, "messages", Path); // required
-  each(J, "messages", Path,
-       [&](const json &M, const std::string &P) { U.Messages.push_back(diagnosticFrom(M, P)); });
-  each(J, "source_fixups", Path,
-       [&](const json &F, const std::string &P) { U.Fixups.push_back(fixupFrom(F, P)); });
+  each(J, "messages", Path, [&](const json &M, const std::string &P) {
+    U.Messages.push_back(diagnosticFrom(M, P));
+  });
+  each(J, "source_fixups", Path, [&](const json &F, const std::string &P) {
+    U.Fixups.push_back(fixupFrom(F, P));
+  });
   if (present(J, "constant_memory"))
-    U.ConstantMemory = constantMemoryFrom(J.at("constant_memory"), Path + ".constant_memory");
+    U.ConstantMemory =
+        constantMemoryFrom(J.at("constant_memory"), Path + ".constant_memory");
   return U;
 }
 
-//===--- A kernel's dynamic shared memory: launches, opt-ins ----------------===//
+//===--- A kernel's dynamic shared memory: launches, opt-ins
+//----------------===//
 
 json launchJson(const LaunchReport &L) {
   json J = posJson(L.Loc);
@@ -430,13 +469,16 @@ LaunchReport launchFrom(const json &J, const std::string &Path) {
   return L;
 }
 
-constexpr const char *MaxDynamicName = "cudaFuncAttributeMaxDynamicSharedMemorySize";
-constexpr const char *CarveoutName = "cudaFuncAttributePreferredSharedMemoryCarveout";
+constexpr const char *MaxDynamicName =
+    "cudaFuncAttributeMaxDynamicSharedMemorySize";
+constexpr const char *CarveoutName =
+    "cudaFuncAttributePreferredSharedMemoryCarveout";
 
 json attributeCallJson(const AttributeCall &A) {
-  json J = {{"attribute", A.Attribute == AttributeCall::Kind::MaxDynamicSharedMemorySize
-                              ? MaxDynamicName
-                              : CarveoutName}};
+  json J = {{"attribute",
+             A.Attribute == AttributeCall::Kind::MaxDynamicSharedMemorySize
+                 ? MaxDynamicName
+                 : CarveoutName}};
   putPos(J, A.Loc);
   J["value"] = A.Value ? json(*A.Value) : json(nullptr);
   J["unknown_reason"] = reasonFor(A.Value, A.UnknownReason);
@@ -470,18 +512,22 @@ json dynamicJson(const KernelReport &K) {
 }
 void dynamicFrom(const json &Dyn, const std::string &Path, KernelReport &K) {
   K.DynamicDeclared = flag(Dyn, "declared", Path);
-  each(Dyn, "variables", Path,
-       [&](const json &V, const std::string &P) { K.DynamicVars.push_back(variableFrom(V, P)); });
-  each(Dyn, "launches", Path,
-       [&](const json &L, const std::string &P) { K.Launches.push_back(launchFrom(L, P)); });
-  K.WorstLaunch = worstLaunch(K.Launches); // derived, as the analysis derives it
+  each(Dyn, "variables", Path, [&](const json &V, const std::string &P) {
+    K.DynamicVars.push_back(variableFrom(V, P));
+  });
+  each(Dyn, "launches", Path, [&](const json &L, const std::string &P) {
+    K.Launches.push_back(launchFrom(L, P));
+  });
+  K.WorstLaunch =
+      worstLaunch(K.Launches); // derived, as the analysis derives it
   K.OptInBytes = opt(Dyn, "opt_in_bytes", Path);
   each(Dyn, "attribute_calls", Path, [&](const json &A, const std::string &P) {
     K.Attributes.push_back(attributeCallFrom(A, P));
   });
 }
 
-//===--- Limits, occupancy, launch bounds ----------------------------------===//
+//===--- Limits, occupancy, launch bounds
+//----------------------------------===//
 
 json limitsJson(const Limits &L) {
   return {{"static_max", optional(L.StaticMax)},
@@ -522,7 +568,8 @@ OccupancyReport occupancyFrom(const json &O, const std::string &Path) {
 }
 
 json boundsJson(const LaunchBounds &B) {
-  json J = {{"max_threads", optional(B.MaxThreads)}, {"min_blocks", optional(B.MinBlocks)}};
+  json J = {{"max_threads", optional(B.MaxThreads)},
+            {"min_blocks", optional(B.MinBlocks)}};
   putPos(J, B.Loc);
   return J;
 }
@@ -534,7 +581,8 @@ LaunchBounds boundsFrom(const json &B, const std::string &Path) {
   return LB;
 }
 
-//===--- KernelReport -------------------------------------------------------===//
+//===--- KernelReport
+//-------------------------------------------------------===//
 
 json kernelJson(const KernelReport &K) {
   json Allocs = json::array(), Unused = json::array();
@@ -583,25 +631,29 @@ KernelReport kernelFrom(const json &J, const std::string &Path) {
   each(J, "allocations", Path, [&](const json &A, const std::string &P) {
     K.Allocations.push_back(allocationFrom(A, P));
   });
-  each(J, "unreferenced", Path,
-       [&](const json &V, const std::string &P) { K.Unreferenced.push_back(variableFrom(V, P)); });
+  each(J, "unreferenced", Path, [&](const json &V, const std::string &P) {
+    K.Unreferenced.push_back(variableFrom(V, P));
+  });
   K.Limit = limitsFrom(at(J, "limits", Path), Path + ".limits");
   if (J.contains("occupancy"))
     K.Occupancy = occupancyFrom(J.at("occupancy"), Path + ".occupancy");
   if (present(J, "registers"))
     K.Registers = registersFrom(J.at("registers"), Path + ".registers");
   if (present(J, "tensor_memory"))
-    K.TensorMemory = tensorMemoryFrom(J.at("tensor_memory"), Path + ".tensor_memory");
+    K.TensorMemory =
+        tensorMemoryFrom(J.at("tensor_memory"), Path + ".tensor_memory");
   if (J.contains("launch_bounds"))
     K.Bounds = boundsFrom(J.at("launch_bounds"), Path + ".launch_bounds");
   if (J.contains("instantiated_at"))
-    K.InstantiatedAt = posFrom(J.at("instantiated_at"), Path + ".instantiated_at");
+    K.InstantiatedAt =
+        posFrom(J.at("instantiated_at"), Path + ".instantiated_at");
   K.RoundedTo = opt(J, "rounded_to", Path);
   K.UnitHasErrors = flag(J, "unit_has_errors", Path);
   return K;
 }
 
-//===--- Report -------------------------------------------------------------===//
+//===--- Report
+//-------------------------------------------------------------===//
 
 json reportJson(const Report &R, const ToolInfo &Tool) {
   json Doc;
@@ -632,11 +684,13 @@ Report reportFrom(const json &Doc) {
   // The top level's paths are the keys themselves: `kernels[3].name`.
   auto Top = [](const std::string &P) { return P.substr(1); };
   arr(Doc, "translation_units", "");
-  each(Doc, "translation_units", "",
-       [&](const json &U, const std::string &P) { R.Units.push_back(unitFrom(U, Top(P))); });
+  each(Doc, "translation_units", "", [&](const json &U, const std::string &P) {
+    R.Units.push_back(unitFrom(U, Top(P)));
+  });
   arr(Doc, "kernels", "");
-  each(Doc, "kernels", "",
-       [&](const json &K, const std::string &P) { R.Kernels.push_back(kernelFrom(K, Top(P))); });
+  each(Doc, "kernels", "", [&](const json &K, const std::string &P) {
+    R.Kernels.push_back(kernelFrom(K, Top(P)));
+  });
   arr(Doc, "diagnostics", "");
   each(Doc, "diagnostics", "", [&](const json &D, const std::string &P) {
     R.Diagnostics.push_back(diagnosticFrom(D, Top(P)));
@@ -644,8 +698,8 @@ Report reportFrom(const json &Doc) {
   each(Doc, "tool_messages", "", [&](const json &D, const std::string &P) {
     R.ToolMessages.push_back(diagnosticFrom(D, Top(P)));
   });
-  // Derived, as the model derives them: the worst finding per kernel (the summary's marks) and
-  // what each message names.
+  // Derived, as the model derives them: the worst finding per kernel (the
+  // summary's marks) and what each message names.
   markWorstFindings(R);
   markMessageSlots(R);
   return R;
@@ -654,10 +708,13 @@ Report reportFrom(const json &Doc) {
 } // namespace
 
 void renderJson(const Report &R, const ToolInfo &Tool, std::ostream &OS) {
-  OS << reportJson(R, Tool).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  OS << reportJson(R, Tool).dump(2, ' ', false,
+                                 nlohmann::json::error_handler_t::replace)
+     << "\n";
 }
 
-Result<Report> readJsonReport(std::string_view Text, const std::string &Origin) {
+Result<Report> readJsonReport(std::string_view Text,
+                              const std::string &Origin) {
   json Doc;
   try {
     Doc = json::parse(Text.begin(), Text.end());
@@ -666,8 +723,8 @@ Result<Report> readJsonReport(std::string_view Text, const std::string &Origin) 
     unsigned Line = 1, Col = 1;
     for (size_t I = 0; I < Offset; ++I)
       Text[I] == '\n' ? (++Line, Col = 1) : ++Col;
-    return ErrorMessage{Origin + ":" + std::to_string(Line) + ":" + std::to_string(Col) +
-                        ": not valid JSON"};
+    return ErrorMessage{Origin + ":" + std::to_string(Line) + ":" +
+                        std::to_string(Col) + ": not valid JSON"};
   } catch (const json::exception &E) {
     // A number too large for a double (out_of_range.406) is not a parse_error.
     return ErrorMessage{Origin + ": not valid JSON: " + E.what()};
@@ -675,7 +732,8 @@ Result<Report> readJsonReport(std::string_view Text, const std::string &Origin) 
   try {
     return reportFrom(Doc);
   } catch (const BadField &B) {
-    return ErrorMessage{Origin + ": " + (B.Path.empty() ? "(top level)" : B.Path) + ": " +
+    return ErrorMessage{Origin + ": " +
+                        (B.Path.empty() ? "(top level)" : B.Path) + ": " +
                         B.Problem + " (not a tilefit JSON report?)"};
   } catch (const json::exception &E) {
     return ErrorMessage{Origin + ": not a tilefit JSON report: " + E.what()};

@@ -16,13 +16,17 @@ using json = nlohmann::ordered_json;
 
 std::string sarifLevel(Severity S) {
   switch (S) {
-  case Severity::Error: return "error";
-  case Severity::Warning: return "warning";
-  default: return "note";
+  case Severity::Error:
+    return "error";
+  case Severity::Warning:
+    return "warning";
+  default:
+    return "note";
   }
 }
 
-/// RFC 3986 percent-encoding of a path for a URI (unreserved characters and '/' kept).
+/// RFC 3986 percent-encoding of a path for a URI (unreserved characters and '/'
+/// kept).
 std::string encodePath(const std::string &Path) {
   std::string Out;
   for (unsigned char C : Path) {
@@ -45,13 +49,15 @@ std::string fingerprint(const std::string &Text) {
     H *= 1099511628211ull;
   }
   char Buf[20];
-  std::snprintf(Buf, sizeof(Buf), "%016llx", static_cast<unsigned long long>(H));
+  std::snprintf(Buf, sizeof(Buf), "%016llx",
+                static_cast<unsigned long long>(H));
   return Buf;
 }
 
 class Writer {
 public:
-  Writer(const SarifOptions &Opts, SourceLines &Lines) : Opts(Opts), Lines(Lines) {
+  Writer(const SarifOptions &Opts, SourceLines &Lines)
+      : Opts(Opts), Lines(Lines) {
     Root = Opts.SourceRoot;
     if (!Root.empty() && Root.back() != '/')
       Root += '/';
@@ -59,7 +65,8 @@ public:
 
   json artifact(const std::string &File) const {
     if (!Root.empty() && File.compare(0, Root.size(), Root) == 0)
-      return {{"uri", encodePath(File.substr(Root.size()))}, {"uriBaseId", "SRCROOT"}};
+      return {{"uri", encodePath(File.substr(Root.size()))},
+              {"uriBaseId", "SRCROOT"}};
     if (!File.empty() && File.front() == '/')
       return {{"uri", "file://" + encodePath(File)}};
     return {{"uri", encodePath(File)}};
@@ -68,11 +75,13 @@ public:
   json physical(const SourcePos &P) const {
     json Loc = {{"artifactLocation", artifact(P.File)}};
     if (P.valid())
-      Loc["region"] = {{"startLine", P.Line}, {"startColumn", std::max(1u, P.Column)}};
+      Loc["region"] = {{"startLine", P.Line},
+                       {"startColumn", std::max(1u, P.Column)}};
     return Loc;
   }
 
-  json result(const Diagnostic &D, const std::map<std::string, size_t> &RuleIndex,
+  json result(const Diagnostic &D,
+              const std::map<std::string, size_t> &RuleIndex,
               std::map<std::string, unsigned> &Seen) {
     json R;
     R["ruleId"] = D.Check;
@@ -88,16 +97,20 @@ public:
                          {"message", {{"text", D.Notes[I].Message}}}});
     if (!Related.empty())
       R["relatedLocations"] = std::move(Related);
-    // The fingerprint: the check, the file (relative to the root), the text of the flagged
-    // line (not its number, which moves when lines are added above), the architecture and
-    // the kernel, plus an ordinal for repeats of all of those.
+    // The fingerprint: the check, the file (relative to the root), the text of
+    // the flagged line (not its number, which moves when lines are added
+    // above), the architecture and the kernel, plus an ordinal for repeats of
+    // all of those.
     std::string Line = Lines.line(D.Loc.File, D.Loc.Line).value_or("");
     size_t B = Line.find_first_not_of(" \t"), E = Line.find_last_not_of(" \t");
     Line = B == std::string::npos ? "" : Line.substr(B, E - B + 1);
-    std::string Key = D.Check + "|" + artifact(D.Loc.File)["uri"].get<std::string>() + "|" +
+    std::string Key = D.Check + "|" +
+                      artifact(D.Loc.File)["uri"].get<std::string>() + "|" +
                       Line + "|" + D.Arch + "|" + D.Kernel;
     unsigned Ordinal = Seen[Key]++;
-    R["partialFingerprints"] = {{"tilefitFinding/v1", fingerprint(Key + "|" + std::to_string(Ordinal))}};
+    R["partialFingerprints"] = {
+        {"tilefitFinding/v1",
+         fingerprint(Key + "|" + std::to_string(Ordinal))}};
     json Props = json::object();
     if (!D.Arch.empty())
       Props["arch"] = D.Arch;
@@ -118,21 +131,24 @@ private:
 
 } // namespace
 
-void renderSarif(const Report &R, const ToolInfo &Tool, const SarifOptions &Opts,
-                 SourceLines &Lines, std::ostream &OS) {
+void renderSarif(const Report &R, const ToolInfo &Tool,
+                 const SarifOptions &Opts, SourceLines &Lines,
+                 std::ostream &OS) {
   Writer W(Opts, Lines);
   json Rules = json::array();
   std::map<std::string, size_t> RuleIndex;
   for (const CheckInfo &C : allChecks()) {
     RuleIndex[std::string(C.Name)] = Rules.size();
-    json Rule = {{"id", std::string(C.Name)},
-                 {"name", std::string(C.DisplayName)},
-                 {"shortDescription", {{"text", std::string(C.Summary)}}},
-                 {"fullDescription", {{"text", std::string(C.Help)}}},
-                 {"defaultConfiguration", {{"level", sarifLevel(C.DefaultSeverity)}}},
-                 {"help", {{"text", std::string(C.Help)}}}};
+    json Rule = {
+        {"id", std::string(C.Name)},
+        {"name", std::string(C.DisplayName)},
+        {"shortDescription", {{"text", std::string(C.Summary)}}},
+        {"fullDescription", {{"text", std::string(C.Help)}}},
+        {"defaultConfiguration", {{"level", sarifLevel(C.DefaultSeverity)}}},
+        {"help", {{"text", std::string(C.Help)}}}};
     if (!Opts.InformationUri.empty())
-      Rule["helpUri"] = Opts.InformationUri + "/blob/main/docs/checks.md#" + std::string(C.Name);
+      Rule["helpUri"] = Opts.InformationUri + "/blob/main/docs/checks.md#" +
+                        std::string(C.Name);
     Rules.push_back(std::move(Rule));
   }
   json Driver = {{"name", Tool.Name},
@@ -157,13 +173,15 @@ void renderSarif(const Report &R, const ToolInfo &Tool, const SarifOptions &Opts
     std::string Root = Opts.SourceRoot;
     if (Root.back() != '/')
       Root += '/';
-    Run["originalUriBaseIds"] = {{"SRCROOT", {{"uri", "file://" + encodePath(Root)}}}};
+    Run["originalUriBaseIds"] = {
+        {"SRCROOT", {{"uri", "file://" + encodePath(Root)}}}};
   }
   bool Failed = false;
   for (const UnitReport &U : R.Units)
     Failed |= !U.Ok;
   json Invocation = {{"executionSuccessful", !Failed}};
-  // The units that failed to parse, each with its first error, as the text report ends.
+  // The units that failed to parse, each with its first error, as the text
+  // report ends.
   std::vector<std::string> Failures = parseFailures(R);
   if (!Failures.empty()) {
     json Notes = json::array();
@@ -179,7 +197,8 @@ void renderSarif(const Report &R, const ToolInfo &Tool, const SarifOptions &Opts
   json Log = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
               {"version", "2.1.0"},
               {"runs", json::array({std::move(Run)})}};
-  OS << Log.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  OS << Log.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+     << "\n";
 }
 
 } // namespace tilefit

@@ -5,7 +5,8 @@
 
 namespace tilefit {
 
-std::optional<std::string> SourceLines::line(const std::string &File, unsigned Line) {
+std::optional<std::string> SourceLines::line(const std::string &File,
+                                             unsigned Line) {
   auto It = Cache.find(File);
   if (It == Cache.end()) {
     std::optional<std::vector<std::string>> Lines;

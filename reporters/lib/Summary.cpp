@@ -84,7 +84,8 @@ std::string constantText(const ConstantMemoryReport &C) {
 
 } // namespace
 
-SummaryTable buildSummary(const Report &R, size_t NameWidth, bool OnlyFindings) {
+SummaryTable buildSummary(const Report &R, size_t NameWidth,
+                          bool OnlyFindings) {
   SummaryTable T;
   const KernelNames Names(R, NameWidth);
   std::vector<std::string> Archs;
@@ -99,13 +100,18 @@ SummaryTable buildSummary(const Report &R, size_t NameWidth, bool OnlyFindings) 
   std::stable_sort(Archs.begin(), Archs.end(), archBefore);
 
   std::vector<std::string> RowNames;
-  std::map<std::string, std::map<std::string, std::string>> Cells, RegCells, TmemCells;
-  std::vector<std::string> Reasons; ///< Why a static figure is unknown, in footnote order.
+  std::map<std::string, std::map<std::string, std::string>> Cells, RegCells,
+      TmemCells;
+  std::vector<std::string>
+      Reasons; ///< Why a static figure is unknown, in footnote order.
   for (const KernelReport &K : R.Kernels) {
     std::string Row = Names.of(K.Name);
     if (UnitsOfName[K.Name].size() > 1) {
       size_t Slash = K.TranslationUnit.rfind('/');
-      Row += " (" + K.TranslationUnit.substr(Slash == std::string::npos ? 0 : Slash + 1) + ")";
+      Row +=
+          " (" +
+          K.TranslationUnit.substr(Slash == std::string::npos ? 0 : Slash + 1) +
+          ")";
     }
     if (!Cells.count(Row))
       RowNames.push_back(Row);
@@ -127,9 +133,11 @@ SummaryTable buildSummary(const Report &R, size_t NameWidth, bool OnlyFindings) 
   T.Header.push_back("kernel");
   for (const std::string &A : Archs) {
     const KernelReport &Any = *AnyOfArch[A];
-    T.Header.push_back(A + (Any.ParsedAs != A ? "*" : "") + (Any.Jit ? " (JIT)" : ""));
+    T.Header.push_back(A + (Any.ParsedAs != A ? "*" : "") +
+                       (Any.Jit ? " (JIT)" : ""));
   }
-  auto AddRow = [&](const std::string &Name, std::map<std::string, std::string> &Of) {
+  auto AddRow = [&](const std::string &Name,
+                    std::map<std::string, std::string> &Of) {
     std::vector<std::string> Line = {Name};
     for (const std::string &A : Archs) {
       auto It = Of.find(A);
@@ -164,8 +172,9 @@ SummaryTable buildSummary(const Report &R, size_t NameWidth, bool OnlyFindings) 
     T.Footer.push_back(Max ? humanBytes(*Max) : "-");
   }
 
-  // Neighbouring architectures whose every figure is the same share a column: `sm_86,sm_89`,
-  // `sm_100..sm_120` (nine architectures would otherwise make 400-character lines).
+  // Neighbouring architectures whose every figure is the same share a column:
+  // `sm_86,sm_89`, `sm_100..sm_120` (nine architectures would otherwise make
+  // 400-character lines).
   std::vector<std::string> Merged;
   for (size_t C = 1; C < T.Header.size();) {
     size_t D = C;
@@ -180,7 +189,8 @@ SummaryTable buildSummary(const Report &R, size_t NameWidth, bool OnlyFindings) 
     while (D + 1 < T.Header.size() && Same(C, D + 1))
       ++D;
     if (D > C) {
-      const std::string Name = T.Header[C] + (D == C + 1 ? "," : "..") + T.Header[D];
+      const std::string Name =
+          T.Header[C] + (D == C + 1 ? "," : "..") + T.Header[D];
       Merged.push_back(Name);
       T.Header[C] = Name;
       auto Drop = [&](std::vector<std::string> &Line) {
@@ -194,46 +204,63 @@ SummaryTable buildSummary(const Report &R, size_t NameWidth, bool OnlyFindings) 
     ++C;
   }
 
-  T.Legend.push_back("static shared memory per kernel (+ dynamic at its largest launch), (N/SM) "
-                     "resident blocks per SM at that launch; ! error, ~ warning");
+  T.Legend.push_back(
+      "static shared memory per kernel (+ dynamic at its largest launch), "
+      "(N/SM) "
+      "resident blocks per SM at that launch; ! error, ~ warning");
   if (Hidden)
-    T.Legend.push_back(std::to_string(Hidden) + (Hidden == 1 ? " kernel" : " kernels") +
-                       " with nothing to report not shown (--summary=all shows them)");
+    T.Legend.push_back(
+        std::to_string(Hidden) + (Hidden == 1 ? " kernel" : " kernels") +
+        " with nothing to report not shown (--summary=all shows them)");
   for (const std::string &M : Merged)
-    T.Legend.push_back(M + ": architectures with the same figures, in one column");
-  // Without a register count, blocks per SM are counted from shared memory, warps and the
-  // block limit alone.
-  if (std::any_of(R.Kernels.begin(), R.Kernels.end(), [](const KernelReport &K) {
-        return K.Occupancy.BlocksPerSm && !K.Occupancy.Registers &&
-               !(K.Bounds && K.Bounds->MinBlocks);
-      }))
-    T.Legend.push_back("(N/SM) leaves registers out where nothing says how many a thread uses "
-                       "(no --registers, -maxrregcount or __launch_bounds__): the register file "
-                       "may allow several times fewer blocks");
-  if (!Reasons.empty() || std::any_of(R.Kernels.begin(), R.Kernels.end(), [](const KernelReport &K) {
-        return std::any_of(K.Launches.begin(), K.Launches.end(),
-                           [](const LaunchReport &L) { return !L.DynamicBytes; });
-      }))
-    T.Legend.push_back("? unknown: a static figure with the footnote that says why; + ? a launch "
+    T.Legend.push_back(M +
+                       ": architectures with the same figures, in one column");
+  // Without a register count, blocks per SM are counted from shared memory,
+  // warps and the block limit alone.
+  if (std::any_of(R.Kernels.begin(), R.Kernels.end(),
+                  [](const KernelReport &K) {
+                    return K.Occupancy.BlocksPerSm && !K.Occupancy.Registers &&
+                           !(K.Bounds && K.Bounds->MinBlocks);
+                  }))
+    T.Legend.push_back(
+        "(N/SM) leaves registers out where nothing says how many a thread uses "
+        "(no --registers, -maxrregcount or __launch_bounds__): the register "
+        "file "
+        "may allow several times fewer blocks");
+  if (!Reasons.empty() ||
+      std::any_of(R.Kernels.begin(), R.Kernels.end(),
+                  [](const KernelReport &K) {
+                    return std::any_of(
+                        K.Launches.begin(), K.Launches.end(),
+                        [](const LaunchReport &L) { return !L.DynamicBytes; });
+                  }))
+    T.Legend.push_back("? unknown: a static figure with the footnote that says "
+                       "why; + ? a launch "
                        "whose dynamic size is not a compile-time constant");
   for (size_t I = 0; I < Reasons.size(); ++I)
     T.Legend.push_back("[" + std::to_string(I + 1) + "] " + Reasons[I]);
   if (!RegCells.empty())
-    T.Legend.push_back("registers: per-thread local arrays, bytes = 32-bit registers of the "
-                       "per-thread limit, and bytes per block at its block size");
+    T.Legend.push_back(
+        "registers: per-thread local arrays, bytes = 32-bit registers of the "
+        "per-thread limit, and bytes per block at its block size");
   if (!TmemCells.empty())
-    T.Legend.push_back("tensor memory: columns allocated / columns per SM (? when a count is not "
+    T.Legend.push_back("tensor memory: columns allocated / columns per SM (? "
+                       "when a count is not "
                        "a compile-time constant)");
   if (std::any_of(R.Kernels.begin(), R.Kernels.end(),
                   [](const KernelReport &K) { return K.ParsedAs != K.Arch; }))
-    T.Legend.push_back("* parsed as the newest architecture Clang 19 knows, with the target's "
-                       "__CUDA_ARCH__; checked against the target's own limits");
-  if (std::any_of(R.Kernels.begin(), R.Kernels.end(), [](const KernelReport &K) { return K.Jit; }))
-    T.Legend.push_back("(JIT) a PTX-only target: the driver compiles it at run time");
+    T.Legend.push_back(
+        "* parsed as the newest architecture Clang 19 knows, with the target's "
+        "__CUDA_ARCH__; checked against the target's own limits");
+  if (std::any_of(R.Kernels.begin(), R.Kernels.end(),
+                  [](const KernelReport &K) { return K.Jit; }))
+    T.Legend.push_back(
+        "(JIT) a PTX-only target: the driver compiles it at run time");
 
   // Constant memory per unit, architectures with the same figure on one line.
   std::vector<std::string> Files;
-  std::map<std::string, std::vector<std::pair<std::string, std::string>>> ByFile;
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>>
+      ByFile;
   for (const UnitReport &U : R.Units) {
     if (!U.ConstantMemory || U.ConstantMemory->Variables.empty())
       continue;
@@ -244,7 +271,9 @@ SummaryTable buildSummary(const Report &R, size_t NameWidth, bool OnlyFindings) 
   for (const std::string &F : Files) {
     auto &Entries = ByFile[F];
     std::stable_sort(Entries.begin(), Entries.end(),
-                     [](const auto &A, const auto &B) { return archBefore(A.first, B.first); });
+                     [](const auto &A, const auto &B) {
+                       return archBefore(A.first, B.first);
+                     });
     std::vector<std::string> Texts;
     std::map<std::string, std::vector<std::string>> ArchsOf;
     for (const auto &[Arch, Text] : Entries) {
@@ -253,7 +282,8 @@ SummaryTable buildSummary(const Report &R, size_t NameWidth, bool OnlyFindings) 
       ArchsOf[Text].push_back(Arch);
     }
     for (const std::string &Text : Texts) {
-      std::string Line = "constant memory, " + baseName(F) + ": " + Text + " on ";
+      std::string Line =
+          "constant memory, " + baseName(F) + ": " + Text + " on ";
       for (size_t I = 0; I < ArchsOf[Text].size(); ++I)
         Line += (I ? ", " : "") + ArchsOf[Text][I];
       T.ConstantMemory.push_back(Line);
@@ -264,7 +294,8 @@ SummaryTable buildSummary(const Report &R, size_t NameWidth, bool OnlyFindings) 
 }
 
 std::vector<std::string> parseFailures(const Report &R) {
-  // Per source file (a unit fails the same way on most architectures): its first error.
+  // Per source file (a unit fails the same way on most architectures): its
+  // first error.
   std::vector<std::string> Files, Failed;
   std::map<std::string, std::string> FirstError;
   std::map<std::string, bool> Analysed, Stopped;
@@ -283,7 +314,8 @@ std::vector<std::string> parseFailures(const Report &R) {
       if (D.Level == Severity::Error) {
         std::string Where = baseName(D.Loc.File.empty() ? U.File : D.Loc.File);
         if (D.Loc.valid())
-          Where += ":" + std::to_string(D.Loc.Line) + ":" + std::to_string(D.Loc.Column);
+          Where += ":" + std::to_string(D.Loc.Line) + ":" +
+                   std::to_string(D.Loc.Column);
         FirstError[U.File] = Where + ": " + D.Message;
         break;
       }
@@ -291,8 +323,9 @@ std::vector<std::string> parseFailures(const Report &R) {
   if (Failed.empty())
     return {};
   std::vector<std::string> Lines;
-  Lines.push_back(std::to_string(Failed.size()) + " of " + std::to_string(Files.size()) +
-                  (Files.size() == 1 ? " unit" : " units") + " failed to parse:");
+  Lines.push_back(
+      std::to_string(Failed.size()) + " of " + std::to_string(Files.size()) +
+      (Files.size() == 1 ? " unit" : " units") + " failed to parse:");
   bool AnyPartial = false;
   for (const std::string &F : Failed) {
     std::string Line = "  " + baseName(F);
@@ -303,12 +336,14 @@ std::vector<std::string> parseFailures(const Report &R) {
       AnyPartial = true;
     }
     if (Stopped[F])
-      Line += "; after its fatal error Clang reports no error and instantiates no template";
+      Line += "; after its fatal error Clang reports no error and instantiates "
+              "no template";
     Lines.push_back(std::move(Line));
   }
   if (AnyPartial)
-    Lines.push_back("  the kernels its errors touch have no figure (? in the table); "
-                    "--allow-parse-errors makes such units not fail the run");
+    Lines.push_back(
+        "  the kernels its errors touch have no figure (? in the table); "
+        "--allow-parse-errors makes such units not fail the run");
   return Lines;
 }
 

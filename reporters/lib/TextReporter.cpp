@@ -24,7 +24,8 @@ std::string position(const SourcePos &P) {
   return P.File + ":" + std::to_string(P.Line) + ":" + std::to_string(P.Column);
 }
 
-/// The source line and a caret under \p P's column, as clang prints them (tabs expanded).
+/// The source line and a caret under \p P's column, as clang prints them (tabs
+/// expanded).
 void renderSnippet(const SourcePos &P, SourceLines &Lines, std::ostream &OS) {
   if (!P.valid())
     return;
@@ -44,19 +45,24 @@ void renderSnippet(const SourcePos &P, SourceLines &Lines, std::ostream &OS) {
   if (P.Column > Text->size())
     CaretCol = static_cast<unsigned>(Expanded.size());
   std::string Num = std::to_string(P.Line);
-  std::string Gutter = Num.size() < 5 ? std::string(5 - Num.size(), ' ') + Num : Num;
+  std::string Gutter =
+      Num.size() < 5 ? std::string(5 - Num.size(), ' ') + Num : Num;
   OS << Gutter << " | " << Expanded << "\n";
-  OS << std::string(Gutter.size(), ' ') << " | " << std::string(CaretCol, ' ') << "^\n";
+  OS << std::string(Gutter.size(), ' ') << " | " << std::string(CaretCol, ' ')
+     << "^\n";
 }
 
 } // namespace
 
 void renderDiagnostic(const Diagnostic &D, SourceLines &Lines, std::ostream &OS,
                       const KernelNames *Names) {
-  auto Said = [&](const auto &M) { return Names ? Names->inMessage(M) : M.Message; };
+  auto Said = [&](const auto &M) {
+    return Names ? Names->inMessage(M) : M.Message;
+  };
   OS << position(D.Loc) << ": " << severityName(D.Level) << ": " << Said(D);
   if (!D.Check.empty())
-    OS << " [" << D.Check << (D.PromotedToError ? ",-warnings-as-errors" : "") << "]";
+    OS << " [" << D.Check << (D.PromotedToError ? ",-warnings-as-errors" : "")
+       << "]";
   OS << "\n";
   renderSnippet(D.Loc, Lines, OS);
   for (const Note &N : D.Notes) {
@@ -65,7 +71,8 @@ void renderDiagnostic(const Diagnostic &D, SourceLines &Lines, std::ostream &OS,
   }
 }
 
-void renderSummary(const Report &R, std::ostream &OS, size_t NameWidth, bool OnlyFindings) {
+void renderSummary(const Report &R, std::ostream &OS, size_t NameWidth,
+                   bool OnlyFindings) {
   if (R.Kernels.empty()) {
     std::vector<std::string> Failures = parseFailures(R);
     if (Failures.empty())
@@ -114,13 +121,13 @@ void renderSummary(const Report &R, std::ostream &OS, size_t NameWidth, bool Onl
     OS << "tilefit: " << L << "\n";
 }
 
-void renderText(const Report &R, SourceLines &Lines, std::ostream &OS, size_t NameWidth,
-                bool OnlyFindings) {
+void renderText(const Report &R, SourceLines &Lines, std::ostream &OS,
+                size_t NameWidth, bool OnlyFindings) {
   const KernelNames Names(R, NameWidth);
   for (const Diagnostic &D : R.ToolMessages)
     renderDiagnostic(D, Lines, OS, &Names);
-  // A unit that fails fails the same way for every architecture: say it once. A unit with
-  // many errors shows its first ones (the JSON report has them all).
+  // A unit that fails fails the same way for every architecture: say it once. A
+  // unit with many errors shows its first ones (the JSON report has them all).
   constexpr size_t ShownPerUnit = 10;
   std::set<std::string> Said;
   std::map<std::string, size_t> Shown, Hidden;
@@ -135,7 +142,8 @@ void renderText(const Report &R, SourceLines &Lines, std::ostream &OS, size_t Na
       renderDiagnostic(D, Lines, OS, &Names);
     }
   for (const auto &[File, Count] : Hidden)
-    OS << File << ": note: " << Count << " more error" << (Count == 1 ? "" : "s")
+    OS << File << ": note: " << Count << " more error"
+       << (Count == 1 ? "" : "s")
        << " not shown (--format=json lists them all)\n";
   for (const Diagnostic &D : R.Diagnostics)
     renderDiagnostic(D, Lines, OS, &Names);

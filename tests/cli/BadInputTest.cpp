@@ -1,10 +1,10 @@
 //===- BadInputTest.cpp - The built binary on hostile and broken input ----===//
 //
-// Each case runs tilefit under a time limit and checks: the documented exit status, a message
-// naming the input and the problem, no crash, no hang, and, where the bad input belongs to one
-// translation unit, a good unit of the same database still reported with its figure.
-// Big and binary inputs are generated here rather than committed; the small fixtures are under
-// tests/bad_input/.
+// Each case runs tilefit under a time limit and checks: the documented exit
+// status, a message naming the input and the problem, no crash, no hang, and,
+// where the bad input belongs to one translation unit, a good unit of the same
+// database still reported with its figure. Big and binary inputs are generated
+// here rather than committed; the small fixtures are under tests/bad_input/.
 //
 //===----------------------------------------------------------------------===//
 #include "CliFixture.h"
@@ -27,13 +27,15 @@ namespace tilefit {
 namespace test {
 namespace {
 
-/// Every run gets this long; a hang fails the test instead of stalling the suite.
+/// Every run gets this long; a hang fails the test instead of stalling the
+/// suite.
 constexpr unsigned TimeLimitSeconds = 60;
 
 std::string badInputDir() { return sourceDir() + "/tests/bad_input"; }
 
 std::string readFile(const std::string &Path) {
-  auto B = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  auto B = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                       /*RequiresNullTerminator=*/false);
   return B ? (*B)->getBuffer().str() : std::string();
 }
 
@@ -50,7 +52,8 @@ std::string binaryBytes() {
 
 /// Arrays nested \p Depth deep, closed (valid JSON and YAML) or not.
 std::string nested(size_t Depth, bool Closed) {
-  return std::string(Depth, '[') + (Closed ? std::string(Depth, ']') : std::string());
+  return std::string(Depth, '[') +
+         (Closed ? std::string(Depth, ']') : std::string());
 }
 
 class BadInputTest : public CliTest {
@@ -60,8 +63,9 @@ protected:
     Good = write("src/good.cu", GoodKernel);
   }
 
-  /// tilefit under the time limit, in the test's folder. No toolkit (plain kernels parse in a
-  /// fraction of the time) and no cache (nothing written outside the folder).
+  /// tilefit under the time limit, in the test's folder. No toolkit (plain
+  /// kernels parse in a fraction of the time) and no cache (nothing written
+  /// outside the folder).
   CommandResult run(std::vector<std::string> Args, bool Fast = true) {
     if (Fast) {
       Args.insert(Args.begin(), "--no-cache");
@@ -72,9 +76,10 @@ protected:
     Opts.Cwd = Dir;
     Opts.Seconds = TimeLimitSeconds;
     CommandResult R = runCommand(Args, Opts);
-    EXPECT_FALSE(R.TimedOut) << "tilefit hung (killed after " << TimeLimitSeconds << " s)";
-    // A crash is a signal: ExecuteAndWait reports it as -2 (a time-out too) and the exit
-    // statuses 128+ are the shell's spelling of one.
+    EXPECT_FALSE(R.TimedOut)
+        << "tilefit hung (killed after " << TimeLimitSeconds << " s)";
+    // A crash is a signal: ExecuteAndWait reports it as -2 (a time-out too) and
+    // the exit statuses 128+ are the shell's spelling of one.
     EXPECT_GE(R.Status, 0) << "tilefit crashed\n" << R.Err;
     EXPECT_LE(R.Status, 2) << R.Err;
     EXPECT_EQ(R.Err.find("Stack dump"), std::string::npos) << R.Err;
@@ -83,8 +88,9 @@ protected:
 
   /// A compile_commands.json entry for \p File (clang's `arguments` form).
   std::string entry(const std::string &File, const std::string &Flags = "") {
-    return "{\"directory\": \"" + Dir + "\", \"arguments\": [\"clang++\", " + Flags +
-           "\"--cuda-gpu-arch=sm_80\", \"-c\", \"" + File + "\"], \"file\": \"" + File + "\"}";
+    return "{\"directory\": \"" + Dir + "\", \"arguments\": [\"clang++\", " +
+           Flags + "\"--cuda-gpu-arch=sm_80\", \"-c\", \"" + File +
+           "\"], \"file\": \"" + File + "\"}";
   }
 
   /// Writes build/compile_commands.json with the good unit and \p Others.
@@ -95,7 +101,8 @@ protected:
     write("build/compile_commands.json", Text + "]");
   }
 
-  /// The good unit's kernel is in the JSON report with its figure, and its unit is ok.
+  /// The good unit's kernel is in the JSON report with its figure, and its unit
+  /// is ok.
   void expectGoodIntact(const CommandResult &R) {
     nlohmann::json J = json(R);
     bool Found = false;
@@ -104,7 +111,8 @@ protected:
         EXPECT_EQ(K["static_smem_bytes"], 256) << R.Out;
         Found = true;
       }
-    EXPECT_TRUE(Found) << "the good unit's figure is missing\n" << R.Out << R.Err;
+    EXPECT_TRUE(Found) << "the good unit's figure is missing\n"
+                       << R.Out << R.Err;
     for (const auto &U : J["translation_units"]) {
       if (U["file"] == Good) {
         EXPECT_EQ(U["status"], "ok") << U.dump();
@@ -112,8 +120,10 @@ protected:
     }
   }
 
-  /// The messages of the unit (or tool message) about \p File in the JSON report, joined.
-  static std::string messagesAbout(const nlohmann::json &J, const std::string &File) {
+  /// The messages of the unit (or tool message) about \p File in the JSON
+  /// report, joined.
+  static std::string messagesAbout(const nlohmann::json &J,
+                                   const std::string &File) {
     std::string Out;
     for (const auto &U : J["translation_units"])
       if (U["file"] == File)
@@ -133,12 +143,13 @@ protected:
   std::string Good;
 };
 
-#define EXPECT_HAS(Haystack, Needle)                                                          \
-  EXPECT_NE(std::string(Haystack).find(Needle), std::string::npos)                           \
-      << "expected '" << (Needle) << "' in:\n"                                                 \
+#define EXPECT_HAS(Haystack, Needle)                                           \
+  EXPECT_NE(std::string(Haystack).find(Needle), std::string::npos)             \
+      << "expected '" << (Needle) << "' in:\n"                                 \
       << (Haystack)
 
-//===-- JSON and YAML inputs: empty, truncated, binary, deeply nested --------===//
+//===-- JSON and YAML inputs: empty, truncated, binary, deeply nested
+//--------===//
 
 /// The four malformed forms of a document, each with a name for messages.
 struct Malformed {
@@ -155,23 +166,28 @@ std::vector<Malformed> malformed(const std::string &Truncated) {
 }
 
 TEST_F(BadInputTest, CompilationDatabaseMalformed) {
-  for (const Malformed &M : malformed(readFile(badInputDir() + "/truncated_compile_commands.json"))) {
+  for (const Malformed &M : malformed(
+           readFile(badInputDir() + "/truncated_compile_commands.json"))) {
     SCOPED_TRACE(M.Name);
-    std::string Db = writeBytes(std::string("db-") + M.Name + "/compile_commands.json", M.Text);
-    CommandResult R = run({"-p", llvm::sys::path::parent_path(Db).str(), "--format=json"});
+    std::string Db = writeBytes(
+        std::string("db-") + M.Name + "/compile_commands.json", M.Text);
+    CommandResult R =
+        run({"-p", llvm::sys::path::parent_path(Db).str(), "--format=json"});
     EXPECT_EQ(R.Status, 2) << R.Out << R.Err;
     EXPECT_HAS(R.Out + R.Err, Db);
   }
 }
 
 TEST_F(BadInputTest, CompilationDatabaseEntriesOfTheWrongShape) {
-  // A deeply nested entry, entries of wrong types: each an error naming it (exit status 2);
-  // the good entry is analysed.
-  std::string Db = write("build/compile_commands.json",
-                         "[" + nested(100000, true) + ", 42, {\"directory\": 7, \"file\": \"x.cu\"}, " +
-                             "{\"directory\": \"" + Dir +
-                             "\", \"file\": \"x.cu\", \"arguments\": \"clang++\"}, " + entry(Good) +
-                             "]");
+  // A deeply nested entry, entries of wrong types: each an error naming it
+  // (exit status 2); the good entry is analysed.
+  std::string Db =
+      write("build/compile_commands.json",
+            "[" + nested(100000, true) +
+                ", 42, {\"directory\": 7, \"file\": \"x.cu\"}, " +
+                "{\"directory\": \"" + Dir +
+                "\", \"file\": \"x.cu\", \"arguments\": \"clang++\"}, " +
+                entry(Good) + "]");
   CommandResult R = run({"-p", Dir + "/build", "--format=json"});
   EXPECT_EQ(R.Status, 2) << R.Err;
   expectGoodIntact(R);
@@ -186,9 +202,11 @@ TEST_F(BadInputTest, CompilationDatabaseEntriesOfTheWrongShape) {
 }
 
 TEST_F(BadInputTest, CapacityDatabaseMalformed) {
-  for (const Malformed &M : malformed(readFile(badInputDir() + "/truncated_capacity.json"))) {
+  for (const Malformed &M :
+       malformed(readFile(badInputDir() + "/truncated_capacity.json"))) {
     SCOPED_TRACE(M.Name);
-    std::string Db = writeBytes(std::string("capacity-") + M.Name + ".json", M.Text);
+    std::string Db =
+        writeBytes(std::string("capacity-") + M.Name + ".json", M.Text);
     CommandResult R = run({"--capacity-db=" + Db, "--format=json", Good, "--"});
     EXPECT_EQ(R.Status, 2) << R.Out << R.Err;
     EXPECT_HAS(R.Err, Db);
@@ -196,12 +214,15 @@ TEST_F(BadInputTest, CapacityDatabaseMalformed) {
 }
 
 TEST_F(BadInputTest, ConfigFileMalformed) {
-  for (const Malformed &M : malformed(readFile(badInputDir() + "/truncated.tilefit.yaml"))) {
+  for (const Malformed &M :
+       malformed(readFile(badInputDir() + "/truncated.tilefit.yaml"))) {
     if (M.Text.empty())
       continue; // an empty configuration file configures nothing (README)
     SCOPED_TRACE(M.Name);
-    std::string Cfg = writeBytes(std::string("cfg-") + M.Name + ".yaml", M.Text);
-    CommandResult R = run({"--config-file=" + Cfg, "--format=json", Good, "--"});
+    std::string Cfg =
+        writeBytes(std::string("cfg-") + M.Name + ".yaml", M.Text);
+    CommandResult R =
+        run({"--config-file=" + Cfg, "--format=json", Good, "--"});
     EXPECT_EQ(R.Status, 2) << R.Out << R.Err;
     EXPECT_HAS(R.Err, Cfg);
   }
@@ -215,29 +236,33 @@ TEST_F(BadInputTest, EmptyConfigFileConfiguresNothing) {
 }
 
 TEST_F(BadInputTest, ConfigFileWithARunOfEmptyEntries) {
-  // YAML's flow collections of empty entries: the parser recursed once per comma and
-  // overflowed the stack (found by fuzz_config).
+  // YAML's flow collections of empty entries: the parser recursed once per
+  // comma and overflowed the stack (found by fuzz_config).
   for (const char *Open : {"[", "{"}) {
     SCOPED_TRACE(Open);
     std::string Cfg = write("commas.yaml", std::string("Checks: ") + Open +
                                                std::string(300000, ',') + "\n");
-    CommandResult R = run({"--config-file=" + Cfg, "--format=json", Good, "--"});
+    CommandResult R =
+        run({"--config-file=" + Cfg, "--format=json", Good, "--"});
     EXPECT_EQ(R.Status, 2) << R.Out << R.Err;
     EXPECT_HAS(R.Err, Cfg + ":1:10: more than 1000 commas in a row");
   }
 }
 
 TEST_F(BadInputTest, FoundConfigFileMalformed) {
-  // .tilefit.yaml and .tilefit.json found above the source, as the loader looks for them.
+  // .tilefit.yaml and .tilefit.json found above the source, as the loader looks
+  // for them.
   for (const char *Name : {".tilefit.yaml", ".tilefit.json"})
-    for (const Malformed &M : malformed(readFile(badInputDir() + "/truncated.tilefit.yaml"))) {
+    for (const Malformed &M :
+         malformed(readFile(badInputDir() + "/truncated.tilefit.yaml"))) {
       if (M.Text.empty())
         continue;
       SCOPED_TRACE(std::string(Name) + " " + M.Name);
       std::string Sub = std::string("found-") + M.Name + Name;
       std::string Cfg = writeBytes(Sub + "/" + Name, M.Text);
       std::string K = write(Sub + "/k.cu", GoodKernel);
-      // Only the units under the broken file stop: the good unit beside them is analysed.
+      // Only the units under the broken file stop: the good unit beside them is
+      // analysed.
       CommandResult R = run({"--format=json", K, Good, "--"});
       EXPECT_EQ(R.Status, 2) << R.Out << R.Err;
       EXPECT_HAS(R.Out + R.Err, Cfg);
@@ -248,26 +273,31 @@ TEST_F(BadInputTest, FoundConfigFileMalformed) {
 
 TEST_F(BadInputTest, ReportInputsMalformed) {
   // A good report to truncate, and to stand beside the bad one.
-  CommandResult G = run({"--format=json", "-o", Dir + "/good.json", Good, "--"});
+  CommandResult G =
+      run({"--format=json", "-o", Dir + "/good.json", Good, "--"});
   ASSERT_EQ(G.Status, 0) << G.Err;
   std::string GoodReport = readFile(Dir + "/good.json");
   ASSERT_FALSE(GoodReport.empty());
-  for (const Malformed &M : malformed(GoodReport.substr(0, GoodReport.size() / 2))) {
+  for (const Malformed &M :
+       malformed(GoodReport.substr(0, GoodReport.size() / 2))) {
     SCOPED_TRACE(M.Name);
-    std::string Bad = writeBytes(std::string("report-") + M.Name + ".json", M.Text);
+    std::string Bad =
+        writeBytes(std::string("report-") + M.Name + ".json", M.Text);
     for (std::vector<std::string> Args :
          {std::vector<std::string>{"diff", Bad, Dir + "/good.json"},
           std::vector<std::string>{"diff", Dir + "/good.json", Bad},
           std::vector<std::string>{"merge", Dir + "/good.json", Bad},
           std::vector<std::string>{"--baseline=" + Bad, Good, "--"}}) {
-      CommandResult R = run(Args, /*Fast=*/Args[0] != "diff" && Args[0] != "merge");
+      CommandResult R =
+          run(Args, /*Fast=*/Args[0] != "diff" && Args[0] != "merge");
       EXPECT_EQ(R.Status, 2) << Args[0] << "\n" << R.Out << R.Err;
       EXPECT_HAS(R.Err, Bad);
     }
   }
 }
 
-//===-- Sources a database entry names -------------------------------------===//
+//===-- Sources a database entry names
+//-------------------------------------===//
 
 TEST_F(BadInputTest, EntryWhoseFileIsMissing) {
   std::string Missing = Dir + "/src/missing.cu";
@@ -291,7 +321,8 @@ TEST_F(BadInputTest, EntryWhoseFileIsADirectory) {
 }
 
 TEST_F(BadInputTest, EntryWhoseFileIsAFifo) {
-  // Opening a FIFO for reading blocks until a writer comes: tilefit must not open it.
+  // Opening a FIFO for reading blocks until a writer comes: tilefit must not
+  // open it.
   std::string F = Dir + "/src/fifo.cu";
   ASSERT_EQ(::mkfifo(F.c_str(), 0644), 0);
   database({entry(F)});
@@ -300,19 +331,22 @@ TEST_F(BadInputTest, EntryWhoseFileIsAFifo) {
   expectGoodIntact(R);
   EXPECT_HAS(messagesAbout(json(R), F), "'" + F + "' is not a regular file");
   // The same with the cache on (it reads the source to key it).
-  R = run({"-p", Dir + "/build", "--format=json", "--no-cuda-toolkit", "--cache-dir=" + Dir + "/cache"},
+  R = run({"-p", Dir + "/build", "--format=json", "--no-cuda-toolkit",
+           "--cache-dir=" + Dir + "/cache"},
           /*Fast=*/false);
   EXPECT_EQ(R.Status, 2) << R.Err;
   expectGoodIntact(R);
 }
 
 TEST_F(BadInputTest, IncludeOfAFifoOrADevice) {
-  // An #include naming a FIFO (opening it would block) or a device that never ends: the unit's
-  // error, not a hang.
+  // An #include naming a FIFO (opening it would block) or a device that never
+  // ends: the unit's error, not a hang.
   std::string F = Dir + "/src/fifo.h";
   ASSERT_EQ(::mkfifo(F.c_str(), 0644), 0);
-  std::string A = write("src/a.cu", "#include \"fifo.h\"\n__global__ void a() {}\n");
-  std::string B = write("src/b.cu", "#include \"/dev/zero\"\n__global__ void b() {}\n");
+  std::string A =
+      write("src/a.cu", "#include \"fifo.h\"\n__global__ void a() {}\n");
+  std::string B =
+      write("src/b.cu", "#include \"/dev/zero\"\n__global__ void b() {}\n");
   database({entry(A), entry(B)});
   CommandResult R = run({"-p", Dir + "/build", "--format=json"});
   EXPECT_EQ(R.Status, 2) << R.Err;
@@ -324,7 +358,8 @@ TEST_F(BadInputTest, IncludeOfAFifoOrADevice) {
 
 TEST_F(BadInputTest, EntryWhoseFileIsUnreadable) {
   if (::geteuid() == 0)
-    GTEST_SKIP() << "running as root, which reads a file of mode 000: the case cannot be made";
+    GTEST_SKIP() << "running as root, which reads a file of mode 000: the case "
+                    "cannot be made";
   std::string F = write("src/locked.cu", GoodKernel);
   ASSERT_EQ(::chmod(F.c_str(), 0), 0);
   database({entry(F)});
@@ -337,15 +372,18 @@ TEST_F(BadInputTest, EntryWhoseFileIsUnreadable) {
   EXPECT_HAS(M, "Permission denied");
 }
 
-//===-- Sources that are hard to parse --------------------------------------===//
+//===-- Sources that are hard to parse
+//--------------------------------------===//
 
 TEST_F(BadInputTest, TenMegabyteSingleLineSource) {
   // The kernel and 10 MB of declarations, all on one line.
-  std::string Line = "__global__ void wide(float *o) { __shared__ float s[32]; "
-                     "s[threadIdx.x % 32] = o[0]; __syncthreads(); o[1] = s[0]; }";
+  std::string Line =
+      "__global__ void wide(float *o) { __shared__ float s[32]; "
+      "s[threadIdx.x % 32] = o[0]; __syncthreads(); o[1] = s[0]; }";
   std::string Filler;
   for (size_t I = 0; Filler.size() < (10u << 20); ++I)
-    Filler += " static const int c" + std::to_string(I) + " = " + std::to_string(I) + ";";
+    Filler += " static const int c" + std::to_string(I) + " = " +
+              std::to_string(I) + ";";
   std::string K = write("src/wide.cu", Line + Filler + "\n");
   database({entry(K)});
   CommandResult R = run({"-p", Dir + "/build", "--format=json"});
@@ -366,7 +404,8 @@ TEST_F(BadInputTest, TenMegabyteSingleLineSource) {
 }
 
 TEST_F(BadInputTest, IncludeCycle) {
-  std::string K = write("src/cycle.cu", "#include \"a.h\"\n__global__ void k() {}\n");
+  std::string K =
+      write("src/cycle.cu", "#include \"a.h\"\n__global__ void k() {}\n");
   write("src/a.h", "#include \"b.h\"\n");
   write("src/b.h", "#include \"a.h\"\n");
   database({entry(K)});
@@ -387,12 +426,14 @@ TEST_F(BadInputTest, AbsurdArraySize) {
 }
 
 TEST_F(BadInputTest, HugeArraysDoNotWrapAround) {
-  // Each array is as large as Clang allows (2^61 - 1 bytes); nine of them exceed 2^64 bytes in
-  // all. The figure must not wrap around to a small number: it is unknown, with the reason.
+  // Each array is as large as Clang allows (2^61 - 1 bytes); nine of them
+  // exceed 2^64 bytes in all. The figure must not wrap around to a small
+  // number: it is unknown, with the reason.
   std::string K = badInputDir() + "/huge_arrays.cu";
   database({entry(K)});
   CommandResult R = run({"-p", Dir + "/build", "--format=json"});
-  EXPECT_EQ(R.Status, 1) << "certainly above the static limit: an error\n" << R.Err;
+  EXPECT_EQ(R.Status, 1) << "certainly above the static limit: an error\n"
+                         << R.Err;
   expectGoodIntact(R);
   nlohmann::json J = json(R);
   EXPECT_HAS(J["diagnostics"].dump(), "than 64 bits can count");
@@ -400,9 +441,11 @@ TEST_F(BadInputTest, HugeArraysDoNotWrapAround) {
   for (const auto &Kernel : J["kernels"])
     if (Kernel["name"] == "huge") {
       Found = true;
-      EXPECT_TRUE(Kernel["static_smem_bytes"].is_null()) << Kernel["static_smem_bytes"];
+      EXPECT_TRUE(Kernel["static_smem_bytes"].is_null())
+          << Kernel["static_smem_bytes"];
       if (Kernel["unknown_reason"].is_string()) {
-        EXPECT_HAS(Kernel["unknown_reason"].get<std::string>(), "overflows 64 bits");
+        EXPECT_HAS(Kernel["unknown_reason"].get<std::string>(),
+                   "overflows 64 bits");
       } else {
         ADD_FAILURE() << "no reason: " << Kernel.dump();
       }
@@ -435,7 +478,8 @@ TEST_F(BadInputTest, NegativeExtent) {
 }
 
 TEST_F(BadInputTest, ZeroExtent) {
-  // A zero-length array (a GNU extension Clang and nvcc accept) takes no memory.
+  // A zero-length array (a GNU extension Clang and nvcc accept) takes no
+  // memory.
   std::string K = badInputDir() + "/zero_extent.cu";
   database({entry(K)});
   CommandResult R = run({"-p", Dir + "/build", "--format=json"});
@@ -461,8 +505,9 @@ TEST_F(BadInputTest, IncompleteType) {
 }
 
 TEST_F(BadInputTest, DependentSizes) {
-  // A template never instantiated reports nothing; one instantiated with a negative extent is
-  // Clang's error, and that kernel is reported with no figure (the unit is partial).
+  // A template never instantiated reports nothing; one instantiated with a
+  // negative extent is Clang's error, and that kernel is reported with no
+  // figure (the unit is partial).
   std::string K = badInputDir() + "/dependent_size.cu";
   std::string Neg = badInputDir() + "/dependent_negative.cu";
   database({entry(K), entry(Neg)});
@@ -473,7 +518,8 @@ TEST_F(BadInputTest, DependentSizes) {
   std::set<std::string> Names;
   for (const auto &Kernel : J["kernels"])
     Names.insert(Kernel["name"].get<std::string>());
-  EXPECT_EQ(Names, (std::set<std::string>{"good", "sized<16>", "sized<-4>"})) << R.Out;
+  EXPECT_EQ(Names, (std::set<std::string>{"good", "sized<16>", "sized<-4>"}))
+      << R.Out;
   EXPECT_HAS(messagesAbout(J, Neg), "negative size");
   for (const auto &Kernel : J["kernels"])
     if (Kernel["name"] == "sized<-4>") {
@@ -482,7 +528,8 @@ TEST_F(BadInputTest, DependentSizes) {
     }
 }
 
-//===-- Architectures --------------------------------------------------------===//
+//===-- Architectures
+//--------------------------------------------------------===//
 
 TEST_F(BadInputTest, ArchitectureThatDoesNotExist) {
   // On the command line and in the configuration: a usage error naming it.
@@ -498,10 +545,13 @@ TEST_F(BadInputTest, ArchitectureThatDoesNotExist) {
 }
 
 TEST_F(BadInputTest, ArchitectureThatDoesNotExistInTheDatabase) {
-  // In a command: the entry says what it cannot analyse; the other entries are analysed.
-  std::string A = write("src/a.cu", GoodKernel), B = write("src/b.cu", GoodKernel);
+  // In a command: the entry says what it cannot analyse; the other entries are
+  // analysed.
+  std::string A = write("src/a.cu", GoodKernel),
+              B = write("src/b.cu", GoodKernel);
   database({entry(A, "\"--cuda-gpu-arch=sm_999\", "),
-            "{\"directory\": \"" + Dir + "\", \"command\": \"nvcc -arch=sm_999 -c " + B +
+            "{\"directory\": \"" + Dir +
+                "\", \"command\": \"nvcc -arch=sm_999 -c " + B +
                 "\", \"file\": \"" + B + "\"}"});
   CommandResult R = run({"-p", Dir + "/build", "--format=json"});
   EXPECT_LE(R.Status, 2);
@@ -509,16 +559,19 @@ TEST_F(BadInputTest, ArchitectureThatDoesNotExistInTheDatabase) {
   expectGoodIntact(R);
 }
 
-//===-- Capacity databases ----------------------------------------------------===//
+//===-- Capacity databases
+//----------------------------------------------------===//
 
 TEST_F(BadInputTest, CapacityDatabaseBadValues) {
   struct Case {
     const char *Text, *Expected;
   } Cases[] = {
       {R"({"architectures": {"sm_90": {"shared_memory": {"per_sm": "x"}}}})",
-       "architectures.sm_90.shared_memory.per_sm: expected a non-negative integer"},
+       "architectures.sm_90.shared_memory.per_sm: expected a non-negative "
+       "integer"},
       {R"({"architectures": {"sm_90": {"shared_memory": {"per_sm": -1}}}})",
-       "architectures.sm_90.shared_memory.per_sm: expected a non-negative integer (bytes or a "
+       "architectures.sm_90.shared_memory.per_sm: expected a non-negative "
+       "integer (bytes or a "
        "count) or null, got a negative number"},
       {R"({"architectures": {"sm_90": {"shared_memory": {"per_sm": 1.5}}}})",
        "got a fractional number"},
@@ -544,7 +597,8 @@ TEST_F(BadInputTest, CapacityDatabaseBadValues) {
        "architectures.sm_90.shared_memory.bogus: unknown key"},
       {R"({"architectures": {"sm_90": {"inherits": "sm_nope"}}})", "sm_nope"},
       {R"({"architectures": {"sm_90": {"inherits": "sm_90"}}})", "sm_90"},
-      {R"({"architectures": {"sm_90": 5}})", "architectures.sm_90: expected an object"},
+      {R"({"architectures": {"sm_90": 5}})",
+       "architectures.sm_90: expected an object"},
       {R"({"architectures": []})", "architectures"},
       {R"({"replace": "yes"})", "replace"},
       {R"([1, 2])", "(top level): expected an object, got an array"},
@@ -561,12 +615,14 @@ TEST_F(BadInputTest, CapacityDatabaseBadValues) {
 }
 
 TEST_F(BadInputTest, CapacityDatabaseWithMissingKeys) {
-  // A database that replaces the built-in one and knows only part of an architecture: the
-  // kernels are reported, the checks that need a missing figure say so or stay silent; a
-  // missing architecture is a usage error naming the database.
+  // A database that replaces the built-in one and knows only part of an
+  // architecture: the kernels are reported, the checks that need a missing
+  // figure say so or stay silent; a missing architecture is a usage error
+  // naming the database.
   std::string Db = write("partial.json", R"({"replace": true, "architectures": {
     "sm_90": {"shared_memory": {"static_max": 49152}}}})");
-  CommandResult R = run({"--capacity-db=" + Db, "--arch=sm_90", "--format=json", Good, "--"});
+  CommandResult R =
+      run({"--capacity-db=" + Db, "--arch=sm_90", "--format=json", Good, "--"});
   EXPECT_EQ(R.Status, 0) << R.Err;
   expectGoodIntact(R);
   R = run({"--capacity-db=" + Db, "--arch=sm_80", "--format=json", Good, "--"});
@@ -575,19 +631,24 @@ TEST_F(BadInputTest, CapacityDatabaseWithMissingKeys) {
   EXPECT_HAS(R.Err, Db);
 }
 
-//===-- Security: flags that load code, files written --------------------------===//
+//===-- Security: flags that load code, files written
+//--------------------------===//
 
 class BadInputSecurityTest : public BadInputTest {
 protected:
-  /// A shared object that creates \p Marker when loaded, built with the system's C compiler;
-  /// "" when there is none (the flags then name a file that does not exist, which tilefit must
-  /// not try to load either).
+  /// A shared object that creates \p Marker when loaded, built with the
+  /// system's C compiler;
+  /// "" when there is none (the flags then name a file that does not exist,
+  /// which tilefit must not try to load either).
   std::string markerLibrary(const std::string &Marker) {
-    std::string Src = write("plugin/marker.c",
-                            "#include <stdio.h>\n"
-                            "__attribute__((constructor)) static void mark(void) {\n"
-                            "  FILE *F = fopen(\"" + Marker + "\", \"w\");\n"
-                            "  if (F) fclose(F);\n}\n");
+    std::string Src =
+        write("plugin/marker.c",
+              "#include <stdio.h>\n"
+              "__attribute__((constructor)) static void mark(void) {\n"
+              "  FILE *F = fopen(\"" +
+                  Marker +
+                  "\", \"w\");\n"
+                  "  if (F) fclose(F);\n}\n");
     std::string So = Dir + "/plugin/marker.so";
     CommandResult R = runCommand({"cc", "-shared", "-fPIC", Src, "-o", So});
     return R.Status == 0 ? So : std::string();
@@ -600,24 +661,27 @@ using Snapshot = std::map<std::string, std::string>;
 Snapshot snapshot(const std::string &Root) {
   Snapshot S;
   std::error_code EC;
-  for (llvm::sys::fs::recursive_directory_iterator It(Root, EC), End; It != End && !EC;
-       It.increment(EC)) {
+  for (llvm::sys::fs::recursive_directory_iterator It(Root, EC), End;
+       It != End && !EC; It.increment(EC)) {
     llvm::sys::fs::file_status St;
     if (llvm::sys::fs::status(It->path(), St, /*Follow=*/false))
       continue;
     // A folder's time changes with its entries, which are compared themselves.
-    S[It->path()] = St.type() == llvm::sys::fs::file_type::directory_file
-                        ? std::string("folder")
-                        : std::to_string(St.getSize()) + " bytes, modified " +
-                              std::to_string(St.getLastModificationTime().time_since_epoch().count());
+    S[It->path()] =
+        St.type() == llvm::sys::fs::file_type::directory_file
+            ? std::string("folder")
+            : std::to_string(St.getSize()) + " bytes, modified " +
+                  std::to_string(
+                      St.getLastModificationTime().time_since_epoch().count());
   }
   return S;
 }
 
-/// The paths added, removed or changed between \p Before and \p After, outside \p Allowed
-/// (folders whose contents may change).
-std::vector<std::string> changesOutside(const Snapshot &Before, const Snapshot &After,
-                                        const std::vector<std::string> &Allowed) {
+/// The paths added, removed or changed between \p Before and \p After, outside
+/// \p Allowed (folders whose contents may change).
+std::vector<std::string>
+changesOutside(const Snapshot &Before, const Snapshot &After,
+               const std::vector<std::string> &Allowed) {
   auto IsAllowed = [&](const std::string &P) {
     // Inside an allowed folder, or a folder made on the way to one.
     for (const std::string &A : Allowed)
@@ -642,47 +706,56 @@ TEST_F(BadInputSecurityTest, FlagsThatLoadCodeAreNeverHonoured) {
   const std::string Marker = Dir + "/LOADED";
   std::string So = markerLibrary(Marker);
   if (So.empty())
-    So = Dir + "/plugin/missing.so"; // no C compiler: a library that does not exist
-  // Every spelling, directly, through a response file, an nvcc options file and a Clang
-  // configuration file. Each unit is the good kernel; one tests __CUDA_ARCH__, so that the
-  // host-side parse runs too.
-  write("build/plugin.rsp", "-fplugin=" + So + " -Xclang -load -Xclang " + So + "\n");
+    So = Dir +
+         "/plugin/missing.so"; // no C compiler: a library that does not exist
+  // Every spelling, directly, through a response file, an nvcc options file and
+  // a Clang configuration file. Each unit is the good kernel; one tests
+  // __CUDA_ARCH__, so that the host-side parse runs too.
+  write("build/plugin.rsp",
+        "-fplugin=" + So + " -Xclang -load -Xclang " + So + "\n");
   write("build/nvcc.opts", "-fplugin=" + So + " --load " + So + "\n");
-  write("build/evil.cfg", "-fplugin=" + So + "\n-Xclang -load\n-Xclang " + So + "\n");
-  std::string Host = write("src/host.cu", std::string(GoodKernel) +
-                                              "#ifndef __CUDA_ARCH__\n"
-                                              "void launch(float *o) { good<<<1, 64>>>(o); }\n"
-                                              "#endif\n");
+  write("build/evil.cfg",
+        "-fplugin=" + So + "\n-Xclang -load\n-Xclang " + So + "\n");
+  std::string Host =
+      write("src/host.cu", std::string(GoodKernel) +
+                               "#ifndef __CUDA_ARCH__\n"
+                               "void launch(float *o) { good<<<1, 64>>>(o); }\n"
+                               "#endif\n");
   auto Q = [](const std::string &S) { return "\"" + S + "\", "; };
   std::vector<std::pair<std::string, std::string>> Cases = {
       {"xclang_load", Q("-Xclang") + Q("-load") + Q("-Xclang") + Q(So)},
       {"fplugin", Q("-fplugin=" + So) + Q("-fplugin-arg-marker-x")},
-      {"fpass_plugin", Q("-fpass-plugin=" + So) + Q("-Xclang") + Q("-fpass-plugin=" + So)},
+      {"fpass_plugin",
+       Q("-fpass-plugin=" + So) + Q("-Xclang") + Q("-fpass-plugin=" + So)},
       {"xarch_device", Q("-Xarch_device") + Q("-fplugin=" + So)},
-      {"mllvm", Q("-mllvm") + Q("-load=" + So) + Q("-Xclang") + Q("-mllvm") + Q("-Xclang") +
-                    Q("-load=" + So)},
+      {"mllvm", Q("-mllvm") + Q("-load=" + So) + Q("-Xclang") + Q("-mllvm") +
+                    Q("-Xclang") + Q("-load=" + So)},
       {"response_file", Q("@" + Dir + "/build/plugin.rsp")},
       {"config_file", Q("--config=" + Dir + "/build/evil.cfg") + Q("--config") +
                           Q(Dir + "/build/evil.cfg")},
   };
-  std::vector<std::string> Entries = {entry(Host, Q("-Xclang") + Q("-load") + Q("-Xclang") + Q(So))};
+  std::vector<std::string> Entries = {
+      entry(Host, Q("-Xclang") + Q("-load") + Q("-Xclang") + Q(So))};
   for (const auto &[Name, Flags] : Cases)
     Entries.push_back(entry(write("src/" + Name + ".cu", GoodKernel), Flags));
   std::string Nvcc = write("src/nvcc.cu", GoodKernel);
-  Entries.push_back("{\"directory\": \"" + Dir + "/build\", \"command\": \"nvcc -arch=sm_80 "
-                    "--options-file nvcc.opts -fplugin=" + So + " -c " + Nvcc +
-                    "\", \"file\": \"" + Nvcc + "\"}");
+  Entries.push_back("{\"directory\": \"" + Dir +
+                    "/build\", \"command\": \"nvcc -arch=sm_80 "
+                    "--options-file nvcc.opts -fplugin=" +
+                    So + " -c " + Nvcc + "\", \"file\": \"" + Nvcc + "\"}");
   database(Entries);
   CommandResult R = run({"-p", Dir + "/build", "--format=json"});
   EXPECT_EQ(R.Status, 0) << R.Err;
   EXPECT_FALSE(llvm::sys::fs::exists(Marker)) << "tilefit loaded " << So;
   EXPECT_HAS(R.Err, "ignored flags that would load code into tilefit");
-  for (const char *Refused : {"-Xclang -load", "-fplugin=", "-fpass-plugin=", "-Xclang -fpass-plugin=",
-                              "-Xarch_device -fplugin=", "-mllvm -load=",
-                              "-Xclang -mllvm -Xclang -load=", "--config=", "--config ", "--load "})
+  for (const char *Refused :
+       {"-Xclang -load", "-fplugin=", "-fpass-plugin=",
+        "-Xclang -fpass-plugin=", "-Xarch_device -fplugin=", "-mllvm -load=",
+        "-Xclang -mllvm -Xclang -load=", "--config=", "--config ", "--load "})
     EXPECT_HAS(R.Err, Refused);
   nlohmann::json J = json(R);
-  EXPECT_EQ(J["kernels"].size(), Cases.size() + 3) << "every unit is analysed\n" << R.Out;
+  EXPECT_EQ(J["kernels"].size(), Cases.size() + 3) << "every unit is analysed\n"
+                                                   << R.Out;
   for (const auto &K : J["kernels"])
     EXPECT_EQ(K["static_smem_bytes"], 256) << K["file"];
   for (const auto &U : J["translation_units"])
@@ -690,49 +763,59 @@ TEST_F(BadInputSecurityTest, FlagsThatLoadCodeAreNeverHonoured) {
 }
 
 TEST_F(BadInputSecurityTest, WritesNothingOutsideItsOutputAndCacheFolders) {
-  // A project in src/, its database in build/, HOME, XDG_CACHE_HOME, TMPDIR and the working
-  // folder all in the test's folder. The database asks for every kind of file Clang can write
-  // (dependency files, header lists, statistics, time traces, diagnostic logs, serialized
-  // diagnostics), in the spellings that pass any flag on.
-  std::string Host = write("src/host.cu", std::string("#include <cuda_runtime.h>\n") + GoodKernel +
-                                              "#ifndef __CUDA_ARCH__\n"
-                                              "void launch(float *o) { good<<<1, 64>>>(o); }\n"
-                                              "#endif\n");
+  // A project in src/, its database in build/, HOME, XDG_CACHE_HOME, TMPDIR and
+  // the working folder all in the test's folder. The database asks for every
+  // kind of file Clang can write (dependency files, header lists, statistics,
+  // time traces, diagnostic logs, serialized diagnostics), in the spellings
+  // that pass any flag on.
+  std::string Host = write(
+      "src/host.cu", std::string("#include <cuda_runtime.h>\n") + GoodKernel +
+                         "#ifndef __CUDA_ARCH__\n"
+                         "void launch(float *o) { good<<<1, 64>>>(o); }\n"
+                         "#endif\n");
   for (const char *D : {"home", "xdg", "tmp", "work", "out"})
     llvm::sys::fs::create_directories(Dir + "/" + D);
   auto Q = [](const std::string &S) { return "\"" + S + "\", "; };
   const std::string W = Dir + "/src/written";
-  std::string Flags = Q("-MD") + Q("-MF") + Q(W + "1.d") + Q("--write-dependencies") +
-                      Q("-Wp,-MD," + W + "2.d") + Q("-Xclang") + Q("-dependency-file") +
-                      Q("-Xclang") + Q(W + "3.d") + Q("-Xclang") + Q("-MT") + Q("-Xclang") +
-                      Q("x") + Q("-Xpreprocessor") + Q("-dependency-file") +
-                      Q("-Xpreprocessor") + Q(W + "4.d") + Q("-Xpreprocessor") + Q("-MT") +
-                      Q("-Xpreprocessor") + Q("y") + Q("-serialize-diagnostics") +
-                      Q(W + "5.dia") + Q("-Xclang") + Q("-header-include-file") + Q("-Xclang") +
-                      Q(W + "6.txt") + Q("-H") + Q("-Xclang") + Q("-stats-file=" + W + "7.json") +
-                      Q("-ftime-trace=" + W + "8.json") + Q("-Xclang") +
-                      Q("-ftime-trace=" + W + "9.json") + Q("-Xclang") +
-                      Q("-diagnostic-log-file") + Q("-Xclang") + Q(W + "10.txt") + Q("-save-temps") +
-                      Q("-o") + Q(W + "11.o");
+  std::string Flags =
+      Q("-MD") + Q("-MF") + Q(W + "1.d") + Q("--write-dependencies") +
+      Q("-Wp,-MD," + W + "2.d") + Q("-Xclang") + Q("-dependency-file") +
+      Q("-Xclang") + Q(W + "3.d") + Q("-Xclang") + Q("-MT") + Q("-Xclang") +
+      Q("x") + Q("-Xpreprocessor") + Q("-dependency-file") +
+      Q("-Xpreprocessor") + Q(W + "4.d") + Q("-Xpreprocessor") + Q("-MT") +
+      Q("-Xpreprocessor") + Q("y") + Q("-serialize-diagnostics") +
+      Q(W + "5.dia") + Q("-Xclang") + Q("-header-include-file") + Q("-Xclang") +
+      Q(W + "6.txt") + Q("-H") + Q("-Xclang") +
+      Q("-stats-file=" + W + "7.json") + Q("-ftime-trace=" + W + "8.json") +
+      Q("-Xclang") + Q("-ftime-trace=" + W + "9.json") + Q("-Xclang") +
+      Q("-diagnostic-log-file") + Q("-Xclang") + Q(W + "10.txt") +
+      Q("-save-temps") + Q("-o") + Q(W + "11.o");
   database({entry(Host, Flags), entry(write("src/relative.cu", GoodKernel),
-                                      Q("-MD") + Q("-MF") + Q("relative.d") + Q("-save-temps=cwd"))});
+                                      Q("-MD") + Q("-MF") + Q("relative.d") +
+                                          Q("-save-temps=cwd"))});
   RunOptions Opts;
   Opts.Cwd = Dir + "/work";
-  Opts.Seconds = TimeLimitSeconds * 5; // the first run precompiles the CUDA runtime headers
+  Opts.Seconds = TimeLimitSeconds *
+                 5; // the first run precompiles the CUDA runtime headers
   const char *Path = ::getenv("PATH");
-  Opts.Env = std::vector<std::string>{"HOME=" + Dir + "/home", "XDG_CACHE_HOME=" + Dir + "/xdg",
-                                      "TMPDIR=" + Dir + "/tmp",
-                                      std::string("PATH=") + (Path ? Path : "/usr/bin:/bin")};
-  auto Run = [&](std::vector<std::string> Args, const std::vector<std::string> &Allowed) {
+  Opts.Env = std::vector<std::string>{
+      "HOME=" + Dir + "/home", "XDG_CACHE_HOME=" + Dir + "/xdg",
+      "TMPDIR=" + Dir + "/tmp",
+      std::string("PATH=") + (Path ? Path : "/usr/bin:/bin")};
+  auto Run = [&](std::vector<std::string> Args,
+                 const std::vector<std::string> &Allowed) {
     Snapshot Before = snapshot(Dir);
-    Args.insert(Args.begin(), {binary(), "-p", Dir + "/build", "--format=json"});
+    Args.insert(Args.begin(),
+                {binary(), "-p", Dir + "/build", "--format=json"});
     CommandResult R = runCommand(Args, Opts);
     EXPECT_FALSE(R.TimedOut);
     EXPECT_EQ(R.Status, 0) << R.Err;
-    EXPECT_EQ(changesOutside(Before, snapshot(Dir), Allowed), std::vector<std::string>{});
+    EXPECT_EQ(changesOutside(Before, snapshot(Dir), Allowed),
+              std::vector<std::string>{});
     return R;
   };
-  // The default cache folder ($XDG_CACHE_HOME/tilefit), twice (a miss, then a hit).
+  // The default cache folder ($XDG_CACHE_HOME/tilefit), twice (a miss, then a
+  // hit).
   Run({}, {Dir + "/xdg/tilefit"});
   Run({}, {Dir + "/xdg/tilefit"});
   EXPECT_TRUE(llvm::sys::fs::is_directory(Dir + "/xdg/tilefit"));
@@ -743,7 +826,8 @@ TEST_F(BadInputSecurityTest, WritesNothingOutsideItsOutputAndCacheFolders) {
   Run({"--cache-dir=" + Dir + "/mine", "-o", Dir + "/out/report.json"},
       {Dir + "/mine", Dir + "/out/report.json"});
   // --no-cache: nothing but the report.
-  Run({"--no-cache", "-o", Dir + "/out/report2.json"}, {Dir + "/out/report2.json"});
+  Run({"--no-cache", "-o", Dir + "/out/report2.json"},
+      {Dir + "/out/report2.json"});
 }
 
 } // namespace

@@ -1,4 +1,5 @@
-//===- CacheTest.cpp - The result cache: hits, misses, corruption, races ---===//
+//===- CacheTest.cpp - The result cache: hits, misses, corruption, races
+//---===//
 #include "CliFixture.h"
 
 #include "tilefit/frontend/Analyzer.h"
@@ -26,13 +27,17 @@ protected:
     A = write("a.cu", "#include \"tile.cuh\"\n__global__ void a(float *o) {\n"
                       "  __shared__ float t[kTile];\n  t[threadIdx.x] = o[0];\n"
                       "  __syncthreads();\n  o[1] = t[threadIdx.x + 1];\n}\n");
-    B = write("b.cu", "__global__ void b(double *o) {\n  __shared__ double u[100];\n"
-                      "  u[threadIdx.x] = o[0];\n  __syncthreads();\n  o[1] = u[threadIdx.x + 1];\n}\n");
+    B = write("b.cu",
+              "__global__ void b(double *o) {\n  __shared__ double u[100];\n"
+              "  u[threadIdx.x] = o[0];\n  __syncthreads();\n  o[1] = "
+              "u[threadIdx.x + 1];\n}\n");
   }
 
-  CommandResult run(std::vector<std::string> Extra = {}, std::vector<std::string> Flags = {}) {
-    std::vector<std::string> Args = {"--arch=sm_80,sm_90", "--format=json", "--cache-stats",
-                                     "--cache-dir=" + Cache, "--no-cuda-toolkit"};
+  CommandResult run(std::vector<std::string> Extra = {},
+                    std::vector<std::string> Flags = {}) {
+    std::vector<std::string> Args = {"--arch=sm_80,sm_90", "--format=json",
+                                     "--cache-stats", "--cache-dir=" + Cache,
+                                     "--no-cuda-toolkit"};
     Args.insert(Args.end(), Extra.begin(), Extra.end());
     Args.insert(Args.end(), {A, B, "--"});
     Args.insert(Args.end(), Flags.begin(), Flags.end());
@@ -50,8 +55,8 @@ protected:
   std::vector<std::string> cacheFiles() {
     std::vector<std::string> Files;
     std::error_code EC;
-    for (llvm::sys::fs::recursive_directory_iterator It(Cache, EC), End; It != End && !EC;
-         It.increment(EC))
+    for (llvm::sys::fs::recursive_directory_iterator It(Cache, EC), End;
+         It != End && !EC; It.increment(EC))
       if (llvm::sys::fs::is_regular_file(It->path()))
         Files.push_back(It->path());
     return Files;
@@ -79,17 +84,20 @@ TEST_F(ResultCacheTest, AHeaderEditInvalidatesExactlyTheUnitsThatReadIt) {
   ASSERT_EQ(run().Status, 0);
   write("tile.cuh", "#pragma once\nconstexpr int kTile = 512;\n");
   CommandResult R = run();
-  EXPECT_EQ(stats(R), "2 hit(s), 2 miss(es)") << "a.cu on both architectures, not b.cu";
+  EXPECT_EQ(stats(R), "2 hit(s), 2 miss(es)")
+      << "a.cu on both architectures, not b.cu";
   nlohmann::json J = json(R);
   for (const auto &K : J["kernels"])
     if (K["name"] == "a")
       EXPECT_EQ(K["static_smem_bytes"], 2048) << "the new header's figure";
-  // Touching a file without changing it keeps the entries (its content is the same).
+  // Touching a file without changing it keeps the entries (its content is the
+  // same).
   write("tile.cuh", "#pragma once\nconstexpr int kTile = 512;\n");
   EXPECT_EQ(stats(run()), "4 hit(s), 0 miss(es)");
   // An edit to the unit itself.
   write("b.cu", "__global__ void b(double *o) {\n  __shared__ double u[200];\n"
-                "  u[threadIdx.x] = o[0];\n  __syncthreads();\n  o[1] = u[threadIdx.x + 1];\n}\n");
+                "  u[threadIdx.x] = o[0];\n  __syncthreads();\n  o[1] = "
+                "u[threadIdx.x + 1];\n}\n");
   EXPECT_EQ(stats(run()), "2 hit(s), 2 miss(es)");
   // Other flags are other entries.
   EXPECT_EQ(stats(run({}, {"-DUNUSED=1"})), "0 hit(s), 4 miss(es)");
@@ -103,7 +111,8 @@ TEST_F(ResultCacheTest, CorruptedEntriesAreIgnoredAndReplaced) {
   int I = 0;
   for (const std::string &F : Files) {
     std::ofstream Out(F, std::ios::binary | std::ios::trunc);
-    // Garbage, a truncated header, and a valid header over broken data, in turn.
+    // Garbage, a truncated header, and a valid header over broken data, in
+    // turn.
     if (I % 3 == 0)
       Out << "garbage";
     else if (I % 3 == 1)
@@ -118,7 +127,9 @@ TEST_F(ResultCacheTest, CorruptedEntriesAreIgnoredAndReplaced) {
   EXPECT_EQ(R.Out, First.Out);
   EXPECT_EQ(stats(run()), "4 hit(s), 0 miss(es)") << "replaced";
   // A facts document from somewhere else is refused, not trusted.
-  EXPECT_FALSE(factsFromJson("{\"schema\":\"tilefit-facts/1\",\"facts\":{\"Vars\":3}}").has_value());
+  EXPECT_FALSE(
+      factsFromJson("{\"schema\":\"tilefit-facts/1\",\"facts\":{\"Vars\":3}}")
+          .has_value());
   EXPECT_FALSE(factsFromJson("[]").has_value());
 }
 
@@ -141,27 +152,32 @@ TEST_F(ResultCacheTest, ConcurrentRunsShareTheFolderSafely) {
 TEST_F(ResultCacheTest, SizeBoundAndNoCache) {
   CommandResult R = run({"--cache-max-size=0"});
   ASSERT_EQ(R.Status, 0);
-  EXPECT_TRUE(cacheFiles().size() <= 1u) << "entries over the bound are removed";
+  EXPECT_TRUE(cacheFiles().size() <= 1u)
+      << "entries over the bound are removed";
   llvm::sys::fs::remove_directories(Cache);
   R = run({"--no-cache"});
   EXPECT_FALSE(llvm::sys::fs::exists(Cache)) << "--no-cache writes nothing";
 }
 
-/// With the CUDA toolkit: the runtime headers are precompiled into the cache folder.
+/// With the CUDA toolkit: the runtime headers are precompiled into the cache
+/// folder.
 class PrecompiledHeadersTest : public ResultCacheTest {
 protected:
   void SetUp() override {
     ResultCacheTest::SetUp();
-    // A unit that includes headers of the precompiled set and of the C++ library.
-    C = write("c.cu", "#include <cuda_runtime.h>\n#include <cmath>\n#include <cstdint>\n"
-                      "__global__ void c(float *o) {\n  __shared__ float t[64][65];\n"
-                      "  t[threadIdx.y][threadIdx.x] = sqrtf(o[0]);\n  __syncthreads();\n"
-                      "  o[1] = t[threadIdx.x][threadIdx.y];\n}\n");
+    // A unit that includes headers of the precompiled set and of the C++
+    // library.
+    C = write(
+        "c.cu",
+        "#include <cuda_runtime.h>\n#include <cmath>\n#include <cstdint>\n"
+        "__global__ void c(float *o) {\n  __shared__ float t[64][65];\n"
+        "  t[threadIdx.y][threadIdx.x] = sqrtf(o[0]);\n  __syncthreads();\n"
+        "  o[1] = t[threadIdx.x][threadIdx.y];\n}\n");
   }
 
   CommandResult runC(std::vector<std::string> Extra = {}) {
-    std::vector<std::string> Args = {"--arch=sm_90", "--format=json", "--cache-stats",
-                                     "--cache-dir=" + Cache};
+    std::vector<std::string> Args = {"--arch=sm_90", "--format=json",
+                                     "--cache-stats", "--cache-dir=" + Cache};
     Args.insert(Args.end(), Extra.begin(), Extra.end());
     Args.insert(Args.end(), {C, "--", "-std=c++17"});
     return tilefit(Args);
@@ -182,11 +198,13 @@ TEST_F(PrecompiledHeadersTest, BuiltOnceReusedAndTheResultCacheStillHits) {
   CommandResult First = runC();
   ASSERT_EQ(First.Status, 0) << First.Err;
   EXPECT_EQ(stats(First), "0 hit(s), 1 miss(es)");
-  ASSERT_EQ(pchFiles().size(), 1u) << "the CUDA runtime headers, precompiled for sm_90";
+  ASSERT_EQ(pchFiles().size(), 1u)
+      << "the CUDA runtime headers, precompiled for sm_90";
   // The parse that loads the precompiled header is stored and found again.
   EXPECT_EQ(stats(runC()), "1 hit(s), 0 miss(es)");
   CommandResult Uncached = runC({"--no-cache"});
-  EXPECT_EQ(Uncached.Out, First.Out) << "the report does not depend on the precompiled header";
+  EXPECT_EQ(Uncached.Out, First.Out)
+      << "the report does not depend on the precompiled header";
   nlohmann::json J = json(First);
   ASSERT_EQ(J["kernels"].size(), 1u);
   EXPECT_EQ(J["kernels"][0]["static_smem_bytes"], 64 * 65 * 4);
@@ -198,22 +216,25 @@ TEST_F(PrecompiledHeadersTest, BuiltOnceReusedAndTheResultCacheStillHits) {
   EXPECT_EQ(pchFiles().size(), 1u);
 }
 
-// The precompiled runtime headers are one per option set, not one per unit: the unit's own
-// file (the command line's input) is not part of their key. Three units with the same flags,
-// in two folders, for two architectures: two precompiled headers.
+// The precompiled runtime headers are one per option set, not one per unit: the
+// unit's own file (the command line's input) is not part of their key. Three
+// units with the same flags, in two folders, for two architectures: two
+// precompiled headers.
 TEST_F(PrecompiledHeadersTest, OnePerArchitectureForUnitsWithTheSameFlags) {
   auto Text = llvm::MemoryBuffer::getFile(C);
   ASSERT_TRUE(static_cast<bool>(Text));
   std::string D = write("d.cu", (*Text)->getBuffer().str());
   std::string E = write("sub/e.cu", (*Text)->getBuffer().str());
-  CommandResult R = tilefit({"--arch=sm_80,sm_90", "--format=json", "--cache-dir=" + Cache, C, D,
-                             E, "--", "-std=c++17"});
+  CommandResult R =
+      tilefit({"--arch=sm_80,sm_90", "--format=json", "--cache-dir=" + Cache, C,
+               D, E, "--", "-std=c++17"});
   ASSERT_EQ(R.Status, 0) << R.Err;
   EXPECT_EQ(json(R)["kernels"].size(), 6u);
   EXPECT_EQ(pchFiles().size(), 2u) << "one per architecture";
 }
 
-TEST_F(PrecompiledHeadersTest, ADamagedPrecompiledHeaderIsNotTrustedAndIsRebuilt) {
+TEST_F(PrecompiledHeadersTest,
+       ADamagedPrecompiledHeaderIsNotTrustedAndIsRebuilt) {
   CommandResult First = runC();
   ASSERT_EQ(First.Status, 0) << First.Err;
   std::vector<std::string> Pch = pchFiles();
@@ -222,14 +243,17 @@ TEST_F(PrecompiledHeadersTest, ADamagedPrecompiledHeaderIsNotTrustedAndIsRebuilt
     std::ofstream Out(Pch[0], std::ios::binary | std::ios::trunc);
     Out << "CPCH but not really";
   }
-  // The stored result read the header, which changed: a parse, with the damaged header at
-  // first, then without it. The same report, and the header is thrown away...
+  // The stored result read the header, which changed: a parse, with the damaged
+  // header at first, then without it. The same report, and the header is thrown
+  // away...
   CommandResult R = runC();
   EXPECT_EQ(R.Status, 0) << R.Err;
   EXPECT_EQ(stats(R), "0 hit(s), 1 miss(es)");
   EXPECT_EQ(R.Out, First.Out);
-  EXPECT_TRUE(pchFiles().empty()) << "the damaged precompiled header is removed";
-  // ... and built again by the next parse (an edit: the last parse's result is stored).
+  EXPECT_TRUE(pchFiles().empty())
+      << "the damaged precompiled header is removed";
+  // ... and built again by the next parse (an edit: the last parse's result is
+  // stored).
   auto Text = llvm::MemoryBuffer::getFile(C);
   ASSERT_TRUE(static_cast<bool>(Text));
   write("c.cu", (*Text)->getBuffer().str() + "// edited\n");
@@ -265,9 +289,11 @@ TEST(FactsJson, RoundTripKeepsTheAnalysis) {
   ASSERT_FALSE(R1.Kernels.empty());
   for (size_t I = 0; I < R1.Kernels.size(); ++I) {
     EXPECT_EQ(R1.Kernels[I].StaticBytes, R2.Kernels[I].StaticBytes);
-    ASSERT_EQ(R1.Kernels[I].Allocations.size(), R2.Kernels[I].Allocations.size());
+    ASSERT_EQ(R1.Kernels[I].Allocations.size(),
+              R2.Kernels[I].Allocations.size());
     for (size_t J = 0; J < R1.Kernels[I].Allocations.size(); ++J)
-      EXPECT_EQ(R1.Kernels[I].Allocations[J].Offset, R2.Kernels[I].Allocations[J].Offset);
+      EXPECT_EQ(R1.Kernels[I].Allocations[J].Offset,
+                R2.Kernels[I].Allocations[J].Offset);
   }
 }
 

@@ -25,7 +25,8 @@ const char Sm90DoubleBuffered[] =
     "elements      32768\n"
     "per copy      131072 bytes (128 KiB)\n"
     "total         262144 bytes (256 KiB)\n"
-    "sm_90 shared  232448 bytes (227 KiB) per block with opt-in: does not fit (29696 bytes over)\n";
+    "sm_90 shared  232448 bytes (227 KiB) per block with opt-in: does not fit "
+    "(29696 bytes over)\n";
 
 TEST_F(CalcCliTest, WorkedExampleWithNoArguments) {
   CommandResult R = calc({});
@@ -42,29 +43,34 @@ TEST_F(CalcCliTest, WorkedExampleWithNoArguments) {
 
 TEST_F(CalcCliTest, TileSpellings) {
   // Exit 1: it does not fit.
-  for (std::vector<std::string> Tile : {std::vector<std::string>{"--tile", "128", "256"},
-                                        {"--tile", "128,256"},
-                                        {"--tile=128,256"},
-                                        {"--tile", "128", "--tile", "256"},
-                                        {"--tile=128", "256"},
-                                        {"-tile", "128", "256"}}) {
+  for (std::vector<std::string> Tile :
+       {std::vector<std::string>{"--tile", "128", "256"},
+        {"--tile", "128,256"},
+        {"--tile=128,256"},
+        {"--tile", "128", "--tile", "256"},
+        {"--tile=128", "256"},
+        {"-tile", "128", "256"}}) {
     std::vector<std::string> Args = Tile;
-    for (const char *A : {"--dtype", "float32", "--versions", "2", "--arch", "sm_90"})
+    for (const char *A :
+         {"--dtype", "float32", "--versions", "2", "--arch", "sm_90"})
       Args.push_back(A);
     CommandResult R = calc(Args);
     EXPECT_EQ(R.Status, 1) << Tile[0] << " " << Tile[1] << R.Err;
     EXPECT_EQ(R.Out, Sm90DoubleBuffered) << Tile[0] << " " << Tile[1];
   }
   // The numbers after --tile end at the next option, wherever --tile is.
-  CommandResult R = calc({"--dtype", "int8", "--tile", "2", "3", "4", "--versions", "2"});
+  CommandResult R =
+      calc({"--dtype", "int8", "--tile", "2", "3", "4", "--versions", "2"});
   EXPECT_EQ(R.Status, 0) << R.Err;
-  EXPECT_TRUE(contains(R.Out, "tile 2 x 3 x 4 int8 (8 bits), 2 versions")) << R.Out;
+  EXPECT_TRUE(contains(R.Out, "tile 2 x 3 x 4 int8 (8 bits), 2 versions"))
+      << R.Out;
   EXPECT_TRUE(contains(R.Out, "total         48 bytes\n")) << R.Out;
 }
 
 TEST_F(CalcCliTest, JsonOutput) {
-  CommandResult R = calc({"--tile", "128", "256", "--dtype", "__nv_bfloat16", "--versions", "2",
-                          "--arch", "sm_90", "--format=json"});
+  CommandResult R =
+      calc({"--tile", "128", "256", "--dtype", "__nv_bfloat16", "--versions",
+            "2", "--arch", "sm_90", "--format=json"});
   ASSERT_EQ(R.Status, 0) << R.Err;
   nlohmann::json J = json(R);
   EXPECT_EQ(J["schema"], "tilefit-calc/1");
@@ -85,28 +91,43 @@ TEST_F(CalcCliTest, JsonOutput) {
 }
 
 TEST_F(CalcCliTest, ExitStatuses) {
-  EXPECT_EQ(calc({"--tile", "64", "64", "--dtype", "float32"}).Status, 0);           // no capacity
-  EXPECT_EQ(calc({"--tile", "64", "64", "--dtype", "float32", "--arch", "sm_75"}).Status, 0);
-  EXPECT_EQ(calc({"--tile", "256", "256", "--dtype", "float32", "--arch", "sm_75"}).Status, 1);
+  EXPECT_EQ(calc({"--tile", "64", "64", "--dtype", "float32"}).Status,
+            0); // no capacity
+  EXPECT_EQ(
+      calc({"--tile", "64", "64", "--dtype", "float32", "--arch", "sm_75"})
+          .Status,
+      0);
+  EXPECT_EQ(
+      calc({"--tile", "256", "256", "--dtype", "float32", "--arch", "sm_75"})
+          .Status,
+      1);
   struct Bad {
     std::vector<std::string> Args;
     const char *Message;
   };
   const Bad Cases[] = {
-      {{"--tile", "128", "--dtype", "fp31"}, "unknown element type 'fp31'; known: bool, int4"},
+      {{"--tile", "128", "--dtype", "fp31"},
+       "unknown element type 'fp31'; known: bool, int4"},
       {{"--tile", "128", "0", "--dtype", "float32"}, "tile dimension 2 is 0"},
-      {{"--tile", "128", "-5", "--dtype", "float32"}, "tile dimension -5 is negative"},
-      {{"--tile", "12y4", "--dtype", "float32"}, "tile dimension '12y4' is not a whole number"},
-      {{"--tile", "12x", "--dtype", "float32"}, "tile dimension '' is not a whole number"},
+      {{"--tile", "128", "-5", "--dtype", "float32"},
+       "tile dimension -5 is negative"},
+      {{"--tile", "12y4", "--dtype", "float32"},
+       "tile dimension '12y4' is not a whole number"},
+      {{"--tile", "12x", "--dtype", "float32"},
+       "tile dimension '' is not a whole number"},
       {{"--tile", "4294967296", "4294967296", "--dtype", "float32"},
        "tile 4294967296 x 4294967296: the element count overflows 64 bits"},
-      {{"--tile", "128", "--dtype", "float32", "--versions", "0"}, "--versions 0"},
-      {{"--tile", "128", "--dtype", "float32", "--threads", "0"}, "--threads 0"},
+      {{"--tile", "128", "--dtype", "float32", "--versions", "0"},
+       "--versions 0"},
+      {{"--tile", "128", "--dtype", "float32", "--threads", "0"},
+       "--threads 0"},
       {{"--tile", "128", "--dtype", "float32", "--arch", "sm_91"},
        "unknown architecture 'sm_91'; the capacity database knows sm_75"},
-      {{"--tile", "128", "--dtype", "float32", "--arch", "sm_90", "--capacity", "1"},
+      {{"--tile", "128", "--dtype", "float32", "--arch", "sm_90", "--capacity",
+        "1"},
        "give --arch or --capacity, not both"},
-      {{"--tile", "128", "--dtype", "float32", "--scope", "global"}, "--scope global"},
+      {{"--tile", "128", "--dtype", "float32", "--scope", "global"},
+       "--scope global"},
       {{"--tile", "128", "--dtype", "float32", "--scope", "registers"},
        "--scope registers needs --threads"},
       {{"--tile", "128", "--dtype", "float32", "--format=xml"}, "--format=xml"},
@@ -116,7 +137,9 @@ TEST_F(CalcCliTest, ExitStatuses) {
   for (const Bad &B : Cases) {
     CommandResult R = calc(B.Args);
     EXPECT_EQ(R.Status, 2) << B.Message;
-    EXPECT_TRUE(contains(R.Err, std::string("tilefit calc: error: ") + B.Message)) << R.Err;
+    EXPECT_TRUE(
+        contains(R.Err, std::string("tilefit calc: error: ") + B.Message))
+        << R.Err;
     EXPECT_EQ(R.Out, "") << B.Message;
   }
   EXPECT_EQ(calc({"--no-such-option"}).Status, 2);
@@ -125,9 +148,10 @@ TEST_F(CalcCliTest, ExitStatuses) {
 TEST_F(CalcCliTest, ListDtypesAndScopes) {
   CommandResult R = calc({"--list-dtypes"});
   ASSERT_EQ(R.Status, 0) << R.Err;
-  for (const char *T : {"bool", "int4", "float8_e4m3fn", "__nv_fp8_e5m2", "float6_e3m2fn",
-                        "float4_e2m1fn_unpacked", "__nv_fp4_e2m1", "__half", "__nv_bfloat16",
-                        "float64", "4 per 3 bytes", "2 per byte"})
+  for (const char *T :
+       {"bool", "int4", "float8_e4m3fn", "__nv_fp8_e5m2", "float6_e3m2fn",
+        "float4_e2m1fn_unpacked", "__nv_fp4_e2m1", "__half", "__nv_bfloat16",
+        "float64", "4 per 3 bytes", "2 per byte"})
     EXPECT_TRUE(contains(R.Out, T)) << T;
   R = calc({"--list-dtypes", "--format=json"});
   ASSERT_EQ(R.Status, 0) << R.Err;
@@ -138,27 +162,31 @@ TEST_F(CalcCliTest, ListDtypesAndScopes) {
 
   R = calc({"--list-scopes"});
   ASSERT_EQ(R.Status, 0) << R.Err;
-  for (const char *S : {"shared", "registers", "tmem", "block_optin_max", "registers.per_thread",
-                        "tensor_memory.columns"})
+  for (const char *S : {"shared", "registers", "tmem", "block_optin_max",
+                        "registers.per_thread", "tensor_memory.columns"})
     EXPECT_TRUE(contains(R.Out, S)) << S;
   R = calc({"--list-scopes", "--format=json"});
   EXPECT_EQ(json(R)["scopes"].size(), 3u);
 }
 
 TEST_F(CalcCliTest, RegistersPerThread) {
-  // 128*128 float32 = 65536 B over 128 threads = 512 B = 128 registers of the 255.
-  CommandResult R = calc({"--tile", "128", "128", "--dtype", "float32", "--threads", "128",
-                          "--scope", "registers", "--arch", "sm_90"});
+  // 128*128 float32 = 65536 B over 128 threads = 512 B = 128 registers of the
+  // 255.
+  CommandResult R =
+      calc({"--tile", "128", "128", "--dtype", "float32", "--threads", "128",
+            "--scope", "registers", "--arch", "sm_90"});
   EXPECT_EQ(R.Status, 0) << R.Err;
-  EXPECT_TRUE(contains(R.Out, "per thread    512 bytes over 128 threads = 128 32-bit registers"))
+  EXPECT_TRUE(contains(
+      R.Out, "per thread    512 bytes over 128 threads = 128 32-bit registers"))
       << R.Out;
-  EXPECT_TRUE(contains(R.Out, "sm_90 registers  255 registers (1020 bytes) per thread: fits "
-                              "(127 registers left)"))
+  EXPECT_TRUE(contains(
+      R.Out, "sm_90 registers  255 registers (1020 bytes) per thread: fits "
+             "(127 registers left)"))
       << R.Out;
   EXPECT_TRUE(contains(R.Out, "arrays alone")) << R.Out;
   // 256*256: 512 registers per thread.
-  R = calc({"--tile", "256", "256", "--dtype", "float32", "--threads", "128", "--scope",
-            "registers", "--arch", "sm_90", "--format=json"});
+  R = calc({"--tile", "256", "256", "--dtype", "float32", "--threads", "128",
+            "--scope", "registers", "--arch", "sm_90", "--format=json"});
   EXPECT_EQ(R.Status, 1) << R.Err;
   nlohmann::json J = json(R);
   EXPECT_EQ(J["registers_per_thread"], 512);
@@ -166,15 +194,20 @@ TEST_F(CalcCliTest, RegistersPerThread) {
   // Registers per thread also with the shared scope, informational.
   R = calc({"--tile", "64", "--dtype", "float16", "--threads", "32"});
   EXPECT_EQ(R.Status, 0) << R.Err;
-  EXPECT_TRUE(contains(R.Out, "4 bytes over 32 threads = 1 32-bit register\n")) << R.Out;
+  EXPECT_TRUE(contains(R.Out, "4 bytes over 32 threads = 1 32-bit register\n"))
+      << R.Out;
 }
 
 TEST_F(CalcCliTest, GivenCapacity) {
-  CommandResult R = calc({"--tile", "128", "256", "--dtype", "float32", "--capacity", "131072"});
+  CommandResult R = calc(
+      {"--tile", "128", "256", "--dtype", "float32", "--capacity", "131072"});
   EXPECT_EQ(R.Status, 0) << R.Err;
-  EXPECT_TRUE(contains(R.Out, "capacity      131072 bytes (128 KiB), given: fits (0 bytes left)"))
+  EXPECT_TRUE(contains(
+      R.Out,
+      "capacity      131072 bytes (128 KiB), given: fits (0 bytes left)"))
       << R.Out;
-  R = calc({"--tile", "128", "256", "--dtype", "float32", "--capacity", "131071"});
+  R = calc(
+      {"--tile", "128", "256", "--dtype", "float32", "--capacity", "131071"});
   EXPECT_EQ(R.Status, 1);
   EXPECT_TRUE(contains(R.Out, "does not fit (1 byte over)")) << R.Out;
   R = calc({"--tile", "128", "--dtype", "float32", "--capacity", "-1"});
@@ -183,26 +216,29 @@ TEST_F(CalcCliTest, GivenCapacity) {
 }
 
 TEST_F(CalcCliTest, TensorMemory) {
-  CommandResult R = calc({"--tile", "128", "256", "--dtype", "float32", "--scope", "tmem",
-                          "--arch", "sm_100a"});
+  CommandResult R = calc({"--tile", "128", "256", "--dtype", "float32",
+                          "--scope", "tmem", "--arch", "sm_100a"});
   EXPECT_EQ(R.Status, 0) << R.Err;
-  EXPECT_TRUE(contains(R.Out, "sm_100a tmem  262144 bytes (256 KiB) per SM, 512 columns x 128 "
-                              "lanes x 4 bytes: fits (131072 bytes left)"))
+  EXPECT_TRUE(contains(
+      R.Out, "sm_100a tmem  262144 bytes (256 KiB) per SM, 512 columns x 128 "
+             "lanes x 4 bytes: fits (131072 bytes left)"))
       << R.Out;
   EXPECT_TRUE(contains(R.Out, "columns       256 of 512")) << R.Out;
-  R = calc({"--tile", "128", "256", "--dtype", "float32", "--versions", "3", "--scope", "tmem",
-            "--arch", "sm_103a", "--format=json"});
+  R = calc({"--tile", "128", "256", "--dtype", "float32", "--versions", "3",
+            "--scope", "tmem", "--arch", "sm_103a", "--format=json"});
   EXPECT_EQ(R.Status, 1) << R.Err;
   EXPECT_EQ(json(R)["capacity"]["tmem_columns"], 768);
-  R = calc({"--tile", "128", "256", "--dtype", "float32", "--scope", "tmem", "--arch", "sm_90"});
+  R = calc({"--tile", "128", "256", "--dtype", "float32", "--scope", "tmem",
+            "--arch", "sm_90"});
   EXPECT_EQ(R.Status, 2);
-  EXPECT_TRUE(contains(R.Err, "tilefit calc: error: no tensor memory on sm_90")) << R.Err;
+  EXPECT_TRUE(contains(R.Err, "tilefit calc: error: no tensor memory on sm_90"))
+      << R.Err;
   EXPECT_EQ(R.Out, "");
 }
 
-// What people type (issue 15.6): 128x64, bf16 and the other names of CUDA, PyTorch and CUTLASS,
-// 228KiB, several architectures, the arithmetic on request; calc's own --help; a mistyped
-// subcommand.
+// What people type (issue 15.6): 128x64, bf16 and the other names of CUDA,
+// PyTorch and CUTLASS, 228KiB, several architectures, the arithmetic on
+// request; calc's own --help; a mistyped subcommand.
 TEST_F(CalcCliTest, WhatPeopleType) {
   const char *Bf16 = "tile 128 x 64 bfloat16 (16 bits), 3 versions\n"
                      "elements      8192\n"
@@ -213,23 +249,35 @@ TEST_F(CalcCliTest, WhatPeopleType) {
     EXPECT_EQ(R.Status, 0) << T << R.Err;
     EXPECT_TRUE(contains(R.Out, Bf16)) << T << "\n" << R.Out;
   }
-  for (const char *D : {"bf16", "BF16", "torch.bfloat16", "cutlass::bfloat16_t", "__nv_bfloat16"}) {
-    CommandResult R = calc({"--tile", "128x64", "--dtype", D, "--versions", "3"});
+  for (const char *D : {"bf16", "BF16", "torch.bfloat16", "cutlass::bfloat16_t",
+                        "__nv_bfloat16"}) {
+    CommandResult R =
+        calc({"--tile", "128x64", "--dtype", D, "--versions", "3"});
     EXPECT_TRUE(contains(R.Out, Bf16)) << D << "\n" << R.Out << R.Err;
   }
   // The 16 KiB of a 128 x 64 tile at 16 bits, 8 at 8 bits, 4 packed at 4 bits.
-  for (auto [D, Bytes] : std::vector<std::pair<const char *, int>>{
-           {"fp16", 16384}, {"cutlass::half_t", 16384}, {"e4m3", 8192}, {"e5m2", 8192},
-           {"mxfp8", 8192}, {"torch.float8_e4m3fn", 8192}, {"nvfp4", 4096}, {"fp4", 4096},
-           {"fp32", 32768}, {"tf32", 32768}}) {
+  for (auto [D, Bytes] :
+       std::vector<std::pair<const char *, int>>{{"fp16", 16384},
+                                                 {"cutlass::half_t", 16384},
+                                                 {"e4m3", 8192},
+                                                 {"e5m2", 8192},
+                                                 {"mxfp8", 8192},
+                                                 {"torch.float8_e4m3fn", 8192},
+                                                 {"nvfp4", 4096},
+                                                 {"fp4", 4096},
+                                                 {"fp32", 32768},
+                                                 {"tf32", 32768}}) {
     CommandResult R = calc({"--tile", "128x64", "--dtype", D, "--format=json"});
     ASSERT_EQ(R.Status, 0) << D << R.Err;
     EXPECT_EQ(json(R)["total_bytes"], Bytes) << D;
   }
   // 228KiB is 233472 bytes.
-  CommandResult R = calc({"--tile", "233472", "--dtype", "int8", "--capacity", "228KiB"});
+  CommandResult R =
+      calc({"--tile", "233472", "--dtype", "int8", "--capacity", "228KiB"});
   EXPECT_EQ(R.Status, 0) << R.Err;
-  EXPECT_TRUE(contains(R.Out, "233472 bytes (228 KiB), given: fits (0 bytes left)")) << R.Out;
+  EXPECT_TRUE(
+      contains(R.Out, "233472 bytes (228 KiB), given: fits (0 bytes left)"))
+      << R.Out;
   R = calc({"--tile", "233473", "--dtype", "int8", "--capacity", "228 KiB"});
   EXPECT_EQ(R.Status, 1) << R.Err;
   R = calc({"--tile", "8", "--dtype", "int8", "--capacity", "12 parsecs"});
@@ -237,16 +285,22 @@ TEST_F(CalcCliTest, WhatPeopleType) {
   EXPECT_TRUE(contains(R.Err, "expected bytes, or a number with KiB")) << R.Err;
 
   // A column per architecture; any that does not fit fails.
-  R = calc({"--tile", "128x256", "--dtype", "float32", "--versions", "2", "--arch", "sm_80,sm_90"});
+  R = calc({"--tile", "128x256", "--dtype", "float32", "--versions", "2",
+            "--arch", "sm_80,sm_90"});
   EXPECT_EQ(R.Status, 1) << R.Err;
-  EXPECT_TRUE(contains(R.Out, "              sm_80                            sm_90\n")) << R.Out;
-  EXPECT_TRUE(contains(R.Out, "shared        166912 bytes (163 KiB)           232448 bytes (227 "
-                              "KiB)\n"))
+  EXPECT_TRUE(
+      contains(R.Out, "              sm_80                            sm_90\n"))
       << R.Out;
-  EXPECT_TRUE(contains(R.Out, "verdict       does not fit (95232 bytes over)  does not fit "
-                              "(29696 bytes over)"))
+  EXPECT_TRUE(contains(
+      R.Out, "shared        166912 bytes (163 KiB)           232448 bytes (227 "
+             "KiB)\n"))
       << R.Out;
-  R = calc({"--tile", "128x256", "--dtype", "float32", "--arch", "sm_80,sm_90", "--format=json"});
+  EXPECT_TRUE(contains(
+      R.Out, "verdict       does not fit (95232 bytes over)  does not fit "
+             "(29696 bytes over)"))
+      << R.Out;
+  R = calc({"--tile", "128x256", "--dtype", "float32", "--arch", "sm_80,sm_90",
+            "--format=json"});
   EXPECT_EQ(R.Status, 0) << R.Err;
   nlohmann::json J = json(R);
   ASSERT_EQ(J["capacities"].size(), 2u);
@@ -255,7 +309,8 @@ TEST_F(CalcCliTest, WhatPeopleType) {
   EXPECT_EQ(J["fits"], true);
 
   // The arithmetic for any input.
-  R = calc({"--tile", "64x64", "--dtype", "fp16", "--capacity", "8KiB", "--explain"});
+  R = calc({"--tile", "64x64", "--dtype", "fp16", "--capacity", "8KiB",
+            "--explain"});
   EXPECT_EQ(R.Status, 0) << R.Err;
   EXPECT_TRUE(contains(R.Out, "By hand:")) << R.Out;
   EXPECT_TRUE(contains(R.Out, "per copy   = ceil(65536 / 8)")) << R.Out;
@@ -263,7 +318,8 @@ TEST_F(CalcCliTest, WhatPeopleType) {
   // calc's --help is calc's.
   R = calc({"--help"});
   EXPECT_EQ(R.Status, 0);
-  EXPECT_EQ(R.Out.rfind("OVERVIEW: tilefit calc:", 0), 0u) << R.Out.substr(0, 300);
+  EXPECT_EQ(R.Out.rfind("OVERVIEW: tilefit calc:", 0), 0u)
+      << R.Out.substr(0, 300);
   EXPECT_TRUE(contains(R.Out, "--explain")) << R.Out;
   EXPECT_FALSE(contains(R.Out, "compile_commands.json")) << R.Out;
 }
@@ -275,7 +331,8 @@ TEST_F(CalcCliTest, HelpListsEverySubcommandAndTyposAreNotFiles) {
     EXPECT_TRUE(contains(R.Out, std::string("  ") + S)) << S << "\n" << R.Out;
   R = tilefit({"dif", "a.json", "b.json"});
   EXPECT_EQ(R.Status, 2);
-  EXPECT_TRUE(contains(R.Err, "unknown subcommand 'dif'; did you mean 'diff'?")) << R.Err;
+  EXPECT_TRUE(contains(R.Err, "unknown subcommand 'dif'; did you mean 'diff'?"))
+      << R.Err;
   R = tilefit({"cacl", "--tile", "8"});
   EXPECT_TRUE(contains(R.Err, "did you mean 'calc'?")) << R.Err;
   // A file of that name is a source, as it always was.

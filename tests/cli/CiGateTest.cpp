@@ -1,4 +1,5 @@
-//===- CiGateTest.cpp - Exit statuses, NOLINT, configuration, SARIF, diff, shards, launcher -===//
+//===- CiGateTest.cpp - Exit statuses, NOLINT, configuration, SARIF, diff,
+//shards, launcher -===//
 #include "CliFixture.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -12,7 +13,8 @@ namespace tilefit {
 namespace test {
 namespace {
 
-/// 8 KiB of static shared memory: with --budget=0.01 on sm_90 (227 KiB), a budget warning.
+/// 8 KiB of static shared memory: with --budget=0.01 on sm_90 (227 KiB), a
+/// budget warning.
 const char BudgetKernel[] = R"(__global__ void warm(float *o) {
   __shared__ float tile[2048];
   tile[threadIdx.x % 2048] = o[threadIdx.x];
@@ -27,7 +29,8 @@ protected:
   static std::vector<std::string> findings(const nlohmann::json &J) {
     std::vector<std::string> Out;
     for (const auto &D : J["diagnostics"])
-      Out.push_back(D["check"].get<std::string>() + "@" + std::to_string(D["line"].get<int>()));
+      Out.push_back(D["check"].get<std::string>() + "@" +
+                    std::to_string(D["line"].get<int>()));
     return Out;
   }
 };
@@ -46,24 +49,34 @@ TEST_F(CiGate, ExitStatusFollowsFailOn) {
   EXPECT_EQ(Run({"--fail-on=warning"}), 1);
   EXPECT_EQ(Run({"--fail-on=note"}), 1);
   EXPECT_EQ(Run({"--fail-on=bogus"}), 2);
-  // A remark fails only --fail-on=note: 8 KiB blocks of 1024 threads are warp-limited, no remark;
-  // with 100 KiB of static... use the budget check off and look at the remark-free run.
-  EXPECT_EQ(Run({"--checks=-*", "--fail-on=note"}), 0) << "no check, no finding";
+  // A remark fails only --fail-on=note: 8 KiB blocks of 1024 threads are
+  // warp-limited, no remark; with 100 KiB of static... use the budget check off
+  // and look at the remark-free run.
+  EXPECT_EQ(Run({"--checks=-*", "--fail-on=note"}), 0)
+      << "no check, no finding";
 }
 
 TEST_F(CiGate, WarningsAsErrorsPromotesMatchingChecks) {
   std::string K = write("k.cu", BudgetKernel);
-  CommandResult R = tilefit({"--arch=sm_90", "--budget=0.01", "--warnings-as-errors=tilefit-bud*", K, "--"});
+  CommandResult R = tilefit({"--arch=sm_90", "--budget=0.01",
+                             "--warnings-as-errors=tilefit-bud*", K, "--"});
   EXPECT_EQ(R.Status, 1);
-  EXPECT_NE(R.Out.find("error: kernel 'warm' uses 8192 bytes"), std::string::npos) << R.Out;
-  EXPECT_NE(R.Out.find("[tilefit-budget,-warnings-as-errors]"), std::string::npos) << R.Out;
-  R = tilefit({"--arch=sm_90", "--budget=0.01", "--warnings-as-errors=tilefit-*,-tilefit-budget", K, "--"});
+  EXPECT_NE(R.Out.find("error: kernel 'warm' uses 8192 bytes"),
+            std::string::npos)
+      << R.Out;
+  EXPECT_NE(R.Out.find("[tilefit-budget,-warnings-as-errors]"),
+            std::string::npos)
+      << R.Out;
+  R = tilefit({"--arch=sm_90", "--budget=0.01",
+               "--warnings-as-errors=tilefit-*,-tilefit-budget", K, "--"});
   EXPECT_EQ(R.Status, 0) << "the last matching glob decides: excluded";
 }
 
 TEST_F(CiGate, NolintForms) {
   // Each kernel has one budget warning unless a comment suppresses it.
-  std::string K = write("k.cu", R"(#define BODY(n) __shared__ float t[2048]; t[threadIdx.x % 2048] = o[0]; __syncthreads(); o[1] = t[(threadIdx.x + n) % 2048];
+  std::string K = write(
+      "k.cu",
+      R"(#define BODY(n) __shared__ float t[2048]; t[threadIdx.x % 2048] = o[0]; __syncthreads(); o[1] = t[(threadIdx.x + n) % 2048];
 __global__ void plain(float *o) { BODY(1) }
 __global__ void all(float *o) { BODY(2) } // NOLINT
 __global__ void listed(float *o) { BODY(3) } // NOLINT(tilefit-budget)
@@ -85,13 +98,15 @@ __global__ void at_allocation(float *o) {
 // NOLINTBEGIN(tilefit-occupancy)
 // NOLINTEND(tilefit-budget)
 )");
-  CommandResult R = tilefit({"--arch=sm_90", "--budget=0.01", "--format=json", K, "--"});
+  CommandResult R =
+      tilefit({"--arch=sm_90", "--budget=0.01", "--format=json", K, "--"});
   nlohmann::json J = json(R);
   std::vector<std::string> Found = findings(J);
   std::sort(Found.begin(), Found.end());
-  EXPECT_EQ(Found, (std::vector<std::string>{"tilefit-budget@13", "tilefit-budget@2",
-                                             "tilefit-budget@6", "tilefit-nolint@20",
-                                             "tilefit-nolint@21"}))
+  EXPECT_EQ(Found,
+            (std::vector<std::string>{"tilefit-budget@13", "tilefit-budget@2",
+                                      "tilefit-budget@6", "tilefit-nolint@20",
+                                      "tilefit-nolint@21"}))
       << R.Out;
   EXPECT_EQ(R.Status, 1) << "unmatched NOLINTBEGIN/END are errors";
   bool BeginMsg = false, EndMsg = false;
@@ -103,9 +118,9 @@ __global__ void at_allocation(float *o) {
   EXPECT_TRUE(BeginMsg && EndMsg);
 }
 
-// A NOLINT'd finding marks nothing in the table; a header read only for a note (the kernel's
-// definition under a launch's error) has no findings of its own, so its unmatched NOLINTBEGIN
-// says nothing, as in clang-tidy.
+// A NOLINT'd finding marks nothing in the table; a header read only for a note
+// (the kernel's definition under a launch's error) has no findings of its own,
+// so its unmatched NOLINTBEGIN says nothing, as in clang-tidy.
 TEST_F(CiGate, NolintLeavesNoMarkAndNoNoiseInFilesWithoutFindings) {
   write("dyn.cuh", R"(// NOLINTBEGIN(tilefit-occupancy)
 __global__ void dyn(float *o) { extern __shared__ float d[]; d[threadIdx.x] = o[0]; __syncthreads(); o[1] = d[threadIdx.x + 1]; }
@@ -119,11 +134,15 @@ void host(float *o) { dyn<<<1, 128, 65536>>>(o); }
   CommandResult R = tilefit({"--arch=sm_90", K, "--"});
   EXPECT_EQ(R.Status, 1) << R.Out;
   EXPECT_EQ(R.Out.find("tilefit-nolint"), std::string::npos) << R.Out;
-  EXPECT_NE(R.Out.find("k.cu:5:23: error: launch of kernel 'dyn'"), std::string::npos) << R.Out;
+  EXPECT_NE(R.Out.find("k.cu:5:23: error: launch of kernel 'dyn'"),
+            std::string::npos)
+      << R.Out;
   // The table: 'loud' marked, 'quiet' not.
   auto Row = [&](const std::string &Name) {
     size_t At = R.Out.find("\n" + Name + " ");
-    return At == std::string::npos ? std::string() : R.Out.substr(At + 1, R.Out.find('\n', At + 1) - At - 1);
+    return At == std::string::npos
+               ? std::string()
+               : R.Out.substr(At + 1, R.Out.find('\n', At + 1) - At - 1);
   };
   EXPECT_NE(Row("loud").find('~'), std::string::npos) << R.Out;
   ASSERT_FALSE(Row("quiet").empty()) << R.Out;
@@ -141,9 +160,12 @@ void host(float *o) {
   CommandResult R = tilefit({"--arch=sm_90", "--format=json", K, "--"});
   nlohmann::json J = json(R);
   std::vector<std::string> Found = findings(J);
-  // The 64 KiB launch is the worst: its optin error stays; the other is suppressed.
-  EXPECT_EQ(std::count(Found.begin(), Found.end(), "tilefit-optin@4"), 1) << R.Out;
-  EXPECT_EQ(std::count(Found.begin(), Found.end(), "tilefit-optin@5"), 0) << R.Out;
+  // The 64 KiB launch is the worst: its optin error stays; the other is
+  // suppressed.
+  EXPECT_EQ(std::count(Found.begin(), Found.end(), "tilefit-optin@4"), 1)
+      << R.Out;
+  EXPECT_EQ(std::count(Found.begin(), Found.end(), "tilefit-optin@5"), 0)
+      << R.Out;
 }
 
 TEST_F(CiGate, ConfigurationFileIsFoundAboveTheSource) {
@@ -153,7 +175,8 @@ TEST_F(CiGate, ConfigurationFileIsFoundAboveTheSource) {
   nlohmann::json J = json(R);
   ASSERT_EQ(J["kernels"].size(), 2u) << R.Err;
   EXPECT_EQ(J["kernels"][0]["arch"], "sm_80");
-  EXPECT_EQ(findings(J).size(), 2u) << "the configured budget warns on both architectures";
+  EXPECT_EQ(findings(J).size(), 2u)
+      << "the configured budget warns on both architectures";
   // The command line wins over the file.
   J = json(tilefit({"--format=json", "--arch=sm_90", "--budget=0.9", K, "--"}));
   EXPECT_EQ(J["kernels"].size(), 1u);
@@ -161,35 +184,45 @@ TEST_F(CiGate, ConfigurationFileIsFoundAboveTheSource) {
 }
 
 TEST_F(CiGate, ConfigurationChecksKernelBudgetsHeaderFilterAndDatabase) {
-  write("limits.json", R"({"architectures": {"sm_90": {"shared_memory": {"block_default_max": 8000, "block_optin_max": 10000}}}})");
+  write(
+      "limits.json",
+      R"({"architectures": {"sm_90": {"shared_memory": {"block_default_max": 8000, "block_optin_max": 10000}}}})");
   write("conf.json", R"({"Checks": "tilefit-*,-tilefit-occupancy",
     "KernelBudgets": [{"Kernel": "w*", "Bytes": 4096}],
     "CapacityDatabase": "limits.json", "Architectures": ["sm_90"]})");
   std::string K = write("k.cu", BudgetKernel);
-  CommandResult R = tilefit({"--config-file=" + Dir + "/conf.json", "--format=json", K, "--"});
+  CommandResult R = tilefit(
+      {"--config-file=" + Dir + "/conf.json", "--format=json", K, "--"});
   nlohmann::json J = json(R);
   ASSERT_EQ(J["diagnostics"].size(), 1u) << R.Out << R.Err;
   EXPECT_EQ(J["diagnostics"][0]["check"], "tilefit-budget");
-  EXPECT_NE(J["diagnostics"][0]["message"].get<std::string>().find("its budget of 4096 bytes (4 KiB) (w*)"),
+  EXPECT_NE(J["diagnostics"][0]["message"].get<std::string>().find(
+                "its budget of 4096 bytes (4 KiB) (w*)"),
             std::string::npos)
       << J["diagnostics"][0]["message"];
-  EXPECT_EQ(J["kernels"][0]["limits"]["block_optin_max"], 10000) << "the configured database";
+  EXPECT_EQ(J["kernels"][0]["limits"]["block_optin_max"], 10000)
+      << "the configured database";
   // Inline configuration over the file: disable the check.
-  J = json(tilefit({"--config-file=" + Dir + "/conf.json", "--config={Checks: '-*'}",
-                    "--format=json", K, "--"}));
+  J = json(tilefit({"--config-file=" + Dir + "/conf.json",
+                    "--config={Checks: '-*'}", "--format=json", K, "--"}));
   EXPECT_TRUE(J["diagnostics"].empty());
 }
 
 TEST_F(CiGate, DumpConfig) {
-  write(".tilefit.yaml", "Checks: 'tilefit-*'\nBudget: 0.5\nKernelBudgets:\n  - Kernel: 'g*'\n    Fraction: 0.25\n");
+  write(".tilefit.yaml", "Checks: 'tilefit-*'\nBudget: 0.5\nKernelBudgets:\n  "
+                         "- Kernel: 'g*'\n    Fraction: 0.25\n");
   std::string K = write("k.cu", BudgetKernel);
   CommandResult R = tilefit({"--dump-config", "--arch=sm_80", K});
   EXPECT_EQ(R.Status, 0) << R.Err;
   EXPECT_NE(R.Out.find("Checks: 'tilefit-*'"), std::string::npos) << R.Out;
   EXPECT_NE(R.Out.find("Budget: 0.5"), std::string::npos) << R.Out;
-  EXPECT_NE(R.Out.find("Architectures: [sm_80]"), std::string::npos) << "the command line wins";
-  EXPECT_NE(R.Out.find("  - Kernel: 'g*'\n    Fraction: 0.25"), std::string::npos) << R.Out;
-  EXPECT_NE(R.Out.find(".tilefit.yaml"), std::string::npos) << "says where it came from";
+  EXPECT_NE(R.Out.find("Architectures: [sm_80]"), std::string::npos)
+      << "the command line wins";
+  EXPECT_NE(R.Out.find("  - Kernel: 'g*'\n    Fraction: 0.25"),
+            std::string::npos)
+      << R.Out;
+  EXPECT_NE(R.Out.find(".tilefit.yaml"), std::string::npos)
+      << "says where it came from";
 }
 
 TEST_F(CiGate, ConfigurationErrorsNameFileLineAndColumn) {
@@ -197,19 +230,25 @@ TEST_F(CiGate, ConfigurationErrorsNameFileLineAndColumn) {
   write(".tilefit.yaml", "Checks: '*'\nBudgett: 0.5\n");
   CommandResult R = tilefit({K, "--"});
   EXPECT_EQ(R.Status, 2);
-  EXPECT_NE(R.Err.find(".tilefit.yaml:2:1: unknown key 'Budgett'"), std::string::npos) << R.Err;
+  EXPECT_NE(R.Err.find(".tilefit.yaml:2:1: unknown key 'Budgett'"),
+            std::string::npos)
+      << R.Err;
   write(".tilefit.yaml", "Budget: lots\n");
   R = tilefit({K, "--"});
   EXPECT_EQ(R.Status, 2);
-  EXPECT_NE(R.Err.find(".tilefit.yaml:1:9: expected a fraction in (0, 1], got 'lots'"), std::string::npos)
+  EXPECT_NE(R.Err.find(
+                ".tilefit.yaml:1:9: expected a fraction in (0, 1], got 'lots'"),
+            std::string::npos)
       << R.Err;
   write(".tilefit.yaml", "Architectures: sm_90\n");
   R = tilefit({K, "--"});
-  EXPECT_NE(R.Err.find(".tilefit.yaml:1:16: expected a list of architectures"), std::string::npos)
+  EXPECT_NE(R.Err.find(".tilefit.yaml:1:16: expected a list of architectures"),
+            std::string::npos)
       << R.Err;
   write(".tilefit.yaml", "KernelBudgets:\n  - Kernel: 'x'\n");
   R = tilefit({K, "--"});
-  EXPECT_NE(R.Err.find(".tilefit.yaml:2:5: a kernel budget needs a Kernel glob and one of Bytes or Fraction"),
+  EXPECT_NE(R.Err.find(".tilefit.yaml:2:5: a kernel budget needs a Kernel glob "
+                       "and one of Bytes or Fraction"),
             std::string::npos)
       << R.Err;
   write(".tilefit.yaml", "Checks: [unclosed\n");
@@ -224,15 +263,19 @@ TEST_F(CiGate, ConfigurationErrorsNameFileLineAndColumn) {
 }
 
 TEST_F(CiGate, SarifValidatesWithMicrosoftsMultitool) {
-  std::string Tool = sourceDir() + "/.cache/sarif/node_modules/.bin/sarif-multitool";
+  std::string Tool =
+      sourceDir() + "/.cache/sarif/node_modules/.bin/sarif-multitool";
   if (!llvm::sys::fs::can_execute(Tool))
-    GTEST_SKIP() << "the SARIF multitool is not installed (scripts/setup.sh installs it with npm)";
+    GTEST_SKIP() << "the SARIF multitool is not installed (scripts/setup.sh "
+                    "installs it with npm)";
   if (!haveNvcc())
     GTEST_SKIP() << "nvcc is not on PATH: CMake cannot configure the example";
-  CommandResult C = runCommand({"cmake", "-S", sourceDir() + "/compile_commands_example", "-B",
-                                Dir + "/example", "-DCMAKE_CUDA_COMPILER=nvcc"});
+  CommandResult C =
+      runCommand({"cmake", "-S", sourceDir() + "/compile_commands_example",
+                  "-B", Dir + "/example", "-DCMAKE_CUDA_COMPILER=nvcc"});
   ASSERT_EQ(C.Status, 0) << C.Err;
-  CommandResult R = tilefit({"-p", Dir + "/example", "--output=" + Dir + "/report.sarif"});
+  CommandResult R =
+      tilefit({"-p", Dir + "/example", "--output=" + Dir + "/report.sarif"});
   EXPECT_EQ(R.Status, 1) << "the example has an error on sm_89\n" << R.Err;
   CommandResult V = runCommand({Tool, "validate", Dir + "/report.sarif"});
   EXPECT_EQ(V.Status, 0) << V.Out << V.Err;
@@ -252,7 +295,9 @@ TEST_F(CiGate, SarifValidatesWithMicrosoftsMultitool) {
     EXPECT_TRUE(Res.contains("partialFingerprints"));
     if (Res["ruleId"] == "tilefit-capacity") {
       SawCapacity = true;
-      EXPECT_EQ(Res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "src/dynamic.cu");
+      EXPECT_EQ(
+          Res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+          "src/dynamic.cu");
       EXPECT_EQ(Res["properties"]["arch"], "sm_89");
       EXPECT_EQ(Res["properties"]["dynamic_smem_bytes"], 114688);
       EXPECT_FALSE(Res["relatedLocations"].empty());
@@ -260,10 +305,12 @@ TEST_F(CiGate, SarifValidatesWithMicrosoftsMultitool) {
   }
   EXPECT_TRUE(SawCapacity);
 
-  // A unit with errors: its failure is a notification of the invocation, valid SARIF too.
-  CommandResult P = tilefit({"--arch=sm_90", "--output=" + Dir + "/partial.sarif",
-                             sourceDir() + "/tests/fixtures/parse_errors/kernel_error.cu", "--",
-                             "-DINJECT_ERRORS"});
+  // A unit with errors: its failure is a notification of the invocation, valid
+  // SARIF too.
+  CommandResult P =
+      tilefit({"--arch=sm_90", "--output=" + Dir + "/partial.sarif",
+               sourceDir() + "/tests/fixtures/parse_errors/kernel_error.cu",
+               "--", "-DINJECT_ERRORS"});
   EXPECT_EQ(P.Status, 2) << P.Err;
   CommandResult PV = runCommand({Tool, "validate", Dir + "/partial.sarif"});
   EXPECT_EQ(PV.Status, 0) << PV.Out << PV.Err;
@@ -273,8 +320,10 @@ TEST_F(CiGate, SarifValidatesWithMicrosoftsMultitool) {
   const auto &Inv = PS["runs"][0]["invocations"][0];
   EXPECT_EQ(Inv["executionSuccessful"], false);
   ASSERT_GE(Inv["toolExecutionNotifications"].size(), 2u) << Inv.dump();
-  EXPECT_NE(Inv["toolExecutionNotifications"][1]["message"]["text"].get<std::string>().find(
-                "kernel_error.cu (kernel_error.cu:13:44: use of undeclared identifier 'gain')"),
+  EXPECT_NE(Inv["toolExecutionNotifications"][1]["message"]["text"]
+                .get<std::string>()
+                .find("kernel_error.cu (kernel_error.cu:13:44: use of "
+                      "undeclared identifier 'gain')"),
             std::string::npos)
       << Inv.dump();
 }
@@ -282,15 +331,19 @@ TEST_F(CiGate, SarifValidatesWithMicrosoftsMultitool) {
 TEST_F(CiGate, SarifFingerprintsSurviveEditsAboveAFinding) {
   std::string K = write("k.cu", BudgetKernel);
   auto Fingerprint = [&]() {
-    tilefit({"--arch=sm_90", "--budget=0.01", "--output=" + Dir + "/r.sarif", K, "--"});
+    tilefit({"--arch=sm_90", "--budget=0.01", "--output=" + Dir + "/r.sarif", K,
+             "--"});
     auto Buf = llvm::MemoryBuffer::getFile(Dir + "/r.sarif");
     nlohmann::json S = nlohmann::json::parse((*Buf)->getBuffer().str());
     const auto &Res = S["runs"][0]["results"][0];
-    return std::make_pair(Res["partialFingerprints"].dump(),
-                          Res["locations"][0]["physicalLocation"]["region"]["startLine"].get<int>());
+    return std::make_pair(
+        Res["partialFingerprints"].dump(),
+        Res["locations"][0]["physicalLocation"]["region"]["startLine"]
+            .get<int>());
   };
   auto [Before, LineBefore] = Fingerprint();
-  write("k.cu", std::string("// a new comment\n// and another\n") + BudgetKernel);
+  write("k.cu",
+        std::string("// a new comment\n// and another\n") + BudgetKernel);
   auto [After, LineAfter] = Fingerprint();
   EXPECT_EQ(LineAfter, LineBefore + 2);
   EXPECT_EQ(Before, After);
@@ -298,80 +351,135 @@ TEST_F(CiGate, SarifFingerprintsSurviveEditsAboveAFinding) {
 
 TEST_F(CiGate, DiffAndBaselineWithAThreshold) {
   auto Kernel = [](int Floats) {
-    return "__global__ void grows(float *o) { __shared__ float t[" + std::to_string(Floats) +
-           "]; t[threadIdx.x % " + std::to_string(Floats) +
-           "] = o[0]; __syncthreads(); o[1] = t[(threadIdx.x + 1) % " + std::to_string(Floats) +
-           "]; }\n__global__ void stays(float *o) { __shared__ float s[64]; s[threadIdx.x % 64] = o[0]; __syncthreads(); o[1] = s[(threadIdx.x + 1) % 64]; }\n";
+    return "__global__ void grows(float *o) { __shared__ float t[" +
+           std::to_string(Floats) + "]; t[threadIdx.x % " +
+           std::to_string(Floats) +
+           "] = o[0]; __syncthreads(); o[1] = t[(threadIdx.x + 1) % " +
+           std::to_string(Floats) +
+           "]; }\n__global__ void stays(float *o) { __shared__ float s[64]; "
+           "s[threadIdx.x % 64] = o[0]; __syncthreads(); o[1] = s[(threadIdx.x "
+           "+ 1) % 64]; }\n";
   };
   std::string K = write("k.cu", Kernel(1000));
-  ASSERT_EQ(tilefit({"--arch=sm_90", "--format=json", "-o", Dir + "/old.json", K, "--"}).Status, 0);
-  write("k.cu", Kernel(1100) + "__global__ void added(float *o) { o[0] = 1; }\n");
-  ASSERT_EQ(tilefit({"--arch=sm_90", "--format=json", "-o", Dir + "/new.json", K, "--"}).Status, 0);
+  ASSERT_EQ(tilefit({"--arch=sm_90", "--format=json", "-o", Dir + "/old.json",
+                     K, "--"})
+                .Status,
+            0);
+  write("k.cu",
+        Kernel(1100) + "__global__ void added(float *o) { o[0] = 1; }\n");
+  ASSERT_EQ(tilefit({"--arch=sm_90", "--format=json", "-o", Dir + "/new.json",
+                     K, "--"})
+                .Status,
+            0);
 
   CommandResult D = tilefit({"diff", Dir + "/old.json", Dir + "/new.json"});
   EXPECT_EQ(D.Status, 0) << "no threshold, no failure\n" << D.Err;
-  EXPECT_NE(D.Out.find("grown: grows on sm_90: 3.9 KiB -> 4.3 KiB +400 B (+10.0%)"), std::string::npos)
+  EXPECT_NE(
+      D.Out.find("grown: grows on sm_90: 3.9 KiB -> 4.3 KiB +400 B (+10.0%)"),
+      std::string::npos)
       << D.Out;
   EXPECT_NE(D.Out.find("added: added on sm_90"), std::string::npos) << D.Out;
-  EXPECT_EQ(D.Out.find("stays"), std::string::npos) << "unchanged kernels are counted, not listed";
-  EXPECT_EQ(tilefit({"diff", Dir + "/old.json", Dir + "/new.json", "--max-growth=20%"}).Status, 0);
-  EXPECT_EQ(tilefit({"diff", Dir + "/old.json", Dir + "/new.json", "--max-growth=5%"}).Status, 1);
-  EXPECT_EQ(tilefit({"diff", Dir + "/old.json", Dir + "/new.json", "--max-growth=399"}).Status, 1);
-  EXPECT_EQ(tilefit({"diff", Dir + "/old.json", Dir + "/new.json", "--max-growth=400"}).Status, 0);
-  EXPECT_EQ(tilefit({"diff", Dir + "/old.json", Dir + "/new.json", "--max-growth=lots"}).Status, 2);
+  EXPECT_EQ(D.Out.find("stays"), std::string::npos)
+      << "unchanged kernels are counted, not listed";
+  EXPECT_EQ(tilefit({"diff", Dir + "/old.json", Dir + "/new.json",
+                     "--max-growth=20%"})
+                .Status,
+            0);
+  EXPECT_EQ(
+      tilefit({"diff", Dir + "/old.json", Dir + "/new.json", "--max-growth=5%"})
+          .Status,
+      1);
+  EXPECT_EQ(tilefit({"diff", Dir + "/old.json", Dir + "/new.json",
+                     "--max-growth=399"})
+                .Status,
+            1);
+  EXPECT_EQ(tilefit({"diff", Dir + "/old.json", Dir + "/new.json",
+                     "--max-growth=400"})
+                .Status,
+            0);
+  EXPECT_EQ(tilefit({"diff", Dir + "/old.json", Dir + "/new.json",
+                     "--max-growth=lots"})
+                .Status,
+            2);
   EXPECT_EQ(tilefit({"diff", Dir + "/old.json"}).Status, 2);
   write("bad.json", "{\"schema\": \"something-else\"}");
   CommandResult Bad = tilefit({"diff", Dir + "/old.json", Dir + "/bad.json"});
   EXPECT_EQ(Bad.Status, 2);
   EXPECT_NE(Bad.Err.find("bad.json: schema"), std::string::npos) << Bad.Err;
 
-  CommandResult Md = tilefit({"diff", Dir + "/old.json", Dir + "/new.json", "--format=markdown",
-                              "--max-growth=5%"});
-  EXPECT_NE(Md.Out.find("| :x: grown | `grows` | sm_90 | 3.9 KiB | 4.3 KiB | +400 B (+10.0%) |"),
+  CommandResult Md = tilefit({"diff", Dir + "/old.json", Dir + "/new.json",
+                              "--format=markdown", "--max-growth=5%"});
+  EXPECT_NE(Md.Out.find("| :x: grown | `grows` | sm_90 | 3.9 KiB | 4.3 KiB | "
+                        "+400 B (+10.0%) |"),
             std::string::npos)
       << Md.Out;
-  CommandResult Js = tilefit({"diff", Dir + "/old.json", Dir + "/new.json", "--format=json"});
+  CommandResult Js =
+      tilefit({"diff", Dir + "/old.json", Dir + "/new.json", "--format=json"});
   nlohmann::json J = json(Js);
   EXPECT_EQ(J["schema"], "tilefit-diff/1");
 
-  // --baseline in a run: the report, then the changes; the threshold fails the run.
-  CommandResult B = tilefit({"--arch=sm_90", "--baseline=" + Dir + "/old.json", "--max-growth=5%", K, "--"});
+  // --baseline in a run: the report, then the changes; the threshold fails the
+  // run.
+  CommandResult B = tilefit({"--arch=sm_90", "--baseline=" + Dir + "/old.json",
+                             "--max-growth=5%", K, "--"});
   EXPECT_EQ(B.Status, 1);
-  EXPECT_NE(B.Out.find("grown (over the threshold): grows on sm_90"), std::string::npos) << B.Out;
+  EXPECT_NE(B.Out.find("grown (over the threshold): grows on sm_90"),
+            std::string::npos)
+      << B.Out;
 }
 
-// The usual tuning change, gemm_tiled<3> to gemm_tiled<5>: one kernel whose arguments changed,
-// with its growth, that --max-growth catches; two changed at once stay added and removed.
+// The usual tuning change, gemm_tiled<3> to gemm_tiled<5>: one kernel whose
+// arguments changed, with its growth, that --max-growth catches; two changed at
+// once stay added and removed.
 TEST_F(CiGate, DiffAcrossTemplateArguments) {
   auto Source = [](int Stages, std::vector<int> Pair) {
-    std::string S = "template <int STAGES> __global__ void gemm_tiled(float *o) {\n"
-                    "  __shared__ float t[STAGES][256];\n"
-                    "  t[threadIdx.x % STAGES][threadIdx.x % 256] = o[0];\n"
-                    "  __syncthreads();\n"
-                    "  o[1] = t[(threadIdx.x + 1) % STAGES][threadIdx.x % 256];\n"
-                    "}\n"
-                    "template __global__ void gemm_tiled<" + std::to_string(Stages) + ">(float *);\n"
-                    "template <int N> __global__ void pair(float *o) { o[0] = N; }\n";
+    std::string S =
+        "template <int STAGES> __global__ void gemm_tiled(float *o) {\n"
+        "  __shared__ float t[STAGES][256];\n"
+        "  t[threadIdx.x % STAGES][threadIdx.x % 256] = o[0];\n"
+        "  __syncthreads();\n"
+        "  o[1] = t[(threadIdx.x + 1) % STAGES][threadIdx.x % 256];\n"
+        "}\n"
+        "template __global__ void gemm_tiled<" +
+        std::to_string(Stages) +
+        ">(float *);\n"
+        "template <int N> __global__ void pair(float *o) { o[0] = N; }\n";
     for (int N : Pair)
-      S += "template __global__ void pair<" + std::to_string(N) + ">(float *);\n";
+      S += "template __global__ void pair<" + std::to_string(N) +
+           ">(float *);\n";
     return S;
   };
   std::string K = write("k.cu", Source(3, {1, 2}));
-  ASSERT_EQ(tilefit({"--arch=sm_90", "--format=json", "-o", Dir + "/old.json", K, "--"}).Status, 0);
+  ASSERT_EQ(tilefit({"--arch=sm_90", "--format=json", "-o", Dir + "/old.json",
+                     K, "--"})
+                .Status,
+            0);
   write("k.cu", Source(5, {3, 4}));
-  ASSERT_EQ(tilefit({"--arch=sm_90", "--format=json", "-o", Dir + "/new.json", K, "--"}).Status, 0);
+  ASSERT_EQ(tilefit({"--arch=sm_90", "--format=json", "-o", Dir + "/new.json",
+                     K, "--"})
+                .Status,
+            0);
   CommandResult D = tilefit({"diff", Dir + "/old.json", Dir + "/new.json"});
   EXPECT_EQ(D.Status, 0) << D.Err;
-  EXPECT_NE(D.Out.find("grown (arguments changed): gemm_tiled<3> -> gemm_tiled<5> on sm_90: 3 KiB "
+  EXPECT_NE(D.Out.find("grown (arguments changed): gemm_tiled<3> -> "
+                       "gemm_tiled<5> on sm_90: 3 KiB "
                        "-> 5 KiB +2 KiB (+66.7%)"),
             std::string::npos)
       << D.Out;
   EXPECT_EQ(D.Out.find("removed: gemm_tiled<3>"), std::string::npos) << D.Out;
-  for (const char *Line : {"added: pair<3>", "added: pair<4>", "removed: pair<1>", "removed: pair<2>"})
+  for (const char *Line : {"added: pair<3>", "added: pair<4>",
+                           "removed: pair<1>", "removed: pair<2>"})
     EXPECT_NE(D.Out.find(Line), std::string::npos) << Line << "\n" << D.Out;
-  EXPECT_EQ(tilefit({"diff", Dir + "/old.json", Dir + "/new.json", "--max-growth=1KiB"}).Status, 1);
-  EXPECT_EQ(tilefit({"diff", Dir + "/old.json", Dir + "/new.json", "--max-growth=2KiB"}).Status, 0);
-  nlohmann::json J = json(tilefit({"diff", Dir + "/old.json", Dir + "/new.json", "--format=json"}));
+  EXPECT_EQ(tilefit({"diff", Dir + "/old.json", Dir + "/new.json",
+                     "--max-growth=1KiB"})
+                .Status,
+            1);
+  EXPECT_EQ(tilefit({"diff", Dir + "/old.json", Dir + "/new.json",
+                     "--max-growth=2KiB"})
+                .Status,
+            0);
+  nlohmann::json J = json(
+      tilefit({"diff", Dir + "/old.json", Dir + "/new.json", "--format=json"}));
   bool Found = false;
   for (const auto &E : J["kernels"])
     if (E["kernel"] == "gemm_tiled<5>") {
@@ -386,8 +494,11 @@ TEST_F(CiGate, ShardsMergeIntoTheSameReportAsOneRun) {
   std::vector<std::string> Files;
   for (int I = 0; I < 5; ++I)
     Files.push_back(write("u" + std::to_string(I) + ".cu",
-                          "__global__ void k" + std::to_string(I) + "(float *o) { __shared__ float t[" +
-                              std::to_string(64 * (I + 1)) + "]; t[threadIdx.x % 64] = o[0]; __syncthreads(); o[1] = t[threadIdx.x % 7]; }\n"));
+                          "__global__ void k" + std::to_string(I) +
+                              "(float *o) { __shared__ float t[" +
+                              std::to_string(64 * (I + 1)) +
+                              "]; t[threadIdx.x % 64] = o[0]; __syncthreads(); "
+                              "o[1] = t[threadIdx.x % 7]; }\n"));
   write("bad.cu", "__global__ void broken() { undeclared(); }\n");
   Files.push_back(Dir + "/bad.cu");
   auto Run = [&](std::vector<std::string> Extra) {
@@ -409,59 +520,76 @@ TEST_F(CiGate, ShardsMergeIntoTheSameReportAsOneRun) {
     std::vector<std::string> Args = Parts;
     Args.push_back(std::string("--format=") + Format);
     CommandResult Merged = tilefit(Args);
-    EXPECT_EQ(Merged.Status, 2) << "the merged report still has the failed unit";
-    std::vector<std::string> Direct = {"merge", Dir + "/whole.json", std::string("--format=") + Format};
+    EXPECT_EQ(Merged.Status, 2)
+        << "the merged report still has the failed unit";
+    std::vector<std::string> Direct = {"merge", Dir + "/whole.json",
+                                       std::string("--format=") + Format};
     EXPECT_EQ(Merged.Out, tilefit(Direct).Out) << Format;
   }
   auto WholeJson = llvm::MemoryBuffer::getFile(Dir + "/whole.json");
   std::vector<std::string> Args = Parts;
   Args.push_back("--format=json");
-  EXPECT_EQ(tilefit(Args).Out, (*WholeJson)->getBuffer().str()) << "byte for byte";
+  EXPECT_EQ(tilefit(Args).Out, (*WholeJson)->getBuffer().str())
+      << "byte for byte";
   EXPECT_EQ(tilefit({"--shard=4/3", Files[0], "--"}).Status, 2);
 }
 
 TEST_F(CiGate, LauncherBuildOfTheExampleProject) {
   if (!haveNvcc())
     GTEST_SKIP() << "nvcc is not on PATH";
-  std::string Launch = llvm::sys::path::parent_path(binary()).str() + "/tilefit-launch";
-  CommandResult C = runCommand({"cmake", "-S", sourceDir() + "/compile_commands_example", "-B",
-                                Dir + "/ex", "-DCMAKE_CUDA_COMPILER=nvcc",
-                                "-DCMAKE_CUDA_COMPILER_LAUNCHER=" + Launch});
+  std::string Launch =
+      llvm::sys::path::parent_path(binary()).str() + "/tilefit-launch";
+  CommandResult C =
+      runCommand({"cmake", "-S", sourceDir() + "/compile_commands_example",
+                  "-B", Dir + "/ex", "-DCMAKE_CUDA_COMPILER=nvcc",
+                  "-DCMAKE_CUDA_COMPILER_LAUNCHER=" + Launch});
   ASSERT_EQ(C.Status, 0) << C.Out << C.Err;
   CommandResult B = runCommand({"cmake", "--build", Dir + "/ex", "-j2"});
-  ASSERT_EQ(B.Status, 0) << "the launcher runs the compiler unchanged\n" << B.Out << B.Err;
-  EXPECT_TRUE(llvm::sys::fs::exists(Dir + "/ex/example")) << "the project built and linked";
+  ASSERT_EQ(B.Status, 0) << "the launcher runs the compiler unchanged\n"
+                         << B.Out << B.Err;
+  EXPECT_TRUE(llvm::sys::fs::exists(Dir + "/ex/example"))
+      << "the project built and linked";
   std::vector<std::string> Merge = {"merge", "--format=json"};
   std::error_code EC;
-  for (llvm::sys::fs::recursive_directory_iterator It(Dir + "/ex", EC), End; It != End && !EC;
-       It.increment(EC))
+  for (llvm::sys::fs::recursive_directory_iterator It(Dir + "/ex", EC), End;
+       It != End && !EC; It.increment(EC))
     if (llvm::StringRef(It->path()).ends_with(".tilefit.json"))
       Merge.push_back(It->path());
   ASSERT_EQ(Merge.size(), 2u + 5u) << "one report per CUDA source";
   CommandResult Merged = tilefit(Merge);
   CommandResult Direct = tilefit({"-p", Dir + "/ex", "--format=json"});
   EXPECT_EQ(Merged.Status, 1);
-  EXPECT_EQ(Merged.Out, Direct.Out) << "the launcher's reports merge into the same report";
+  EXPECT_EQ(Merged.Out, Direct.Out)
+      << "the launcher's reports merge into the same report";
 }
 
 TEST_F(CiGate, PreCommitHook) {
-  if (!llvm::sys::findProgramByName("pre-commit") || !llvm::sys::findProgramByName("git"))
-    GTEST_SKIP() << "pre-commit and git are needed (scripts/setup.sh installs pre-commit)";
+  if (!llvm::sys::findProgramByName("pre-commit") ||
+      !llvm::sys::findProgramByName("git"))
+    GTEST_SKIP() << "pre-commit and git are needed (scripts/setup.sh installs "
+                    "pre-commit)";
   if (!llvm::sys::fs::exists(sourceDir() + "/.git"))
     GTEST_SKIP() << "the source tree is not a git checkout";
   std::string Repo = Dir + "/repo";
   llvm::sys::fs::create_directories(Repo);
   write("repo/ok.cu", "__global__ void fine(float *o) { o[0] = 1; }\n");
-  write("repo/big.cu", "__global__ void big(float *o) { __shared__ float t[64][200]; t[threadIdx.x % 64][threadIdx.y % 200] = o[0]; __syncthreads(); o[1] = t[threadIdx.y % 64][threadIdx.x % 200]; }\n");
+  write("repo/big.cu",
+        "__global__ void big(float *o) { __shared__ float t[64][200]; "
+        "t[threadIdx.x % 64][threadIdx.y % 200] = o[0]; __syncthreads(); o[1] "
+        "= t[threadIdx.y % 64][threadIdx.x % 200]; }\n");
   for (auto Cmd : std::vector<std::vector<std::string>>{
-           {"git", "init", "-q"}, {"git", "config", "user.email", "t@example.com"},
-           {"git", "config", "user.name", "t"}, {"git", "add", "ok.cu", "big.cu"}})
+           {"git", "init", "-q"},
+           {"git", "config", "user.email", "t@example.com"},
+           {"git", "config", "user.name", "t"},
+           {"git", "add", "ok.cu", "big.cu"}})
     ASSERT_EQ(runCommand(Cmd, Repo).Status, 0);
   // pre-commit finds `tilefit` on PATH (language: system).
-  std::string Path = llvm::sys::path::parent_path(binary()).str() + ":" + getenv("PATH");
+  std::string Path =
+      llvm::sys::path::parent_path(binary()).str() + ":" + getenv("PATH");
   auto PreCommit = [&](const std::string &File) {
-    return runCommand({"env", "PATH=" + Path, "HOME=" + Dir, "PRE_COMMIT_HOME=" + Dir + "/cache",
-                       "pre-commit", "try-repo", sourceDir(), "tilefit", "--files", File},
+    return runCommand({"env", "PATH=" + Path, "HOME=" + Dir,
+                       "PRE_COMMIT_HOME=" + Dir + "/cache", "pre-commit",
+                       "try-repo", sourceDir(), "tilefit", "--files", File},
                       Repo);
   };
   CommandResult Ok = PreCommit("ok.cu");
@@ -477,7 +605,8 @@ TEST_F(CiGate, ChecksDocumentationIsGeneratedFromTheTable) {
   auto Doc = llvm::MemoryBuffer::getFile(sourceDir() + "/docs/checks.md");
   ASSERT_TRUE(static_cast<bool>(Doc));
   EXPECT_EQ((*Doc)->getBuffer().str(), R.Out)
-      << "docs/checks.md is stale: build/bin/tilefit --list-checks --format=markdown > docs/checks.md";
+      << "docs/checks.md is stale: build/bin/tilefit --list-checks "
+         "--format=markdown > docs/checks.md";
 }
 
 } // namespace

@@ -1,4 +1,5 @@
-//===- CliFixture.h - Running the built tilefit in tests ---------*- C++ -*-===//
+//===- CliFixture.h - Running the built tilefit in tests ---------*- C++
+//-*-===//
 #ifndef TILEFIT_TESTS_CLIFIXTURE_H
 #define TILEFIT_TESTS_CLIFIXTURE_H
 
@@ -10,7 +11,8 @@
 namespace tilefit {
 namespace test {
 
-/// A plain kernel with 256 bytes of shared memory (the good unit beside a bad one).
+/// A plain kernel with 256 bytes of shared memory (the good unit beside a bad
+/// one).
 inline const char GoodKernel[] = R"(
 __global__ void good(float *o) {
   __shared__ float s[64];
@@ -35,7 +37,6 @@ protected:
       return {};
     }
   }
-
 };
 
 } // namespace test

@@ -22,7 +22,8 @@ TEST_F(CliTest, VersionAndHelp) {
   EXPECT_NE(V.Out.find("tilefit version"), std::string::npos) << V.Out;
   CommandResult H = tilefit({"--help"});
   EXPECT_EQ(H.Status, 0);
-  for (const char *Opt : {"-p", "--arch", "--format", "--capacity-db", "--cuda-path", "--budget"})
+  for (const char *Opt :
+       {"-p", "--arch", "--format", "--capacity-db", "--cuda-path", "--budget"})
     EXPECT_NE(H.Out.find(Opt), std::string::npos) << Opt;
 }
 
@@ -45,7 +46,8 @@ TEST_F(CliTest, UsageErrorsExitTwo) {
 
 TEST_F(CliTest, JsonForAKernelWithFlagsAfterDashDash) {
   std::string K = write("k.cu", GoodKernel);
-  CommandResult R = tilefit({"--format=json", "--arch=sm_80,sm_90", K, "--", "-std=c++17"});
+  CommandResult R =
+      tilefit({"--format=json", "--arch=sm_80,sm_90", K, "--", "-std=c++17"});
   ASSERT_EQ(R.Status, 0) << R.Err;
   nlohmann::json J = json(R);
   EXPECT_EQ(J["schema"], "tilefit-report/1");
@@ -60,9 +62,9 @@ TEST_F(CliTest, JsonForAKernelWithFlagsAfterDashDash) {
   EXPECT_EQ(J["kernels"][1]["arch"], "sm_90");
 }
 
-// The user's nvcc line after `--`, with its compiler or without: read as nvcc's, its
-// architectures analysed; a flag tilefit does not know is a warning, not a failed parse. Clang's
-// own spellings still go to Clang.
+// The user's nvcc line after `--`, with its compiler or without: read as
+// nvcc's, its architectures analysed; a flag tilefit does not know is a
+// warning, not a failed parse. Clang's own spellings still go to Clang.
 TEST_F(CliTest, NvccFlagsAfterDashDashAreReadAsNvccs) {
   std::string K = write("k.cu", GoodKernel);
   auto Archs = [](const nlohmann::json &J) {
@@ -71,14 +73,16 @@ TEST_F(CliTest, NvccFlagsAfterDashDashAreReadAsNvccs) {
       A += (A.empty() ? "" : ",") + Kernel["arch"].get<std::string>();
     return A;
   };
-  CommandResult R = tilefit({"--format=json", K, "--", "-arch=sm_80", "--use_fast_math",
-                             "-gencode", "arch=compute_90,code=sm_90", "--frobnicate"});
+  CommandResult R =
+      tilefit({"--format=json", K, "--", "-arch=sm_80", "--use_fast_math",
+               "-gencode", "arch=compute_90,code=sm_90", "--frobnicate"});
   ASSERT_EQ(R.Status, 0) << R.Err;
   EXPECT_EQ(Archs(json(R)), "sm_80,sm_90") << R.Out;
   EXPECT_NE(R.Err.find("--frobnicate"), std::string::npos) << R.Err;
 
-  R = tilefit({"--format=json", K, "--", "/usr/local/cuda/bin/nvcc", "-arch=sm_86",
-               "--expt-relaxed-constexpr", "-c", K, "-o", "k.o"});
+  R = tilefit({"--format=json", K, "--", "/usr/local/cuda/bin/nvcc",
+               "-arch=sm_86", "--expt-relaxed-constexpr", "-c", K, "-o",
+               "k.o"});
   ASSERT_EQ(R.Status, 0) << R.Err;
   EXPECT_EQ(Archs(json(R)), "sm_86") << R.Out;
 
@@ -90,26 +94,30 @@ TEST_F(CliTest, NvccFlagsAfterDashDashAreReadAsNvccs) {
   EXPECT_EQ(Archs(json(R)), "sm_90") << R.Out;
   EXPECT_EQ(R.Err.find("-arch=native"), std::string::npos) << R.Err;
 
-  R = tilefit({"--format=json", K, "--", "--cuda-gpu-arch=sm_75", "-std=c++17"});
+  R = tilefit(
+      {"--format=json", K, "--", "--cuda-gpu-arch=sm_75", "-std=c++17"});
   ASSERT_EQ(R.Status, 0) << R.Err;
   EXPECT_EQ(Archs(json(R)), "sm_75") << R.Out;
 }
 
-// Each scope has its keys in the JSON report: registers and tensor_memory per kernel (null on
-// an architecture without Tensor Memory), constant_memory per unit.
-// With -rdc nvlink puts the __constant__ data of every unit into one bank: 2 x 40 KiB is
-// "File uses too much global constant data (0x14000 bytes, 0x10000 max)" at link time, though
-// each unit alone fits. Without -rdc each unit is its own module.
+// Each scope has its keys in the JSON report: registers and tensor_memory per
+// kernel (null on an architecture without Tensor Memory), constant_memory per
+// unit. With -rdc nvlink puts the __constant__ data of every unit into one
+// bank: 2 x 40 KiB is "File uses too much global constant data (0x14000 bytes,
+// 0x10000 max)" at link time, though each unit alone fits. Without -rdc each
+// unit is its own module.
 TEST_F(CliTest, RelocatableUnitsConstantDataIsCheckedOverTheProgram) {
   auto Unit = [&](const std::string &Name, unsigned Floats) {
-    return write(Name + ".cu", "__constant__ float table_" + Name + "[" + std::to_string(Floats) +
+    return write(Name + ".cu", "__constant__ float table_" + Name + "[" +
+                                   std::to_string(Floats) +
                                    "];\n__global__ void k_" + Name +
-                                   "(float *o) { o[threadIdx.x] = table_" + Name +
-                                   "[threadIdx.x]; }\n");
+                                   "(float *o) { o[threadIdx.x] = table_" +
+                                   Name + "[threadIdx.x]; }\n");
   };
   std::string A = Unit("a", 10240), B = Unit("b", 10240);
   auto Run = [&](std::vector<std::string> Flags) {
-    std::vector<std::string> Args = {"--no-cache", "--format=json", "--arch=sm_90", A, B, "--"};
+    std::vector<std::string> Args = {
+        "--no-cache", "--format=json", "--arch=sm_90", A, B, "--"};
     Args.insert(Args.end(), Flags.begin(), Flags.end());
     return tilefit(Args);
   };
@@ -125,13 +133,15 @@ TEST_F(CliTest, RelocatableUnitsConstantDataIsCheckedOverTheProgram) {
   EXPECT_EQ(Rdc.Status, 1) << Rdc.Err;
   auto Found = ProgramFindings(Rdc);
   ASSERT_EQ(Found.size(), 1u) << Rdc.Out;
-  EXPECT_NE(Found[0]["message"].get<std::string>().find("81920 bytes"), std::string::npos)
+  EXPECT_NE(Found[0]["message"].get<std::string>().find("81920 bytes"),
+            std::string::npos)
       << Found[0].dump();
   EXPECT_EQ(Found[0]["notes"].size(), 2u);
 
   CommandResult Separate = Run({});
   EXPECT_EQ(Separate.Status, 0) << Separate.Err;
-  EXPECT_TRUE(ProgramFindings(Separate).empty()) << "without -rdc each unit is its own module";
+  EXPECT_TRUE(ProgramFindings(Separate).empty())
+      << "without -rdc each unit is its own module";
 
   B = Unit("b", 4096); // 40 KiB + 16 KiB fit
   EXPECT_TRUE(ProgramFindings(Run({"-fgpu-rdc"})).empty());
@@ -147,7 +157,8 @@ __global__ void __launch_bounds__(256, 2) tile(float *o, int n) {
   o[threadIdx.x] = acc[n % 8][threadIdx.x % 8];
 }
 )");
-  CommandResult R = tilefit({"--no-cache", "--format=json", "--arch=sm_90,sm_100a", K, "--"});
+  CommandResult R =
+      tilefit({"--no-cache", "--format=json", "--arch=sm_90,sm_100a", K, "--"});
   ASSERT_EQ(R.Status, 0) << R.Err;
   nlohmann::json J = json(R);
   ASSERT_EQ(J["kernels"].size(), 2u);
@@ -182,7 +193,9 @@ TEST_F(CliTest, TextEndsWithSummaryTable) {
   std::string K = write("k.cu", GoodKernel);
   CommandResult R = tilefit({"--arch=sm_90", K});
   ASSERT_EQ(R.Status, 0) << R.Err;
-  EXPECT_TRUE(std::regex_search(R.Out, std::regex(R"(\nkernel +sm_90\ngood +256 B\n)"))) << R.Out;
+  EXPECT_TRUE(
+      std::regex_search(R.Out, std::regex(R"(\nkernel +sm_90\ngood +256 B\n)")))
+      << R.Out;
 }
 
 TEST_F(CliTest, StaticLimitIsAnErrorExitOne) {
@@ -196,29 +209,35 @@ __global__ void big(float *o) {
 )");
   CommandResult R = tilefit({"--arch=sm_90", K});
   EXPECT_EQ(R.Status, 1) << R.Out << R.Err;
-  EXPECT_NE(R.Out.find("big.cu:2:17: error: kernel 'big' uses 51200 bytes"), std::string::npos)
+  EXPECT_NE(R.Out.find("big.cu:2:17: error: kernel 'big' uses 51200 bytes"),
+            std::string::npos)
       << R.Out;
   EXPECT_NE(R.Out.find("[tilefit-static-limit]"), std::string::npos);
-  EXPECT_NE(R.Out.find("big.cu:3:20: note: 'tile' takes 51200 bytes"), std::string::npos) << R.Out;
+  EXPECT_NE(R.Out.find("big.cu:3:20: note: 'tile' takes 51200 bytes"),
+            std::string::npos)
+      << R.Out;
 }
 
 TEST_F(CliTest, BadUnitsDoNotStopGoodOnes) {
   std::string Good = write("good.cu", GoodKernel);
-  std::string Broken = write("broken.cu", "__global__ void k() { int x = ; }\n");
+  std::string Broken =
+      write("broken.cu", "__global__ void k() { int x = ; }\n");
   std::string Host = write("host.cpp", "int main() { return 0; }\n");
-  CommandResult R = tilefit({"--format=json", "--arch=sm_90", Good, Broken, Host,
-                             Dir + "/missing.cu", "--"});
+  CommandResult R = tilefit({"--format=json", "--arch=sm_90", Good, Broken,
+                             Host, Dir + "/missing.cu", "--"});
   EXPECT_EQ(R.Status, 2);
   nlohmann::json J = json(R);
-  // The broken unit's kernel is there, without a figure: its error is in its body.
+  // The broken unit's kernel is there, without a figure: its error is in its
+  // body.
   ASSERT_EQ(J["kernels"].size(), 2u) << R.Out;
   std::map<std::string, nlohmann::json> Kernels;
   for (const auto &K : J["kernels"])
     Kernels[K["name"].get<std::string>()] = K;
   EXPECT_EQ(Kernels["good"]["static_smem_bytes"], 256);
   EXPECT_TRUE(Kernels["k"]["static_smem_bytes"].is_null());
-  EXPECT_NE(Kernels["k"]["unknown_reason"].get<std::string>().find("broken.cu:1:"),
-            std::string::npos)
+  EXPECT_NE(
+      Kernels["k"]["unknown_reason"].get<std::string>().find("broken.cu:1:"),
+      std::string::npos)
       << Kernels["k"].dump();
   std::map<std::string, nlohmann::json> Units;
   for (const auto &U : J["translation_units"])
@@ -226,13 +245,17 @@ TEST_F(CliTest, BadUnitsDoNotStopGoodOnes) {
   EXPECT_EQ(Units["good.cu"]["status"], "ok");
   EXPECT_EQ(Units["broken.cu"]["status"], "partial");
   EXPECT_EQ(Units["broken.cu"]["messages"][0]["line"], 1);
-  EXPECT_EQ(Units["broken.cu"]["messages"][0]["check"], "clang-diagnostic-error");
+  EXPECT_EQ(Units["broken.cu"]["messages"][0]["check"],
+            "clang-diagnostic-error");
   EXPECT_EQ(Units["host.cpp"]["status"], "error");
-  EXPECT_NE(Units["host.cpp"]["messages"][0]["message"].get<std::string>().find("not a CUDA source"),
+  EXPECT_NE(Units["host.cpp"]["messages"][0]["message"].get<std::string>().find(
+                "not a CUDA source"),
             std::string::npos);
   EXPECT_EQ(Units["missing.cu"]["status"], "error");
-  EXPECT_NE(Units["missing.cu"]["messages"][0]["message"].get<std::string>().find("cannot read"),
-            std::string::npos);
+  EXPECT_NE(
+      Units["missing.cu"]["messages"][0]["message"].get<std::string>().find(
+          "cannot read"),
+      std::string::npos);
 }
 
 TEST_F(CliTest, UnreadableAndDirectoryInputs) {
@@ -249,16 +272,21 @@ TEST_F(CliTest, UnreadableAndDirectoryInputs) {
 
 TEST_F(CliTest, MalformedCapacityDatabaseNamesFileAndKey) {
   std::string K = write("k.cu", GoodKernel);
-  std::string Db = write("db.json", R"({"architectures": {"sm_90": {"shared_memory": {"per_sm": "x"}}}})");
+  std::string Db = write(
+      "db.json",
+      R"({"architectures": {"sm_90": {"shared_memory": {"per_sm": "x"}}}})");
   CommandResult R = tilefit({"--capacity-db=" + Db, K});
   EXPECT_EQ(R.Status, 2);
-  EXPECT_NE(R.Err.find("db.json: architectures.sm_90.shared_memory.per_sm"), std::string::npos)
+  EXPECT_NE(R.Err.find("db.json: architectures.sm_90.shared_memory.per_sm"),
+            std::string::npos)
       << R.Err;
 }
 
 TEST_F(CliTest, CapacityDatabaseExtendsTheBuiltinOne) {
   std::string K = write("k.cu", GoodKernel);
-  std::string Db = write("db.json", R"({"architectures": {"sm_90": {"shared_memory": {"block_default_max": 100, "block_optin_max": 200}}}})");
+  std::string Db = write(
+      "db.json",
+      R"({"architectures": {"sm_90": {"shared_memory": {"block_default_max": 100, "block_optin_max": 200}}}})");
   CommandResult R = tilefit({"--capacity-db=" + Db, "--arch=sm_90", K});
   EXPECT_EQ(R.Status, 1) << R.Out << R.Err;
   EXPECT_NE(R.Out.find("[tilefit-capacity]"), std::string::npos) << R.Out;
@@ -267,26 +295,35 @@ TEST_F(CliTest, CapacityDatabaseExtendsTheBuiltinOne) {
 TEST_F(CliTest, CompilationDatabaseWithPluginFlagsNeverLoadsThem) {
   std::string K = write("k.cu", GoodKernel);
   write("build/compile_commands.json",
-        "[{\"directory\": \"" + Dir + "\", \"arguments\": [\"clang++\", \"-Xclang\", \"-load\", "
-        "\"-Xclang\", \"/nonexistent/evil.so\", \"-fplugin=/nonexistent/evil2.so\", "
-        "\"--cuda-gpu-arch=sm_80\", \"-c\", \"" + K + "\"], \"file\": \"" + K + "\"}]");
+        "[{\"directory\": \"" + Dir +
+            "\", \"arguments\": [\"clang++\", \"-Xclang\", \"-load\", "
+            "\"-Xclang\", \"/nonexistent/evil.so\", "
+            "\"-fplugin=/nonexistent/evil2.so\", "
+            "\"--cuda-gpu-arch=sm_80\", \"-c\", \"" +
+            K + "\"], \"file\": \"" + K + "\"}]");
   CommandResult R = tilefit({"-p", Dir + "/build", "--format=json"});
   EXPECT_EQ(R.Status, 0) << R.Out << R.Err;
-  EXPECT_NE(R.Err.find("ignored flags that would load code"), std::string::npos) << R.Err;
+  EXPECT_NE(R.Err.find("ignored flags that would load code"), std::string::npos)
+      << R.Err;
   nlohmann::json J = json(R);
   ASSERT_EQ(J["kernels"].size(), 1u);
-  EXPECT_EQ(J["kernels"][0]["arch"], "sm_80") << "the architecture comes from the command";
+  EXPECT_EQ(J["kernels"][0]["arch"], "sm_80")
+      << "the architecture comes from the command";
 }
 
 TEST_F(CliTest, SourcesSelectDatabaseEntriesAndDuplicatesAreOne) {
-  std::string A = write("src/a.cu", GoodKernel), B = write("src/b.cu", GoodKernel);
+  std::string A = write("src/a.cu", GoodKernel),
+              B = write("src/b.cu", GoodKernel);
   auto Entry = [&](const std::string &File, const std::string &Out) {
-    return "{\"directory\": \"" + Dir + "\", \"command\": \"nvcc -arch=sm_80 -c " + File +
-           " -o " + Out + "\", \"file\": \"" + File + "\"}";
+    return "{\"directory\": \"" + Dir +
+           "\", \"command\": \"nvcc -arch=sm_80 -c " + File + " -o " + Out +
+           "\", \"file\": \"" + File + "\"}";
   };
-  // a.cu twice with the same flags (two configurations writing different objects), and b.cu.
-  write("build/compile_commands.json",
-        "[" + Entry(A, "debug/a.o") + ", " + Entry(A, "release/a.o") + ", " + Entry(B, "b.o") + "]");
+  // a.cu twice with the same flags (two configurations writing different
+  // objects), and b.cu.
+  write("build/compile_commands.json", "[" + Entry(A, "debug/a.o") + ", " +
+                                           Entry(A, "release/a.o") + ", " +
+                                           Entry(B, "b.o") + "]");
   auto Units = [&](std::vector<std::string> Args) {
     Args.insert(Args.begin(), {"-p", Dir + "/build", "--format=json"});
     CommandResult R = tilefit(Args);
@@ -294,13 +331,16 @@ TEST_F(CliTest, SourcesSelectDatabaseEntriesAndDuplicatesAreOne) {
     nlohmann::json J = json(R);
     std::vector<std::string> Files;
     for (const auto &U : J["translation_units"])
-      Files.push_back(llvm::sys::path::filename(U["file"].get<std::string>()).str());
+      Files.push_back(
+          llvm::sys::path::filename(U["file"].get<std::string>()).str());
     return Files;
   };
   EXPECT_EQ(Units({}), (std::vector<std::string>{"a.cu", "b.cu"}));
   EXPECT_EQ(Units({A}), (std::vector<std::string>{"a.cu"})) << "absolute path";
-  EXPECT_EQ(Units({"src/b.cu"}), (std::vector<std::string>{"b.cu"})) << "relative to the cwd";
-  EXPECT_EQ(Units({"b.cu"}), (std::vector<std::string>{"b.cu"})) << "path suffix";
+  EXPECT_EQ(Units({"src/b.cu"}), (std::vector<std::string>{"b.cu"}))
+      << "relative to the cwd";
+  EXPECT_EQ(Units({"b.cu"}), (std::vector<std::string>{"b.cu"}))
+      << "path suffix";
 }
 
 TEST_F(CliTest, SourceMissingFromDatabase) {
@@ -313,7 +353,8 @@ TEST_F(CliTest, SourceMissingFromDatabase) {
 
 TEST_F(CliTest, BuiltinPreludeWithoutToolkit) {
   std::string K = write("k.cu", GoodKernel);
-  CommandResult R = tilefit({"--no-cuda-toolkit", "--format=json", "--arch=sm_90", K, "--"});
+  CommandResult R =
+      tilefit({"--no-cuda-toolkit", "--format=json", "--arch=sm_90", K, "--"});
   ASSERT_EQ(R.Status, 0) << R.Err;
   EXPECT_NE(R.Err.find("built-in CUDA prelude"), std::string::npos) << R.Err;
   nlohmann::json J = json(R);
@@ -335,13 +376,15 @@ __global__ void acc(const float *in, float *out) {
   J = json(R);
   ASSERT_EQ(J["kernels"].size(), 1u);
   EXPECT_EQ(J["kernels"][0]["static_smem_bytes"], 32);
-  EXPECT_EQ(J["translation_units"][0]["source_fixups"][0]["rule"], "shared-constructor");
+  EXPECT_EQ(J["translation_units"][0]["source_fixups"][0]["rule"],
+            "shared-constructor");
 }
 
-// SGEMM_CUDA defines every kernel in the project's .cuh files: a finding there is the project's,
-// shown and counted for the exit status, once however many units include the header. Headers
-// outside the project, or in a folder its commands include with -isystem, are not; the header
-// filter, when given, decides alone.
+// SGEMM_CUDA defines every kernel in the project's .cuh files: a finding there
+// is the project's, shown and counted for the exit status, once however many
+// units include the header. Headers outside the project, or in a folder its
+// commands include with -isystem, are not; the header filter, when given,
+// decides alone.
 TEST_F(CliTest, FindingsInTheProjectsHeadersFailTheGate) {
   const char *Big = R"(
 __global__ void big(float *o) {
@@ -352,11 +395,13 @@ __global__ void big(float *o) {
 }
 )";
   write("project/inc/big_kernel.cuh", Big);
-  write("project/third_party/vendored.cuh", std::string(Big).replace(17, 3, "vendored"));
+  write("project/third_party/vendored.cuh",
+        std::string(Big).replace(17, 3, "vendored"));
   write("elsewhere/outside.cuh", std::string(Big).replace(17, 3, "outside"));
-  std::string A = write("project/a.cu", "#include \"inc/big_kernel.cuh\"\n"
-                                        "#include \"third_party/vendored.cuh\"\n"
-                                        "#include \"../elsewhere/outside.cuh\"\n");
+  std::string A =
+      write("project/a.cu", "#include \"inc/big_kernel.cuh\"\n"
+                            "#include \"third_party/vendored.cuh\"\n"
+                            "#include \"../elsewhere/outside.cuh\"\n");
   std::string B = write("project/b.cu", "#include \"inc/big_kernel.cuh\"\n");
   const std::vector<std::string> Flags = {"--", "-std=c++17", "-isystem",
                                           Dir + "/project/third_party"};
@@ -364,18 +409,25 @@ __global__ void big(float *o) {
     Args.insert(Args.end(), Flags.begin(), Flags.end());
     return tilefit(Args);
   };
-  CommandResult R = Run({"--arch=sm_90", "--source-root=" + Dir + "/project", A, B});
-  EXPECT_EQ(R.Status, 1) << "a 64 KiB tile in a project header fails the gate\n" << R.Out;
+  CommandResult R =
+      Run({"--arch=sm_90", "--source-root=" + Dir + "/project", A, B});
+  EXPECT_EQ(R.Status, 1) << "a 64 KiB tile in a project header fails the gate\n"
+                         << R.Out;
   auto Count = [](const std::string &Text, const std::string &What) {
     size_t N = 0;
-    for (size_t P = Text.find(What); P != std::string::npos; P = Text.find(What, P + 1))
+    for (size_t P = Text.find(What); P != std::string::npos;
+         P = Text.find(What, P + 1))
       ++N;
     return N;
   };
-  EXPECT_EQ(Count(R.Out, "big_kernel.cuh:2:17: error:"), 1u) << "once per run\n" << R.Out;
-  EXPECT_EQ(R.Out.find("vendored.cuh:2:17: error:"), std::string::npos) << R.Out;
+  EXPECT_EQ(Count(R.Out, "big_kernel.cuh:2:17: error:"), 1u) << "once per run\n"
+                                                             << R.Out;
+  EXPECT_EQ(R.Out.find("vendored.cuh:2:17: error:"), std::string::npos)
+      << R.Out;
   EXPECT_EQ(R.Out.find("outside.cuh:2:17: error:"), std::string::npos) << R.Out;
-  EXPECT_NE(R.Err.find("finding(s) in headers outside the project"), std::string::npos) << R.Err;
+  EXPECT_NE(R.Err.find("finding(s) in headers outside the project"),
+            std::string::npos)
+      << R.Err;
 
   // The project's folder by default: the deepest holding every unit.
   R = Run({"--arch=sm_90", A, B});
@@ -385,20 +437,26 @@ __global__ void big(float *o) {
   // --header-filter decides alone: here only the vendored header's finding.
   R = Run({"--arch=sm_90", "--header-filter=.*vendored\\.cuh$", A});
   EXPECT_EQ(R.Status, 1);
-  EXPECT_NE(R.Out.find("vendored.cuh:2:17: error:"), std::string::npos) << R.Out;
-  EXPECT_EQ(R.Out.find("big_kernel.cuh:2:17: error:"), std::string::npos) << R.Out;
-  // And one that matches nothing hides every header's finding: figures are still reported.
+  EXPECT_NE(R.Out.find("vendored.cuh:2:17: error:"), std::string::npos)
+      << R.Out;
+  EXPECT_EQ(R.Out.find("big_kernel.cuh:2:17: error:"), std::string::npos)
+      << R.Out;
+  // And one that matches nothing hides every header's finding: figures are
+  // still reported.
   R = Run({"--arch=sm_90", "--header-filter=^$", A});
   EXPECT_EQ(R.Status, 0) << R.Out;
   EXPECT_NE(R.Out.find("64 KiB"), std::string::npos) << R.Out;
 
-  EXPECT_EQ(tilefit({"--header-filter=(", A, "--"}).Status, 2) << "a bad regex is a usage error";
+  EXPECT_EQ(tilefit({"--header-filter=(", A, "--"}).Status, 2)
+      << "a bad regex is a usage error";
 }
 
 TEST_F(CliTest, OneUnitThatCrashesClangDoesNotStopTheOthers) {
-  std::string Crash = write("crash.cu", "#pragma clang __debug crash\n__global__ void k() {}\n");
+  std::string Crash = write(
+      "crash.cu", "#pragma clang __debug crash\n__global__ void k() {}\n");
   std::string Good = write("good.cu", GoodKernel);
-  CommandResult R = tilefit({"--format=json", "--arch=sm_90", Crash, Good, "--"});
+  CommandResult R =
+      tilefit({"--format=json", "--arch=sm_90", Crash, Good, "--"});
   EXPECT_EQ(R.Status, 2);
   nlohmann::json J = json(R);
   ASSERT_EQ(J["kernels"].size(), 1u);
@@ -406,15 +464,18 @@ TEST_F(CliTest, OneUnitThatCrashesClangDoesNotStopTheOthers) {
   bool Reported = false;
   for (const auto &U : J["translation_units"])
     if (U["status"] == "error")
-      Reported |= U["messages"][0]["message"].get<std::string>().find("crashed") != std::string::npos;
+      Reported |= U["messages"][0]["message"].get<std::string>().find(
+                      "crashed") != std::string::npos;
   EXPECT_TRUE(Reported) << R.Out;
 }
 
 TEST_F(CliTest, PtxOnlyTargetsAreMarkedJit) {
   std::string K = write("k.cu", GoodKernel);
   write("compile_commands.json",
-        "[{\"directory\": \"" + Dir + "\", \"command\": \"nvcc -gencode arch=compute_80,code=sm_80 "
-        "-gencode arch=compute_90,code=compute_90 -c " + K + "\", \"file\": \"" + K + "\"}]");
+        "[{\"directory\": \"" + Dir +
+            "\", \"command\": \"nvcc -gencode arch=compute_80,code=sm_80 "
+            "-gencode arch=compute_90,code=compute_90 -c " +
+            K + "\", \"file\": \"" + K + "\"}]");
   CommandResult R = tilefit({"-p", Dir, "--format=json"});
   ASSERT_EQ(R.Status, 0) << R.Err;
   nlohmann::json J = json(R);
@@ -432,19 +493,24 @@ TEST_F(CliTest, ProgressOnlyWhenAsked) {
   // Not a terminal (the test captures stderr): no progress unless forced.
   CommandResult Plain = tilefit({"--arch=sm_80,sm_90", A, B, "--"});
   EXPECT_EQ(Plain.Err.find("[4/4]"), std::string::npos) << Plain.Err;
-  CommandResult Forced = tilefit({"--progress", "--arch=sm_80,sm_90", A, B, "--"});
+  CommandResult Forced =
+      tilefit({"--progress", "--arch=sm_80,sm_90", A, B, "--"});
   EXPECT_NE(Forced.Err.find("[4/4]"), std::string::npos) << Forced.Err;
   EXPECT_EQ(Forced.Out, Plain.Out) << "progress never goes to stdout";
-  CommandResult Quiet = tilefit({"--progress", "--quiet", "--arch=sm_80", A, "--"});
+  CommandResult Quiet =
+      tilefit({"--progress", "--quiet", "--arch=sm_80", A, "--"});
   EXPECT_EQ(Quiet.Err.find("[1/1]"), std::string::npos);
 }
 
 TEST_F(CliTest, UnknownNvccFlagsWarnOncePerRun) {
   std::string A = write("a.cu", GoodKernel), B = write("b.cu", GoodKernel);
   write("compile_commands.json",
-        "[{\"directory\": \"" + Dir + "\", \"command\": \"nvcc --frobnicate -arch=sm_80 -c " + A +
-            "\", \"file\": \"" + A + "\"},"
-        " {\"directory\": \"" + Dir + "\", \"command\": \"nvcc --frobnicate -arch=sm_80 -c " + B +
+        "[{\"directory\": \"" + Dir +
+            "\", \"command\": \"nvcc --frobnicate -arch=sm_80 -c " + A +
+            "\", \"file\": \"" + A +
+            "\"},"
+            " {\"directory\": \"" +
+            Dir + "\", \"command\": \"nvcc --frobnicate -arch=sm_80 -c " + B +
             "\", \"file\": \"" + B + "\"}]");
   CommandResult R = tilefit({"-p", Dir});
   EXPECT_EQ(R.Status, 0) << R.Err;
@@ -469,7 +535,8 @@ __global__ void tiled(const float *in, float *out) {
 template __global__ void tiled<16>(const float *, float *);
 template __global__ void tiled<32>(const float *, float *);
 )");
-  // No --arch and no flags: nvcc 13's default architecture, sm_75, on both sides.
+  // No --arch and no flags: nvcc 13's default architecture, sm_75, on both
+  // sides.
   CommandResult R = tilefit({"--format=json", K});
   ASSERT_EQ(R.Status, 0) << R.Err;
   nlohmann::json J = json(R);
@@ -481,12 +548,14 @@ template __global__ void tiled<32>(const float *, float *);
     EXPECT_EQ(Kernel["arch"], "sm_75");
     std::string Mangled = Kernel["mangled"];
     ASSERT_TRUE(P.Figures["sm_75"].count(Mangled)) << Mangled;
-    EXPECT_EQ(Kernel["static_smem_bytes"].get<uint64_t>(), P.Figures["sm_75"][Mangled]) << Mangled;
+    EXPECT_EQ(Kernel["static_smem_bytes"].get<uint64_t>(),
+              P.Figures["sm_75"][Mangled])
+        << Mangled;
   }
 }
 
-/// Every kernel of \p J whose architecture ptxas compiled must have ptxas's figure, and every
-/// kernel ptxas compiled must be in \p J.
+/// Every kernel of \p J whose architecture ptxas compiled must have ptxas's
+/// figure, and every kernel ptxas compiled must be in \p J.
 void expectFiguresEqualPtxas(const nlohmann::json &J, PtxasFigures &P) {
   size_t Compared = 0;
   std::set<std::pair<std::string, std::string>> Ours;
@@ -494,13 +563,16 @@ void expectFiguresEqualPtxas(const nlohmann::json &J, PtxasFigures &P) {
     std::string Arch = K["arch"], Mangled = K["mangled"];
     Ours.insert({Arch, Mangled});
     auto &ForArch = P.Figures[Arch];
-    ASSERT_TRUE(ForArch.count(Mangled)) << Arch << ": ptxas did not compile " << Mangled;
-    EXPECT_EQ(K["static_smem_bytes"].get<uint64_t>(), ForArch[Mangled]) << Arch << " " << Mangled;
+    ASSERT_TRUE(ForArch.count(Mangled))
+        << Arch << ": ptxas did not compile " << Mangled;
+    EXPECT_EQ(K["static_smem_bytes"].get<uint64_t>(), ForArch[Mangled])
+        << Arch << " " << Mangled;
     ++Compared;
   }
   for (const auto &[Arch, Kernels] : P.Figures)
     for (const auto &[Mangled, Bytes] : Kernels)
-      EXPECT_TRUE(Ours.count({Arch, Mangled})) << Arch << ": tilefit misses " << Mangled;
+      EXPECT_TRUE(Ours.count({Arch, Mangled}))
+          << Arch << ": tilefit misses " << Mangled;
   EXPECT_GT(Compared, 0u);
 }
 
@@ -508,9 +580,11 @@ TEST_F(CliTest, ExampleProjectMatchesPtxasPerArchitecture) {
   std::string Example = sourceDir() + "/compile_commands_example";
   if (!haveNvcc())
     GTEST_SKIP() << "nvcc is not on PATH: CMake cannot configure the example";
-  // Configure with ptxas's report on, so that building it for real prints ptxas's figures.
+  // Configure with ptxas's report on, so that building it for real prints
+  // ptxas's figures.
   CommandResult C = runCommand({"cmake", "-S", Example, "-B", Dir + "/example",
-                                "-DCMAKE_CUDA_COMPILER=nvcc", "-DCMAKE_CUDA_FLAGS=-Xptxas=-v"});
+                                "-DCMAKE_CUDA_COMPILER=nvcc",
+                                "-DCMAKE_CUDA_FLAGS=-Xptxas=-v"});
   ASSERT_EQ(C.Status, 0) << C.Out << C.Err;
   CommandResult R = tilefit({"-p", Dir + "/example", "--format=json"});
   // window_sum asks for 112 KiB at launch: more than sm_89's 99 KiB.
@@ -522,18 +596,20 @@ TEST_F(CliTest, ExampleProjectMatchesPtxasPerArchitecture) {
     Files.insert(llvm::sys::path::filename(U["file"].get<std::string>()).str());
     Archs.insert(U["arch"].get<std::string>());
   }
-  EXPECT_EQ(Files, (std::set<std::string>{"dynamic.cu", "gemm.cu", "reduce.cu", "stencil.cu",
-                                          "transpose.cu"}))
+  EXPECT_EQ(Files, (std::set<std::string>{"dynamic.cu", "gemm.cu", "reduce.cu",
+                                          "stencil.cu", "transpose.cu"}))
       << "main.cpp is host code and is skipped";
   EXPECT_EQ(Archs, (std::set<std::string>{"sm_80", "sm_89", "sm_90"}));
   std::vector<std::string> Errors;
   for (const auto &D : J["diagnostics"])
     if (D["severity"] == "error" || D["severity"] == "warning")
-      Errors.push_back(D["arch"].get<std::string>() + " " + D["check"].get<std::string>() + " " +
-                     llvm::sys::path::filename(D["file"].get<std::string>()).str());
+      Errors.push_back(
+          D["arch"].get<std::string>() + " " + D["check"].get<std::string>() +
+          " " + llvm::sys::path::filename(D["file"].get<std::string>()).str());
   // The launch cannot fit, and the opt-in call before it fails too.
-  EXPECT_EQ(Errors, (std::vector<std::string>{"sm_89 tilefit-capacity dynamic.cu",
-                                              "sm_89 tilefit-optin dynamic.cu"}));
+  EXPECT_EQ(Errors,
+            (std::vector<std::string>{"sm_89 tilefit-capacity dynamic.cu",
+                                      "sm_89 tilefit-optin dynamic.cu"}));
   for (const auto &K : J["kernels"])
     if (K["name"] == "histogram")
       EXPECT_EQ(K["dynamic_smem"]["launches"][0]["bytes"], 4096);
@@ -547,7 +623,8 @@ TEST_F(CliTest, ExampleProjectMatchesPtxasPerArchitecture) {
 }
 
 TEST_F(CliTest, BearDatabaseFromAMakefileMatchesPtxas) {
-  if (!haveNvcc() || !llvm::sys::findProgramByName("bear") || !llvm::sys::findProgramByName("make"))
+  if (!haveNvcc() || !llvm::sys::findProgramByName("bear") ||
+      !llvm::sys::findProgramByName("make"))
     GTEST_SKIP() << "needs nvcc, bear and make";
   write("src/a.cu", R"(
 template <int N> __global__ void fill(float *o) {
@@ -570,10 +647,12 @@ __global__ void b(double *o) {
 }
 )");
   write("include/defs.h", "#define WIDTH 24\n");
-  // A plain Makefile; nvcc with -gencode, response-style flags and ptxas's report.
+  // A plain Makefile; nvcc with -gencode, response-style flags and ptxas's
+  // report.
   write("Makefile", "NVCC = nvcc\n"
                     "FLAGS = -std=c++17 -Iinclude -Xptxas -v "
-                    "-gencode arch=compute_80,code=sm_80 -gencode=arch=compute_90,code=[sm_90,compute_90]\n"
+                    "-gencode arch=compute_80,code=sm_80 "
+                    "-gencode=arch=compute_90,code=[sm_90,compute_90]\n"
                     "all: a.o b.o\n"
                     "%.o: src/%.cu\n"
                     "\t$(NVCC) $(FLAGS) -c $< -o $@\n");

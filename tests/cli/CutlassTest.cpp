@@ -1,12 +1,14 @@
-//===- CutlassTest.cpp - CuTe's own tutorials, with CUTLASS's real headers -----===//
+//===- CutlassTest.cpp - CuTe's own tutorials, with CUTLASS's real headers
+//-----===//
 //
-// Where the machine has a CUTLASS 4.x checkout (TILEFIT_CUTLASS_DIR names it: include/ and
-// examples/cute/tutorial/ under it), CuTe's tutorials are analysed with the flags CUTLASS's CMake
-// gives nvcc and compared with ptxas: every kernel ptxas compiles is reported with its figure,
-// and every launch of a tutorial's gemm_device kernel (through a local function pointer, a
-// braced ClusterLaunchParams and cutlass::launch_kernel_on_cluster) has its dynamic size read,
-// with no launch said to be lost. Without a checkout the test says so and is skipped: nothing
-// is downloaded at build or test time.
+// Where the machine has a CUTLASS 4.x checkout (TILEFIT_CUTLASS_DIR names it:
+// include/ and examples/cute/tutorial/ under it), CuTe's tutorials are analysed
+// with the flags CUTLASS's CMake gives nvcc and compared with ptxas: every
+// kernel ptxas compiles is reported with its figure, and every launch of a
+// tutorial's gemm_device kernel (through a local function pointer, a braced
+// ClusterLaunchParams and cutlass::launch_kernel_on_cluster) has its dynamic
+// size read, with no launch said to be lost. Without a checkout the test says
+// so and is skipped: nothing is downloaded at build or test time.
 //
 //===----------------------------------------------------------------------===//
 #include "CliFixture.h"
@@ -30,10 +32,13 @@ TEST_F(CutlassTest, CuteTutorialsMatchPtxasAndTheirLaunchesAreRead) {
   const char *Env = std::getenv("TILEFIT_CUTLASS_DIR");
   const std::string Root = Env ? Env : "";
   if (Root.empty() || !llvm::sys::fs::exists(Root + "/include/cute/tensor.hpp"))
-    GTEST_SKIP() << "TILEFIT_CUTLASS_DIR does not name a CUTLASS checkout (include/cute/, "
-                    "examples/cute/tutorial/): CuTe's tutorials are not checked";
+    GTEST_SKIP()
+        << "TILEFIT_CUTLASS_DIR does not name a CUTLASS checkout "
+           "(include/cute/, "
+           "examples/cute/tutorial/): CuTe's tutorials are not checked";
   if (!haveNvcc())
-    GTEST_SKIP() << "nvcc is not on PATH: the figures are not compared with ptxas's";
+    GTEST_SKIP()
+        << "nvcc is not on PATH: the figures are not compared with ptxas's";
   const std::vector<std::string> Flags = {"-std=c++17",
                                           "--expt-relaxed-constexpr",
                                           "-DCUTLASS_ENABLE_TENSOR_CORE_MMA=1",
@@ -50,16 +55,18 @@ TEST_F(CutlassTest, CuteTutorialsMatchPtxasAndTheirLaunchesAreRead) {
     }
     std::vector<std::string> Args = {"/usr/local/cuda/bin/nvcc"};
     Args.insert(Args.end(), Flags.begin(), Flags.end());
-    for (std::string A : {std::string("-arch=") + T.Arch, std::string("-c"), File})
+    for (std::string A :
+         {std::string("-arch=") + T.Arch, std::string("-c"), File})
       Args.push_back(A);
     nlohmann::json Db = nlohmann::json::array();
     Db.push_back({{"directory", Root}, {"file", File}, {"arguments", Args}});
     write("build/compile_commands.json", Db.dump(1));
-    CommandResult R =
-        tilefit({"-p", Dir + "/build", "--format=json", "--no-cache", std::string("--arch=") + T.Arch});
+    CommandResult R = tilefit({"-p", Dir + "/build", "--format=json",
+                               "--no-cache", std::string("--arch=") + T.Arch});
     nlohmann::json J = json(R);
     for (const auto &U : J["translation_units"])
-      EXPECT_EQ(U["status"], "ok") << T.File << ": " << U.dump().substr(0, 2000);
+      EXPECT_EQ(U["status"], "ok")
+          << T.File << ": " << U.dump().substr(0, 2000);
     for (const auto &D : J["diagnostics"])
       EXPECT_NE(D["check"], "tilefit-input") << T.File << ": " << D["message"];
 
@@ -73,12 +80,15 @@ TEST_F(CutlassTest, CuteTutorialsMatchPtxasAndTheirLaunchesAreRead) {
     for (const auto &[Mangled, Bytes] : P.Figures[T.Arch]) {
       auto It = Ours.find(Mangled);
       if (It == Ours.end()) {
-        ADD_FAILURE() << T.File << ": ptxas compiles " << Mangled << "; tilefit does not report it";
+        ADD_FAILURE() << T.File << ": ptxas compiles " << Mangled
+                      << "; tilefit does not report it";
         continue;
       }
       const nlohmann::json &K = *It->second;
-      ASSERT_FALSE(K["static_smem_bytes"].is_null()) << T.File << ": " << Mangled;
-      EXPECT_EQ(K["static_smem_bytes"].get<uint64_t>(), Bytes) << T.File << ": " << Mangled;
+      ASSERT_FALSE(K["static_smem_bytes"].is_null())
+          << T.File << ": " << Mangled;
+      EXPECT_EQ(K["static_smem_bytes"].get<uint64_t>(), Bytes)
+          << T.File << ": " << Mangled;
       if (K["name"].get<std::string>().rfind("gemm_device<", 0) != 0)
         continue;
       ++Gemms;
@@ -86,7 +96,8 @@ TEST_F(CutlassTest, CuteTutorialsMatchPtxasAndTheirLaunchesAreRead) {
       EXPECT_FALSE(Launches.empty()) << T.File << ": no launch of " << Mangled;
       for (const auto &L : Launches) {
         EXPECT_FALSE(L["bytes"].is_null()) << T.File << ": " << L.dump();
-        EXPECT_EQ(L["file"], File) << "a tutorial's launch is reported in the tutorial";
+        EXPECT_EQ(L["file"], File)
+            << "a tutorial's launch is reported in the tutorial";
       }
     }
     EXPECT_GT(Gemms, 0u) << T.File << ": no gemm_device kernel";

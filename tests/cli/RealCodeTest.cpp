@@ -1,10 +1,13 @@
-//===- RealCodeTest.cpp - Units written like public projects, with their flags -===//
+//===- RealCodeTest.cpp - Units written like public projects, with their flags
+//-===//
 //
-// tests/real_code holds sources in the style of public CUDA projects, each with a construct
-// nvcc compiles and Clang rejects as written (tests/real_code/README.md). A compilation database
-// of nvcc commands as each project's build writes them is analysed by the built tilefit; every
-// unit must parse (but the one with real errors, which is partial), and every kernel ptxas
-// compiles from the same command must be in the report with ptxas's figure.
+// tests/real_code holds sources in the style of public CUDA projects, each with
+// a construct nvcc compiles and Clang rejects as written
+// (tests/real_code/README.md). A compilation database of nvcc commands as each
+// project's build writes them is analysed by the built tilefit; every unit must
+// parse (but the one with real errors, which is partial), and every kernel
+// ptxas compiles from the same command must be in the report with ptxas's
+// figure.
 //
 //===----------------------------------------------------------------------===//
 #include "CliFixture.h"
@@ -18,10 +21,11 @@ namespace test {
 namespace {
 
 struct Unit {
-  const char *File;       ///< Under tests/real_code.
+  const char *File;               ///< Under tests/real_code.
   std::vector<std::string> Flags; ///< nvcc's, but the architecture, -c and -o.
   const char *Status = "ok";
-  /// ptxas prints a pre-link estimate with -rdc: the kernels are compared, not the figures.
+  /// ptxas prints a pre-link estimate with -rdc: the kernels are compared, not
+  /// the figures.
   bool CompareFigures = true;
   /// Given to nvcc only (what it cannot compile, left out).
   std::vector<std::string> NvccOnly = {};
@@ -29,11 +33,14 @@ struct Unit {
 
 std::vector<Unit> units() {
   const std::string Root = sourceDir() + "/tests/real_code";
-  // CMake's nvcc line (as for SGEMM_CUDA and the cuda-samples), llm.c's Makefile, CCCL's and
-  // LeetCUDA's compile lines.
+  // CMake's nvcc line (as for SGEMM_CUDA and the cuda-samples), llm.c's
+  // Makefile, CCCL's and LeetCUDA's compile lines.
   const std::vector<std::string> Samples = {"-forward-unknown-to-host-compiler",
-                                            "-Wno-deprecated-gpu-targets", "-lineinfo",
-                                            "--extended-lambda", "-Xcompiler=-fPIE", "-std=c++17"};
+                                            "-Wno-deprecated-gpu-targets",
+                                            "-lineinfo",
+                                            "--extended-lambda",
+                                            "-Xcompiler=-fPIE",
+                                            "-std=c++17"};
   auto With = [&](std::vector<std::string> Extra) {
     std::vector<std::string> F = Samples;
     F.insert(F.end(), Extra.begin(), Extra.end());
@@ -41,21 +48,28 @@ std::vector<Unit> units() {
   };
   return {
       {"llmc/layernorm_forward.cu", {"-O3", "--use_fast_math", "-std=c++17"}},
-      {"sgemm/src/runner.cu", {"-forward-unknown-to-host-compiler", "-I" + Root + "/sgemm/src"}},
+      {"sgemm/src/runner.cu",
+       {"-forward-unknown-to-host-compiler", "-I" + Root + "/sgemm/src"}},
       {"samples/async_copy.cu", Samples},
       {"samples/image_filters.cu", Samples},
       {"samples/timing.cu", Samples},
       {"samples/openmp.cu", With({"-Xcompiler=-fopenmp"})},
-      {"samples/quicksort.cu", With({"-rdc=true"}), "ok", /*CompareFigures=*/false},
-      {"cccl/kernel_lambda.cu", {"-std=c++17", "--expt-relaxed-constexpr", "--extended-lambda"}},
-      {"leetcuda/notes.cu", {"-O3", "-std=c++17"}, "partial", true, {"-DLEAVE_OUT_BROKEN"}},
+      {"samples/quicksort.cu", With({"-rdc=true"}), "ok",
+       /*CompareFigures=*/false},
+      {"cccl/kernel_lambda.cu",
+       {"-std=c++17", "--expt-relaxed-constexpr", "--extended-lambda"}},
+      {"leetcuda/notes.cu",
+       {"-O3", "-std=c++17"},
+       "partial",
+       true,
+       {"-DLEAVE_OUT_BROKEN"}},
   };
 }
 
 class RealCodeTest : public CliTest {
 protected:
-  /// compile_commands.json with an nvcc command per unit (of those \p Only names, if any), for
-  /// sm_90 as CMake writes it.
+  /// compile_commands.json with an nvcc command per unit (of those \p Only
+  /// names, if any), for sm_90 as CMake writes it.
   void writeDatabase(const std::set<std::string> &Only = {}) {
     nlohmann::json Db = nlohmann::json::array();
     for (const Unit &U : units()) {
@@ -65,14 +79,16 @@ protected:
       std::vector<std::string> Args = {"/usr/local/cuda/bin/nvcc"};
       Args.insert(Args.end(), U.Flags.begin(), U.Flags.end());
       for (const char *A :
-           {"--generate-code=arch=compute_90,code=[compute_90,sm_90]", "-x", "cu", "-c"})
+           {"--generate-code=arch=compute_90,code=[compute_90,sm_90]", "-x",
+            "cu", "-c"})
         Args.push_back(A);
       Args.push_back(File);
       Args.push_back("-o");
       Args.push_back(std::string(llvm::sys::path::stem(File)) + ".o");
-      Db.push_back({{"directory", std::string(llvm::sys::path::parent_path(File))},
-                    {"file", File},
-                    {"arguments", Args}});
+      Db.push_back(
+          {{"directory", std::string(llvm::sys::path::parent_path(File))},
+           {"file", File},
+           {"arguments", Args}});
     }
     write("build/compile_commands.json", Db.dump(1));
   }
@@ -80,8 +96,10 @@ protected:
 
 TEST_F(RealCodeTest, EveryUnitParsesAndEveryKernelHasPtxassFigure) {
   writeDatabase();
-  CommandResult R = tilefit({"-p", Dir + "/build", "--format=json", "--no-cache"});
-  // The unit with errors nvcc does not diagnose fails the run, as any unit with errors.
+  CommandResult R =
+      tilefit({"-p", Dir + "/build", "--format=json", "--no-cache"});
+  // The unit with errors nvcc does not diagnose fails the run, as any unit with
+  // errors.
   EXPECT_EQ(R.Status, 2) << R.Err;
   nlohmann::json J = json(R);
   std::map<std::string, std::string> Status;
@@ -93,10 +111,12 @@ TEST_F(RealCodeTest, EveryUnitParsesAndEveryKernelHasPtxassFigure) {
         RecordProperty(File, M["message"].get<std::string>());
   }
   for (const Unit &U : units())
-    EXPECT_EQ(Status[U.File], U.Status) << U.File << " in\n" << R.Out.substr(0, 4000);
+    EXPECT_EQ(Status[U.File], U.Status) << U.File << " in\n"
+                                        << R.Out.substr(0, 4000);
 
   if (!haveNvcc())
-    GTEST_SKIP() << "nvcc is not on PATH: the figures are not compared with ptxas's";
+    GTEST_SKIP()
+        << "nvcc is not on PATH: the figures are not compared with ptxas's";
   for (const Unit &U : units()) {
     const std::string File = sourceDir() + "/tests/real_code/" + U.File;
     std::vector<std::string> Flags = U.Flags;
@@ -111,20 +131,24 @@ TEST_F(RealCodeTest, EveryUnitParsesAndEveryKernelHasPtxassFigure) {
     for (const auto &[Mangled, Bytes] : P.Figures["sm_90"]) {
       auto It = Ours.find(Mangled);
       if (It == Ours.end()) {
-        ADD_FAILURE() << U.File << ": ptxas compiles " << Mangled << "; tilefit does not report it";
+        ADD_FAILURE() << U.File << ": ptxas compiles " << Mangled
+                      << "; tilefit does not report it";
         continue;
       }
       const nlohmann::json &K = *It->second;
       Ours.erase(It);
       if (!U.CompareFigures)
         continue;
-      ASSERT_FALSE(K["static_smem_bytes"].is_null()) << U.File << ": " << K.dump();
-      EXPECT_EQ(K["static_smem_bytes"].get<uint64_t>(), Bytes) << U.File << ": " << Mangled;
+      ASSERT_FALSE(K["static_smem_bytes"].is_null())
+          << U.File << ": " << K.dump();
+      EXPECT_EQ(K["static_smem_bytes"].get<uint64_t>(), Bytes)
+          << U.File << ": " << Mangled;
       if (std::string(U.Status) == "partial")
         EXPECT_EQ(K["unit_has_errors"], true) << Mangled;
     }
     for (const auto &[Mangled, K] : Ours)
-      ADD_FAILURE() << U.File << ": tilefit reports " << Mangled << ", which ptxas does not compile";
+      ADD_FAILURE() << U.File << ": tilefit reports " << Mangled
+                    << ", which ptxas does not compile";
   }
 }
 
@@ -133,19 +157,24 @@ TEST_F(RealCodeTest, AllowParseErrorsLetsThePartialUnitPass) {
   CommandResult Text = tilefit({"-p", Dir + "/build", "--no-cache"});
   EXPECT_EQ(Text.Status, 2);
   // The report says which unit failed, and with what first error.
-  EXPECT_NE(Text.Out.find("tilefit: 1 of 2 units failed to parse:"), std::string::npos)
+  EXPECT_NE(Text.Out.find("tilefit: 1 of 2 units failed to parse:"),
+            std::string::npos)
       << Text.Out;
-  EXPECT_NE(Text.Out.find("notes.cu (notes.cu:"), std::string::npos) << Text.Out;
+  EXPECT_NE(Text.Out.find("notes.cu (notes.cu:"), std::string::npos)
+      << Text.Out;
   EXPECT_EQ(Text.Out.find("no kernels found"), std::string::npos);
-  CommandResult Allowed = tilefit({"-p", Dir + "/build", "--no-cache", "--allow-parse-errors"});
+  CommandResult Allowed =
+      tilefit({"-p", Dir + "/build", "--no-cache", "--allow-parse-errors"});
   EXPECT_NE(Allowed.Status, 2) << Allowed.Out << Allowed.Err;
-  CommandResult Configured = tilefit({"-p", Dir + "/build", "--no-cache",
-                                      "--config=AllowParseErrors: true"});
+  CommandResult Configured = tilefit(
+      {"-p", Dir + "/build", "--no-cache", "--config=AllowParseErrors: true"});
   EXPECT_NE(Configured.Status, 2) << Configured.Out << Configured.Err;
-  CommandResult Bad = tilefit({"-p", Dir + "/build", "--no-cache",
-                               "--config=AllowParseErrors: maybe"});
+  CommandResult Bad = tilefit(
+      {"-p", Dir + "/build", "--no-cache", "--config=AllowParseErrors: maybe"});
   EXPECT_EQ(Bad.Status, 2);
-  EXPECT_NE(Bad.Err.find("expected true or false, got 'maybe'"), std::string::npos) << Bad.Err;
+  EXPECT_NE(Bad.Err.find("expected true or false, got 'maybe'"),
+            std::string::npos)
+      << Bad.Err;
 }
 
 } // namespace

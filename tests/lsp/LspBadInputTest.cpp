@@ -1,10 +1,12 @@
-//===- LspBadInputTest.cpp - What the language server reads -----------------===//
+//===- LspBadInputTest.cpp - What the language server reads
+//-----------------===//
 //
-// The server reads the files the editor opens (wherever they are: the editor named them) and,
-// to find their flags, compilation databases inside the workspace and the response files those
-// name inside it. A database or a configuration file above the workspace, or a response file
-// or a file included by force (-include) outside it, is not read; a request about a file that
-// is not open reads nothing.
+// The server reads the files the editor opens (wherever they are: the editor
+// named them) and, to find their flags, compilation databases inside the
+// workspace and the response files those name inside it. A database or a
+// configuration file above the workspace, or a response file or a file included
+// by force (-include) outside it, is not read; a request about a file that is
+// not open reads nothing.
 //
 //===----------------------------------------------------------------------===//
 #include "LspClient.h"
@@ -25,8 +27,8 @@ namespace {
 
 using json = nlohmann::json;
 
-/// 64 KiB of shared memory with the build's -DTILE=16384 (over every static limit), 64 bytes
-/// without it.
+/// 64 KiB of shared memory with the build's -DTILE=16384 (over every static
+/// limit), 64 bytes without it.
 const char Kernel[] = "#ifndef TILE\n"
                       "#define TILE 16\n"
                       "#endif\n"
@@ -52,14 +54,15 @@ protected:
 
   std::unique_ptr<LspClient> start() {
     auto C = std::make_unique<LspClient>(
-        std::vector<std::string>{binary(), "lsp", "--lsp-debounce-ms=20", "--no-cuda-toolkit",
-                                 "--no-cache"},
+        std::vector<std::string>{binary(), "lsp", "--lsp-debounce-ms=20",
+                                 "--no-cuda-toolkit", "--no-cache"},
         Workspace);
     EXPECT_TRUE(C->started());
     int Id = C->request("initialize", {{"processId", nullptr},
                                        {"rootUri", lsp::pathToUri(Workspace)},
                                        {"capabilities", json::object()}});
-    EXPECT_TRUE(C->response(Id, std::chrono::seconds(60)).has_value()) << C->transcript();
+    EXPECT_TRUE(C->response(Id, std::chrono::seconds(60)).has_value())
+        << C->transcript();
     C->notify("initialized", json::object());
     return C;
   }
@@ -83,10 +86,13 @@ protected:
     return Codes;
   }
 
-  /// ws/build/compile_commands.json with one entry for \p File, run in ws/build.
+  /// ws/build/compile_commands.json with one entry for \p File, run in
+  /// ws/build.
   void writeBuildDatabase(const std::string &Command, const std::string &File) {
     write("ws/build/compile_commands.json",
-          json::array({{{"directory", Workspace + "/build"}, {"command", Command}, {"file", File}}})
+          json::array({{{"directory", Workspace + "/build"},
+                        {"command", Command},
+                        {"file", File}}})
               .dump());
   }
 
@@ -95,7 +101,8 @@ protected:
         .waitFor(
             [&](const json &M) {
               return M.value("method", "") == "window/logMessage" &&
-                     M["params"]["message"].get<std::string>().find(Text) != std::string::npos;
+                     M["params"]["message"].get<std::string>().find(Text) !=
+                         std::string::npos;
             },
             std::chrono::seconds(30))
         .has_value();
@@ -140,8 +147,10 @@ TEST_F(BadInputLsp, AFileIncludedByForceFromOutsideTheWorkspaceIsNotRead) {
     writeBuildDatabase("nvcc -arch=sm_80 " + Flags + " -c " + K, K);
     auto C = start();
     open(*C, K, Kernel);
-    EXPECT_EQ(checksPublished(*C, K).count("tilefit-static-limit"), 0u) << C->transcript();
-    EXPECT_TRUE(logged(*C, "tile.h' is outside the workspace; not read")) << C->transcript();
+    EXPECT_EQ(checksPublished(*C, K).count("tilefit-static-limit"), 0u)
+        << C->transcript();
+    EXPECT_TRUE(logged(*C, "tile.h' is outside the workspace; not read"))
+        << C->transcript();
     finish(*C);
   }
 }
@@ -153,20 +162,23 @@ TEST_F(BadInputLsp, AFileIncludedByForceInsideTheWorkspaceIsRead) {
   writeBuildDatabase("nvcc -arch=sm_80 -include " + Inside + " -c " + K, K);
   auto C = start();
   open(*C, K, Kernel);
-  EXPECT_EQ(checksPublished(*C, K).count("tilefit-static-limit"), 1u) << C->transcript();
+  EXPECT_EQ(checksPublished(*C, K).count("tilefit-static-limit"), 1u)
+      << C->transcript();
   finish(*C);
 }
 
 TEST_F(BadInputLsp, AConfigurationAboveTheWorkspaceIsNotRead) {
   std::string K = write("ws/k.cu", Kernel);
-  // A budget of 0.01 % of the shared memory per block would flag the 64-byte kernel.
+  // A budget of 0.01 % of the shared memory per block would flag the 64-byte
+  // kernel.
   write(".tilefit.yaml", "Budget: 0.0001\n");
   auto C = start();
   open(*C, K, Kernel);
   EXPECT_EQ(checksPublished(*C, K).count("tilefit-budget"), 0u)
       << "the configuration above the workspace was used\n"
       << C->transcript();
-  EXPECT_TRUE(logged(*C, ".tilefit.yaml: outside the workspace")) << C->transcript();
+  EXPECT_TRUE(logged(*C, ".tilefit.yaml: outside the workspace"))
+      << C->transcript();
   finish(*C);
 }
 
@@ -176,7 +188,8 @@ TEST_F(BadInputLsp, AConfigurationInsideTheWorkspaceIsRead) {
   write("ws/.tilefit.yaml", "Budget: 0.0001\n");
   auto C = start();
   open(*C, K, Kernel);
-  EXPECT_EQ(checksPublished(*C, K).count("tilefit-budget"), 1u) << C->transcript();
+  EXPECT_EQ(checksPublished(*C, K).count("tilefit-budget"), 1u)
+      << C->transcript();
   finish(*C);
 }
 
@@ -185,8 +198,10 @@ TEST_F(BadInputLsp, AResponseFileOutsideTheWorkspaceIsNotRead) {
   writeBuildDatabase("nvcc -arch=sm_80 @" + Dir + "/secret.rsp -c " + K, K);
   auto C = start();
   open(*C, K, Kernel);
-  EXPECT_EQ(checksPublished(*C, K).count("tilefit-static-limit"), 0u) << C->transcript();
-  EXPECT_TRUE(logged(*C, "secret.rsp' is outside the workspace; not read")) << C->transcript();
+  EXPECT_EQ(checksPublished(*C, K).count("tilefit-static-limit"), 0u)
+      << C->transcript();
+  EXPECT_TRUE(logged(*C, "secret.rsp' is outside the workspace; not read"))
+      << C->transcript();
   finish(*C);
 }
 
@@ -197,7 +212,8 @@ TEST_F(BadInputLsp, AResponseFileInsideTheWorkspaceIsRead) {
   writeBuildDatabase("nvcc -arch=sm_80 @tile.rsp -c " + K, K);
   auto C = start();
   open(*C, K, Kernel);
-  EXPECT_EQ(checksPublished(*C, K).count("tilefit-static-limit"), 1u) << C->transcript();
+  EXPECT_EQ(checksPublished(*C, K).count("tilefit-static-limit"), 1u)
+      << C->transcript();
   finish(*C);
 }
 
@@ -206,7 +222,8 @@ TEST_F(BadInputLsp, AFileOutsideTheWorkspaceThatTheEditorOpensIsAnalysed) {
   auto C = start();
   open(*C, O, Kernel);
   EXPECT_EQ(checksPublished(*C, O), std::set<std::string>{}) << C->transcript();
-  int Id = C->request("textDocument/codeLens", {{"textDocument", {{"uri", lsp::pathToUri(O)}}}});
+  int Id = C->request("textDocument/codeLens",
+                      {{"textDocument", {{"uri", lsp::pathToUri(O)}}}});
   auto R = C->response(Id, std::chrono::seconds(60));
   ASSERT_TRUE(R.has_value()) << C->transcript();
   EXPECT_NE(R->dump().find("64 B"), std::string::npos) << R->dump();
@@ -215,17 +232,21 @@ TEST_F(BadInputLsp, AFileOutsideTheWorkspaceThatTheEditorOpensIsAnalysed) {
 
 TEST_F(BadInputLsp, RequestsAboutFilesThatAreNotOpenReadNothing) {
   auto C = start();
-  for (const char *Method : {"textDocument/hover", "textDocument/inlayHint", "textDocument/codeLens"}) {
+  for (const char *Method : {"textDocument/hover", "textDocument/inlayHint",
+                             "textDocument/codeLens"}) {
     SCOPED_TRACE(Method);
-    json Params = {{"textDocument", {{"uri", lsp::pathToUri(Dir + "/secret.txt")}}},
-                   {"position", {{"line", 0}, {"character", 3}}},
-                   {"range", {{"start", {{"line", 0}, {"character", 0}}},
-                              {"end", {{"line", 1}, {"character", 0}}}}}};
+    json Params = {
+        {"textDocument", {{"uri", lsp::pathToUri(Dir + "/secret.txt")}}},
+        {"position", {{"line", 0}, {"character", 3}}},
+        {"range",
+         {{"start", {{"line", 0}, {"character", 0}}},
+          {"end", {{"line", 1}, {"character", 0}}}}}};
     int Id = C->request(Method, Params);
     auto R = C->response(Id, std::chrono::seconds(30));
     ASSERT_TRUE(R.has_value()) << C->transcript();
     if (R->contains("result")) {
-      EXPECT_TRUE((*R)["result"].is_null() || (*R)["result"].empty()) << R->dump();
+      EXPECT_TRUE((*R)["result"].is_null() || (*R)["result"].empty())
+          << R->dump();
     }
   }
   finish(*C);

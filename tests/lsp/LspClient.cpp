@@ -13,7 +13,8 @@ extern char **environ;
 namespace tilefit {
 namespace test {
 
-LspClient::LspClient(const std::vector<std::string> &Argv, const std::string &Cwd) {
+LspClient::LspClient(const std::vector<std::string> &Argv,
+                     const std::string &Cwd) {
   int In[2], Out[2];
   if (pipe(In) != 0 || pipe(Out) != 0)
     return;
@@ -30,7 +31,8 @@ LspClient::LspClient(const std::vector<std::string> &Argv, const std::string &Cw
     Args.push_back(const_cast<char *>(A.c_str()));
   Args.push_back(nullptr);
   pid_t Child;
-  int Err = posix_spawn(&Child, Args[0], &Actions, nullptr, Args.data(), environ);
+  int Err =
+      posix_spawn(&Child, Args[0], &Actions, nullptr, Args.data(), environ);
   posix_spawn_file_actions_destroy(&Actions);
   close(In[0]);
   close(Out[1]);
@@ -73,7 +75,10 @@ std::string frame(const nlohmann::json &Msg) {
 
 int LspClient::request(const std::string &Method, nlohmann::json Params) {
   int Id = NextId++;
-  sendRaw(frame({{"jsonrpc", "2.0"}, {"id", Id}, {"method", Method}, {"params", Params}}));
+  sendRaw(frame({{"jsonrpc", "2.0"},
+                 {"id", Id},
+                 {"method", Method},
+                 {"params", Params}}));
   return Id;
 }
 
@@ -131,7 +136,8 @@ LspClient::waitFor(const std::function<bool(const nlohmann::json &)> &Pred,
   }
 }
 
-std::optional<nlohmann::json> LspClient::response(int Id, std::chrono::seconds Timeout) {
+std::optional<nlohmann::json>
+LspClient::response(int Id, std::chrono::seconds Timeout) {
   return waitFor(
       [Id](const nlohmann::json &M) {
         return M.contains("id") && M["id"] == Id && !M.contains("method");
@@ -139,8 +145,8 @@ std::optional<nlohmann::json> LspClient::response(int Id, std::chrono::seconds T
       Timeout);
 }
 
-std::optional<nlohmann::json> LspClient::diagnostics(const std::string &Uri,
-                                                     std::chrono::seconds Timeout) {
+std::optional<nlohmann::json>
+LspClient::diagnostics(const std::string &Uri, std::chrono::seconds Timeout) {
   return waitFor(
       [&](const nlohmann::json &M) {
         return M.value("method", "") == "textDocument/publishDiagnostics" &&
@@ -171,7 +177,8 @@ int LspClient::finish(std::chrono::seconds Timeout) {
   while (true) {
     pid_t R = waitpid(Pid, &Status, WNOHANG);
     if (R == Pid) {
-      ExitStatus = WIFEXITED(Status) ? WEXITSTATUS(Status) : 128 + WTERMSIG(Status);
+      ExitStatus =
+          WIFEXITED(Status) ? WEXITSTATUS(Status) : 128 + WTERMSIG(Status);
       return ExitStatus;
     }
     if (std::chrono::steady_clock::now() > Deadline) {

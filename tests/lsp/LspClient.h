@@ -1,7 +1,9 @@
-//===- LspClient.h - A language-server client for tests -----------*- C++ -*-===//
+//===- LspClient.h - A language-server client for tests -----------*- C++
+//-*-===//
 //
-// Runs `tilefit lsp` as a child process over pipes and speaks the protocol to it: requests,
-// notifications, and waiting (with a deadline) for a message that satisfies a predicate.
+// Runs `tilefit lsp` as a child process over pipes and speaks the protocol to
+// it: requests, notifications, and waiting (with a deadline) for a message that
+// satisfies a predicate.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEFIT_TESTS_LSPCLIENT_H
@@ -36,21 +38,24 @@ public:
   /// Sends bytes as they are (for malformed input).
   void sendRaw(const std::string &Bytes);
 
-  /// The first message not yet taken that satisfies \p Pred, waiting up to \p Timeout; messages
-  /// passed over stay for later calls. Nothing on timeout or when the server has gone.
-  std::optional<nlohmann::json> waitFor(const std::function<bool(const nlohmann::json &)> &Pred,
-                                        std::chrono::seconds Timeout = std::chrono::seconds(120));
+  /// The first message not yet taken that satisfies \p Pred, waiting up to \p
+  /// Timeout; messages passed over stay for later calls. Nothing on timeout or
+  /// when the server has gone.
+  std::optional<nlohmann::json>
+  waitFor(const std::function<bool(const nlohmann::json &)> &Pred,
+          std::chrono::seconds Timeout = std::chrono::seconds(120));
   /// The response to request \p Id.
-  std::optional<nlohmann::json> response(int Id,
-                                         std::chrono::seconds Timeout = std::chrono::seconds(120));
+  std::optional<nlohmann::json>
+  response(int Id, std::chrono::seconds Timeout = std::chrono::seconds(120));
   /// The next publishDiagnostics for \p Uri.
-  std::optional<nlohmann::json> diagnostics(const std::string &Uri,
-                                            std::chrono::seconds Timeout = std::chrono::seconds(120));
+  std::optional<nlohmann::json>
+  diagnostics(const std::string &Uri,
+              std::chrono::seconds Timeout = std::chrono::seconds(120));
   /// Everything received so far (taken or not), for failure messages.
   std::string transcript();
 
-  /// Closes the server's input and waits for it to exit; its exit status (-1 if it did not
-  /// exit within \p Timeout, after which it is killed).
+  /// Closes the server's input and waits for it to exit; its exit status (-1 if
+  /// it did not exit within \p Timeout, after which it is killed).
   int finish(std::chrono::seconds Timeout = std::chrono::seconds(30));
 
 private:

@@ -1,7 +1,8 @@
 //===- LspSessionTest.cpp - `tilefit lsp` driven through whole sessions ---===//
 //
-// A client speaks to the built binary over pipes: it opens files, edits them, asks for hovers,
-// inlay hints and code lenses, and checks what the server publishes.
+// A client speaks to the built binary over pipes: it opens files, edits them,
+// asks for hovers, inlay hints and code lenses, and checks what the server
+// publishes.
 //
 //===----------------------------------------------------------------------===//
 #include "LspClient.h"
@@ -33,12 +34,15 @@ class LspSession : public TempDirTest {
 protected:
   std::unique_ptr<LspClient> start(std::vector<std::string> Extra = {},
                                    json Capabilities = nullptr) {
-    std::vector<std::string> Argv = {binary(), "lsp", "--lsp-debounce-ms=20", "--no-cuda-toolkit"};
+    std::vector<std::string> Argv = {binary(), "lsp", "--lsp-debounce-ms=20",
+                                     "--no-cuda-toolkit"};
     Argv.insert(Argv.end(), Extra.begin(), Extra.end());
     auto C = std::make_unique<LspClient>(Argv, Dir);
     EXPECT_TRUE(C->started());
     if (Capabilities.is_null())
-      Capabilities = {{"textDocument", {{"publishDiagnostics", {{"relatedInformation", true}}}}}};
+      Capabilities = {
+          {"textDocument",
+           {{"publishDiagnostics", {{"relatedInformation", true}}}}}};
     int Id = C->request("initialize", {{"processId", nullptr},
                                        {"rootUri", lsp::pathToUri(Dir)},
                                        {"capabilities", Capabilities}});
@@ -50,7 +54,8 @@ protected:
     return C;
   }
 
-  void open(LspClient &C, const std::string &Path, const std::string &Text, int Version = 1) {
+  void open(LspClient &C, const std::string &Path, const std::string &Text,
+            int Version = 1) {
     C.notify("textDocument/didOpen", {{"textDocument",
                                        {{"uri", lsp::pathToUri(Path)},
                                         {"languageId", "cuda"},
@@ -58,7 +63,9 @@ protected:
                                         {"text", Text}}}});
   }
 
-  static json docId(const std::string &Path) { return {{"uri", lsp::pathToUri(Path)}}; }
+  static json docId(const std::string &Path) {
+    return {{"uri", lsp::pathToUri(Path)}};
+  }
 
   /// The diagnostics of the next publication for \p Path.
   json nextDiagnostics(LspClient &C, const std::string &Path) {
@@ -100,8 +107,9 @@ TEST_F(LspSession, InitializeAdvertisesWhatIsSupported) {
   std::set<std::string> Keys;
   for (auto It = Caps.begin(); It != Caps.end(); ++It)
     Keys.insert(It.key());
-  EXPECT_EQ(Keys, (std::set<std::string>{"codeLensProvider", "hoverProvider", "inlayHintProvider",
-                                         "positionEncoding", "textDocumentSync"}));
+  EXPECT_EQ(Keys, (std::set<std::string>{
+                      "codeLensProvider", "hoverProvider", "inlayHintProvider",
+                      "positionEncoding", "textDocumentSync"}));
   EXPECT_EQ(InitResult["serverInfo"]["name"], "tilefit");
   shutdown(*C);
 }
@@ -114,45 +122,57 @@ TEST_F(LspSession, EditOverTheLimitAndBack) {
   EXPECT_EQ(P["version"], 1);
   EXPECT_TRUE(P["diagnostics"].empty()) << P.dump();
 
-  // Hover on the tile: its type, shape, bytes and the kernel's totals per architecture.
-  json H = result(*C, C->request("textDocument/hover",
-                                 {{"textDocument", docId(K)}, {"position", {{"line", 3}, {"character", 20}}}}));
+  // Hover on the tile: its type, shape, bytes and the kernel's totals per
+  // architecture.
+  json H =
+      result(*C, C->request("textDocument/hover",
+                            {{"textDocument", docId(K)},
+                             {"position", {{"line", 3}, {"character", 20}}}}));
   ASSERT_TRUE(H.is_object()) << H.dump();
   std::string Text = H["contents"]["value"];
   EXPECT_EQ(H["contents"]["kind"], "markdown");
   EXPECT_NE(Text.find("float[32][33]"), std::string::npos) << Text;
   EXPECT_NE(Text.find("4224 bytes"), std::string::npos) << Text;
   EXPECT_NE(Text.find("32 × 33 × 4 B"), std::string::npos) << Text;
-  EXPECT_NE(Text.find("| `transpose<32>` | sm_90 | 4.1 KiB | 0 | 4.1 KiB | 227 KiB |"),
-            std::string::npos)
+  EXPECT_NE(
+      Text.find(
+          "| `transpose<32>` | sm_90 | 4.1 KiB | 0 | 4.1 KiB | 227 KiB |"),
+      std::string::npos)
       << Text;
   // Nothing to say on a line without shared memory.
   H = result(*C, C->request("textDocument/hover",
-                            {{"textDocument", docId(K)}, {"position", {{"line", 5}, {"character", 3}}}}));
+                            {{"textDocument", docId(K)},
+                             {"position", {{"line", 5}, {"character", 3}}}}));
   EXPECT_TRUE(H.is_null()) << H.dump();
 
   // The inlay hint sits after the declaration's ';'.
-  json Hints = result(*C, C->request("textDocument/inlayHint",
-                                     {{"textDocument", docId(K)},
-                                      {"range", {{"start", {{"line", 0}, {"character", 0}}},
-                                                 {"end", {{"line", 9}, {"character", 0}}}}}}));
+  json Hints =
+      result(*C, C->request("textDocument/inlayHint",
+                            {{"textDocument", docId(K)},
+                             {"range",
+                              {{"start", {{"line", 0}, {"character", 0}}},
+                               {"end", {{"line", 9}, {"character", 0}}}}}}));
   ASSERT_EQ(Hints.size(), 1u) << Hints.dump();
   EXPECT_EQ(Hints[0]["label"], "4.1 KiB");
   EXPECT_EQ(Hints[0]["position"]["line"], 3);
-  EXPECT_EQ(Hints[0]["position"]["character"], std::string("  __shared__ float tile[TILE][TILE + 1];").size());
+  EXPECT_EQ(Hints[0]["position"]["character"],
+            std::string("  __shared__ float tile[TILE][TILE + 1];").size());
 
   // The code lens on the kernel.
-  json Lenses = result(*C, C->request("textDocument/codeLens", {{"textDocument", docId(K)}}));
+  json Lenses = result(
+      *C, C->request("textDocument/codeLens", {{"textDocument", docId(K)}}));
   ASSERT_EQ(Lenses.size(), 1u) << Lenses.dump();
   EXPECT_EQ(Lenses[0]["range"]["start"]["line"], 1);
   EXPECT_EQ(Lenses[0]["command"]["title"], "transpose<32>: sm_90 4.1 KiB");
 
-  // An incremental edit: TILE + 1 becomes TILE * 16, 32 x 512 floats, over the static limit.
+  // An incremental edit: TILE + 1 becomes TILE * 16, 32 x 512 floats, over the
+  // static limit.
   C->notify("textDocument/didChange",
             {{"textDocument", {{"uri", lsp::pathToUri(K)}, {"version", 2}}},
              {"contentChanges",
-              json::array({{{"range", {{"start", {{"line", 3}, {"character", 35}}},
-                                       {"end", {{"line", 3}, {"character", 38}}}}},
+              json::array({{{"range",
+                             {{"start", {{"line", 3}, {"character", 35}}},
+                              {"end", {{"line", 3}, {"character", 38}}}}},
                             {"text", "* 16"}}})}});
   P = nextDiagnostics(*C, K);
   EXPECT_EQ(P["version"], 2);
@@ -161,16 +181,20 @@ TEST_F(LspSession, EditOverTheLimitAndBack) {
   EXPECT_EQ(D["source"], "tilefit");
   EXPECT_EQ(D["code"], "tilefit-static-limit");
   EXPECT_EQ(D["severity"], 1);
-  EXPECT_NE(D["codeDescription"]["href"].get<std::string>().find("checks.md#tilefit-static-limit"),
+  EXPECT_NE(D["codeDescription"]["href"].get<std::string>().find(
+                "checks.md#tilefit-static-limit"),
             std::string::npos);
-  EXPECT_NE(D["message"].get<std::string>().find("65536 bytes"), std::string::npos) << D.dump();
+  EXPECT_NE(D["message"].get<std::string>().find("65536 bytes"),
+            std::string::npos)
+      << D.dump();
   EXPECT_EQ(D["range"]["start"]["line"], 1) << "on the kernel";
   EXPECT_EQ(D["range"]["start"]["character"], 16);
   EXPECT_EQ(D["range"]["end"]["character"], 25);
   bool NoteAtTile = false;
   for (const json &R : D["relatedInformation"])
     NoteAtTile |= R["location"]["range"]["start"]["line"] == 3 &&
-                  R["message"].get<std::string>().find("'tile' takes 65536 bytes") != std::string::npos;
+                  R["message"].get<std::string>().find(
+                      "'tile' takes 65536 bytes") != std::string::npos;
   EXPECT_TRUE(NoteAtTile) << D.dump();
 
   // The editor's figure is the command line's for the same text.
@@ -179,13 +203,17 @@ TEST_F(LspSession, EditOverTheLimitAndBack) {
     T.replace(T.find("TILE + 1"), 8, "TILE * 16");
     return T;
   }());
-  json Cli = json::parse(runCommand({binary(), "--arch=sm_90", "--no-cuda-toolkit", "--format=json",
-                                     Saved, "--"}, Dir).Out);
+  json Cli =
+      json::parse(runCommand({binary(), "--arch=sm_90", "--no-cuda-toolkit",
+                              "--format=json", Saved, "--"},
+                             Dir)
+                      .Out);
   EXPECT_EQ(Cli["kernels"][0]["static_smem_bytes"], 65536);
 
   // Back, by a full replacement of the text: the diagnostic clears.
-  C->notify("textDocument/didChange", {{"textDocument", {{"uri", lsp::pathToUri(K)}, {"version", 3}}},
-                                       {"contentChanges", json::array({{{"text", TransposeKernel}}})}});
+  C->notify("textDocument/didChange",
+            {{"textDocument", {{"uri", lsp::pathToUri(K)}, {"version", 3}}},
+             {"contentChanges", json::array({{{"text", TransposeKernel}}})}});
   P = nextDiagnostics(*C, K);
   EXPECT_EQ(P["version"], 3);
   EXPECT_TRUE(P["diagnostics"].empty()) << P.dump();
@@ -203,13 +231,15 @@ TEST_F(LspSession, TheUnsavedBufferIsAnalysedNotTheFile) {
   auto C = start({"--arch=sm_90"});
   open(*C, K, Big);
   json P = nextDiagnostics(*C, K);
-  ASSERT_EQ(P["diagnostics"].size(), 1u) << "the disk holds the small tile: " << P.dump();
+  ASSERT_EQ(P["diagnostics"].size(), 1u)
+      << "the disk holds the small tile: " << P.dump();
   // A new file that is not on disk at all.
   std::string New = Dir + "/new/unsaved.cu";
   open(*C, New, TransposeKernel);
   P = nextDiagnostics(*C, New);
   EXPECT_TRUE(P["diagnostics"].empty()) << P.dump();
-  json Lenses = result(*C, C->request("textDocument/codeLens", {{"textDocument", docId(New)}}));
+  json Lenses = result(
+      *C, C->request("textDocument/codeLens", {{"textDocument", docId(New)}}));
   ASSERT_EQ(Lenses.size(), 1u) << Lenses.dump();
   shutdown(*C);
 }
@@ -232,36 +262,45 @@ TEST_F(LspSession, FlagsComeFromTheBuildFoldersDatabaseAndHeadersBorrowThem) {
                                  "}\n";
   std::string Src = write("proj/src/k.cu", SrcText);
   std::string Header = write("proj/src/tile.cuh", HeaderText);
-  json Db = json::array({{{"directory", Dir + "/proj/build"},
-                          {"command", "/usr/local/cuda/bin/nvcc -DTILE=16384 -arch=sm_80 -c " + Src +
-                                          " -o k.o"},
-                          {"file", Src}}});
+  json Db = json::array(
+      {{{"directory", Dir + "/proj/build"},
+        {"command", "/usr/local/cuda/bin/nvcc -DTILE=16384 -arch=sm_80 -c " +
+                        Src + " -o k.o"},
+        {"file", Src}}});
   write("proj/build/compile_commands.json", Db.dump());
   auto C = start();
   open(*C, Src, SrcText);
   json P = nextDiagnostics(*C, Src);
-  // 64 KiB in k: over sm_80's static limit; h (in the header, 128 KiB) is shown at the #include.
+  // 64 KiB in k: over sm_80's static limit; h (in the header, 128 KiB) is shown
+  // at the #include.
   std::set<std::string> Where;
   for (const json &D : P["diagnostics"])
     Where.insert(std::to_string(D["range"]["start"]["line"].get<int>()) + ":" +
                  D["code"].get<std::string>());
   EXPECT_TRUE(Where.count("1:tilefit-static-limit")) << P.dump();
-  EXPECT_TRUE(Where.count("0:tilefit-static-limit")) << "the header's kernel, at the #include: " << P.dump();
-  json Lens = result(*C, C->request("textDocument/codeLens", {{"textDocument", docId(Src)}}));
+  EXPECT_TRUE(Where.count("0:tilefit-static-limit"))
+      << "the header's kernel, at the #include: " << P.dump();
+  json Lens = result(
+      *C, C->request("textDocument/codeLens", {{"textDocument", docId(Src)}}));
   ASSERT_EQ(Lens.size(), 1u);
-  EXPECT_NE(Lens[0]["command"]["title"].get<std::string>().find("sm_80 64 KiB"), std::string::npos)
+  EXPECT_NE(Lens[0]["command"]["title"].get<std::string>().find("sm_80 64 KiB"),
+            std::string::npos)
       << Lens.dump();
 
   // The header is not in the database: it borrows k.cu's flags.
   open(*C, Header, HeaderText);
   P = nextDiagnostics(*C, Header);
   ASSERT_EQ(P["diagnostics"].size(), 1u) << P.dump();
-  EXPECT_NE(P["diagnostics"][0]["message"].get<std::string>().find("131072 bytes"), std::string::npos);
-  EXPECT_NE(P["diagnostics"][0]["message"].get<std::string>().find("sm_80"), std::string::npos);
+  EXPECT_NE(
+      P["diagnostics"][0]["message"].get<std::string>().find("131072 bytes"),
+      std::string::npos);
+  EXPECT_NE(P["diagnostics"][0]["message"].get<std::string>().find("sm_80"),
+            std::string::npos);
   EXPECT_EQ(P["diagnostics"][0]["range"]["start"]["line"], 1);
   auto Log = C->waitFor([&](const json &M) {
     return M.value("method", "") == "window/logMessage" &&
-           M["params"]["message"].get<std::string>().find("borrowed from " + Src) != std::string::npos;
+           M["params"]["message"].get<std::string>().find(
+               "borrowed from " + Src) != std::string::npos;
   });
   EXPECT_TRUE(Log.has_value()) << C->transcript();
   shutdown(*C);
@@ -269,20 +308,24 @@ TEST_F(LspSession, FlagsComeFromTheBuildFoldersDatabaseAndHeadersBorrowThem) {
 
 /// A header k.cu includes, and k.cu: 256 floats of shared memory.
 const char TileHeader[] = "#pragma once\nconstexpr int kTile = 256;\n";
-const char TileSource[] = "#include \"tile.cuh\"\n__global__ void k(float *o) {\n"
-                          "  __shared__ float t[kTile];\n  t[threadIdx.x] = o[0];\n"
-                          "  __syncthreads();\n  o[1] = t[threadIdx.x + 1];\n}\n";
+const char TileSource[] =
+    "#include \"tile.cuh\"\n__global__ void k(float *o) {\n"
+    "  __shared__ float t[kTile];\n  t[threadIdx.x] = o[0];\n"
+    "  __syncthreads();\n  o[1] = t[threadIdx.x + 1];\n}\n";
 
 /// The editor replaces \p Path's text (version 2) and saves it.
-void editAndSave(LspClient &C, const std::string &Path, const std::string &Text) {
+void editAndSave(LspClient &C, const std::string &Path,
+                 const std::string &Text) {
   C.notify("textDocument/didChange",
            {{"textDocument", {{"uri", lsp::pathToUri(Path)}, {"version", 2}}},
             {"contentChanges", json::array({{{"text", Text}}})}});
-  C.notify("textDocument/didSave", {{"textDocument", {{"uri", lsp::pathToUri(Path)}}}});
+  C.notify("textDocument/didSave",
+           {{"textDocument", {{"uri", lsp::pathToUri(Path)}}}});
 }
 
-// As clangd does, the server keeps each file's preamble (its #include block, precompiled):
-// an edit below the block reuses it; an edit of a header it includes builds it anew.
+// As clangd does, the server keeps each file's preamble (its #include block,
+// precompiled): an edit below the block reuses it; an edit of a header it
+// includes builds it anew.
 TEST_F(LspSession, RepeatedAnalysesReuseThePreamble) {
   std::string Header = write("tile.cuh", TileHeader);
   std::string Src = write("k.cu", TileSource);
@@ -290,7 +333,8 @@ TEST_F(LspSession, RepeatedAnalysesReuseThePreamble) {
   auto Said = [&](const std::string &Text) {
     return C->waitFor([&](const json &M) {
       return M.value("method", "") == "window/logMessage" &&
-             M["params"]["message"] == "tilefit: preambles of " + Src + ": " + Text;
+             M["params"]["message"] ==
+                 "tilefit: preambles of " + Src + ": " + Text;
     });
   };
   open(*C, Src, TileSource);
@@ -300,16 +344,19 @@ TEST_F(LspSession, RepeatedAnalysesReuseThePreamble) {
   C->notify("textDocument/didChange",
             {{"textDocument", {{"uri", lsp::pathToUri(Src)}, {"version", 2}}},
              {"contentChanges",
-              json::array({{{"range", {{"start", {{"line", 2}, {"character", 21}}},
-                                       {"end", {{"line", 2}, {"character", 26}}}}},
+              json::array({{{"range",
+                             {{"start", {{"line", 2}, {"character", 21}}},
+                              {"end", {{"line", 2}, {"character", 26}}}}},
                             {"text", "kTile * 64 + 1"}}})}});
   json P = nextDiagnostics(*C, Src);
   ASSERT_EQ(P["diagnostics"].size(), 1u) << P.dump();
-  EXPECT_NE(P["diagnostics"][0]["message"].get<std::string>().find("65540 bytes"), std::string::npos)
+  EXPECT_NE(
+      P["diagnostics"][0]["message"].get<std::string>().find("65540 bytes"),
+      std::string::npos)
       << P.dump();
   EXPECT_TRUE(Said("1 reused, 0 built")) << C->transcript();
-  // The header, edited in the editor (unsaved): the preamble is built again and the new
-  // constant counts.
+  // The header, edited in the editor (unsaved): the preamble is built again and
+  // the new constant counts.
   open(*C, Header, TileHeader);
   nextDiagnostics(*C, Header);
   editAndSave(*C, Header, "#pragma once\nconstexpr int kTile = 16;\n");
@@ -327,52 +374,68 @@ TEST_F(LspSession, SavingAHeaderAnalysesTheFilesThatIncludeIt) {
   EXPECT_TRUE(nextDiagnostics(*C, Src)["diagnostics"].empty());
   open(*C, Header, TileHeader);
   nextDiagnostics(*C, Header);
-  // The header's new constant, unsaved on disk, reaches k.cu when the editor saves it.
+  // The header's new constant, unsaved on disk, reaches k.cu when the editor
+  // saves it.
   editAndSave(*C, Header, "#pragma once\nconstexpr int kTile = 16384;\n");
   json P = nextDiagnostics(*C, Src);
   ASSERT_EQ(P["diagnostics"].size(), 1u) << P.dump();
-  EXPECT_NE(P["diagnostics"][0]["message"].get<std::string>().find("65536 bytes"), std::string::npos);
+  EXPECT_NE(
+      P["diagnostics"][0]["message"].get<std::string>().find("65536 bytes"),
+      std::string::npos);
   shutdown(*C);
 }
 
 TEST_F(LspSession, CompileCommandsDirAndConfigurationChanges) {
-  std::string Src = write("src/k.cu", "__global__ void k(float *o) {\n  __shared__ float t[TILE];\n"
-                                      "  t[threadIdx.x] = o[0];\n  __syncthreads();\n  o[1] = t[threadIdx.x + 1];\n}\n");
+  std::string Src = write(
+      "src/k.cu", "__global__ void k(float *o) {\n  __shared__ float t[TILE];\n"
+                  "  t[threadIdx.x] = o[0];\n  __syncthreads();\n  o[1] = "
+                  "t[threadIdx.x + 1];\n}\n");
   write("elsewhere/compile_commands.json",
-        json::array({{{"directory", Dir}, {"arguments", {"clang++", "-x", "cuda", "--cuda-gpu-arch=sm_90", "-DTILE=1024", "-c", Src}},
+        json::array({{{"directory", Dir},
+                      {"arguments",
+                       {"clang++", "-x", "cuda", "--cuda-gpu-arch=sm_90",
+                        "-DTILE=1024", "-c", Src}},
                       {"file", Src}}})
             .dump());
   auto C = start({"--compile-commands-dir=" + Dir + "/elsewhere"});
-  std::string Text = "__global__ void k(float *o) {\n  __shared__ float t[TILE];\n"
-                     "  t[threadIdx.x] = o[0];\n  __syncthreads();\n  o[1] = t[threadIdx.x + 1];\n}\n";
+  std::string Text =
+      "__global__ void k(float *o) {\n  __shared__ float t[TILE];\n"
+      "  t[threadIdx.x] = o[0];\n  __syncthreads();\n  o[1] = t[threadIdx.x + "
+      "1];\n}\n";
   open(*C, Src, Text);
   json P = nextDiagnostics(*C, Src);
   EXPECT_TRUE(P["diagnostics"].empty()) << P.dump();
-  json Hints = result(*C, C->request("textDocument/inlayHint",
-                                     {{"textDocument", docId(Src)},
-                                      {"range", {{"start", {{"line", 0}, {"character", 0}}},
-                                                 {"end", {{"line", 6}, {"character", 0}}}}}}));
+  json Hints =
+      result(*C, C->request("textDocument/inlayHint",
+                            {{"textDocument", docId(Src)},
+                             {"range",
+                              {{"start", {{"line", 0}, {"character", 0}}},
+                               {"end", {{"line", 6}, {"character", 0}}}}}}));
   ASSERT_EQ(Hints.size(), 1u);
-  EXPECT_EQ(Hints[0]["label"], "4 KiB") << "TILE=1024 from the database in --compile-commands-dir";
+  EXPECT_EQ(Hints[0]["label"], "4 KiB")
+      << "TILE=1024 from the database in --compile-commands-dir";
 
   // A tighter budget from the editor's settings: the budget warning appears.
-  C->notify("workspace/didChangeConfiguration", {{"settings", {{"tilefit", {{"budget", 0.01}}}}}});
+  C->notify("workspace/didChangeConfiguration",
+            {{"settings", {{"tilefit", {{"budget", 0.01}}}}}});
   P = nextDiagnostics(*C, Src);
   ASSERT_EQ(P["diagnostics"].size(), 1u) << P.dump();
   EXPECT_EQ(P["diagnostics"][0]["code"], "tilefit-budget");
   EXPECT_EQ(P["diagnostics"][0]["severity"], 2);
 
-  // A capacity database that cannot be read: the run cannot start, and the file says so at
-  // its first line.
+  // A capacity database that cannot be read: the run cannot start, and the file
+  // says so at its first line.
   C->notify("workspace/didChangeConfiguration",
-            {{"settings", {{"tilefit", {{"capacityDatabase", Dir + "/missing.json"}}}}}});
+            {{"settings",
+              {{"tilefit", {{"capacityDatabase", Dir + "/missing.json"}}}}}});
   P = nextDiagnostics(*C, Src);
   ASSERT_EQ(P["diagnostics"].size(), 1u) << P.dump();
   EXPECT_EQ(P["diagnostics"][0]["code"], "tilefit-input");
   EXPECT_EQ(P["diagnostics"][0]["severity"], 1);
   EXPECT_EQ(P["diagnostics"][0]["range"]["start"]["line"], 0);
-  EXPECT_NE(P["diagnostics"][0]["message"].get<std::string>().find("missing.json"),
-            std::string::npos)
+  EXPECT_NE(
+      P["diagnostics"][0]["message"].get<std::string>().find("missing.json"),
+      std::string::npos)
       << P.dump();
   shutdown(*C);
 }
@@ -387,14 +450,19 @@ TEST_F(LspSession, ANewerEditWinsAndRequestsWaitForIt) {
   for (int V = 2; V <= 6; ++V) {
     std::string T = Text;
     T.replace(T.find("TILE + 1"), 8, "TILE + " + std::to_string(V));
-    C->notify("textDocument/didChange", {{"textDocument", {{"uri", lsp::pathToUri(K)}, {"version", V}}},
-                                         {"contentChanges", json::array({{{"text", T}}})}});
+    C->notify("textDocument/didChange",
+              {{"textDocument", {{"uri", lsp::pathToUri(K)}, {"version", V}}},
+               {"contentChanges", json::array({{{"text", T}}})}});
   }
-  // A hover sent now is answered from the analysis of version 6: 32 x 38 floats.
-  json H = result(*C, C->request("textDocument/hover",
-                                 {{"textDocument", docId(K)}, {"position", {{"line", 3}, {"character", 20}}}}));
+  // A hover sent now is answered from the analysis of version 6: 32 x 38
+  // floats.
+  json H =
+      result(*C, C->request("textDocument/hover",
+                            {{"textDocument", docId(K)},
+                             {"position", {{"line", 3}, {"character", 20}}}}));
   ASSERT_TRUE(H.is_object());
-  EXPECT_NE(H["contents"]["value"].get<std::string>().find("float[32][38]"), std::string::npos)
+  EXPECT_NE(H["contents"]["value"].get<std::string>().find("float[32][38]"),
+            std::string::npos)
       << H.dump();
   // Publications arrive in version order and end with version 6.
   int Last = 1;
@@ -408,7 +476,8 @@ TEST_F(LspSession, ANewerEditWinsAndRequestsWaitForIt) {
 }
 
 TEST_F(LspSession, ProtocolErrorsAreAnsweredNotFatal) {
-  auto C = std::make_unique<LspClient>(std::vector<std::string>{binary(), "lsp", "--no-cuda-toolkit"}, Dir);
+  auto C = std::make_unique<LspClient>(
+      std::vector<std::string>{binary(), "lsp", "--no-cuda-toolkit"}, Dir);
   // Before initialize: ServerNotInitialized.
   int Id = C->request("textDocument/hover", json::object());
   auto R = C->response(Id);
@@ -418,7 +487,8 @@ TEST_F(LspSession, ProtocolErrorsAreAnsweredNotFatal) {
   Id = C->request("initialize", {{"capabilities", json::object()}});
   ASSERT_TRUE(C->response(Id).has_value());
   Id = C->request("initialize", {{"capabilities", json::object()}});
-  EXPECT_EQ((*C->response(Id))["error"]["code"], -32600) << "a second initialize";
+  EXPECT_EQ((*C->response(Id))["error"]["code"], -32600)
+      << "a second initialize";
 
   // Unknown method; unknown notifications are ignored.
   C->notify("$/unknownNotification", json::object());
@@ -427,41 +497,52 @@ TEST_F(LspSession, ProtocolErrorsAreAnsweredNotFatal) {
 
   // Not JSON; JSON that is not an object; a header without Content-Length.
   C->sendRaw("Content-Length: 7\r\n\r\n{oops!}");
-  auto E = C->waitFor([](const json &M) { return M.contains("error") && M["id"].is_null(); });
+  auto E = C->waitFor(
+      [](const json &M) { return M.contains("error") && M["id"].is_null(); });
   ASSERT_TRUE(E.has_value());
   EXPECT_EQ((*E)["error"]["code"], -32700);
   C->sendRaw("Content-Length: 2\r\n\r\n[]");
-  E = C->waitFor([](const json &M) { return M.contains("error") && M["id"].is_null(); });
+  E = C->waitFor(
+      [](const json &M) { return M.contains("error") && M["id"].is_null(); });
   ASSERT_TRUE(E.has_value());
   EXPECT_EQ((*E)["error"]["code"], -32600);
   C->sendRaw("Content-Type: application/vscode-jsonrpc\r\n\r\n");
-  E = C->waitFor([](const json &M) { return M.contains("error") && M["id"].is_null(); });
+  E = C->waitFor(
+      [](const json &M) { return M.contains("error") && M["id"].is_null(); });
   ASSERT_TRUE(E.has_value());
   EXPECT_EQ((*E)["error"]["code"], -32600);
 
   // Missing or malformed parameters: InvalidParams.
-  Id = C->request("textDocument/hover", {{"textDocument", {{"uri", "file:///x.cu"}}}});
+  Id = C->request("textDocument/hover",
+                  {{"textDocument", {{"uri", "file:///x.cu"}}}});
   EXPECT_EQ((*C->response(Id))["error"]["code"], -32602) << "no position";
   Id = C->request("textDocument/codeLens", {{"textDocument", {{"uri", 42}}}});
   EXPECT_EQ((*C->response(Id))["error"]["code"], -32602);
-  Id = C->request("textDocument/codeLens", {{"textDocument", {{"uri", "http://example.com/k.cu"}}}});
+  Id = C->request("textDocument/codeLens",
+                  {{"textDocument", {{"uri", "http://example.com/k.cu"}}}});
   EXPECT_EQ((*C->response(Id))["error"]["code"], -32602);
 
   // A request that waits (a long debounce) can be cancelled.
   std::string K = write("k.cu", TransposeKernel);
-  C->notify("textDocument/didOpen", {{"textDocument", {{"uri", lsp::pathToUri(K)}, {"languageId", "cuda"},
-                                                        {"version", 1}, {"text", TransposeKernel}}}});
+  C->notify("textDocument/didOpen", {{"textDocument",
+                                      {{"uri", lsp::pathToUri(K)},
+                                       {"languageId", "cuda"},
+                                       {"version", 1},
+                                       {"text", TransposeKernel}}}});
   ASSERT_TRUE(C->diagnostics(lsp::pathToUri(K)).has_value());
-  C->notify("textDocument/didChange", {{"textDocument", {{"uri", lsp::pathToUri(K)}, {"version", 2}}},
-                                       {"contentChanges", json::array({{{"text", TransposeKernel}}})}});
-  Id = C->request("textDocument/codeLens", {{"textDocument", {{"uri", lsp::pathToUri(K)}}}});
+  C->notify("textDocument/didChange",
+            {{"textDocument", {{"uri", lsp::pathToUri(K)}, {"version", 2}}},
+             {"contentChanges", json::array({{{"text", TransposeKernel}}})}});
+  Id = C->request("textDocument/codeLens",
+                  {{"textDocument", {{"uri", lsp::pathToUri(K)}}}});
   C->notify("$/cancelRequest", {{"id", Id}});
   R = C->response(Id);
   ASSERT_TRUE(R.has_value()) << C->transcript();
   EXPECT_EQ((*R)["error"]["code"], -32800) << R->dump();
 
   // Still serving; then exit without shutdown: status 1.
-  Id = C->request("textDocument/codeLens", {{"textDocument", {{"uri", lsp::pathToUri(K)}}}});
+  Id = C->request("textDocument/codeLens",
+                  {{"textDocument", {{"uri", lsp::pathToUri(K)}}}});
   R = C->response(Id);
   ASSERT_TRUE(R.has_value());
   EXPECT_EQ((*R)["result"].size(), 1u);
@@ -473,41 +554,55 @@ TEST_F(LspSession, RequestsAfterShutdownAndTheEndOfInput) {
   auto C = start();
   int Id = C->request("shutdown", nullptr);
   ASSERT_TRUE(C->response(Id).has_value());
-  Id = C->request("textDocument/codeLens", {{"textDocument", {{"uri", "file:///x.cu"}}}});
+  Id = C->request("textDocument/codeLens",
+                  {{"textDocument", {{"uri", "file:///x.cu"}}}});
   EXPECT_EQ((*C->response(Id))["error"]["code"], -32600);
-  // The input ends without exit: the server stops (status 0: shutdown was asked).
+  // The input ends without exit: the server stops (status 0: shutdown was
+  // asked).
   EXPECT_EQ(C->finish(), 0);
 }
 
 TEST_F(LspSession, PositionsInUtf16AndUtf8) {
-  // Two-byte and four-byte characters before the declaration: UTF-16 counts 1 and 2 units.
+  // Two-byte and four-byte characters before the declaration: UTF-16 counts 1
+  // and 2 units.
   std::string Text = "__global__ void k(float *o) {\n"
                      "  /* é😀 */ __shared__ float t[256];\n"
-                     "  t[threadIdx.x] = o[0];\n  __syncthreads();\n  o[1] = t[threadIdx.x + 1];\n}\n";
+                     "  t[threadIdx.x] = o[0];\n  __syncthreads();\n  o[1] = "
+                     "t[threadIdx.x + 1];\n}\n";
   std::string K = write("k.cu", Text);
-  json Range = {{"start", {{"line", 0}, {"character", 0}}}, {"end", {{"line", 9}, {"character", 0}}}};
+  json Range = {{"start", {{"line", 0}, {"character", 0}}},
+                {"end", {{"line", 9}, {"character", 0}}}};
   for (bool Utf8 : {false, true}) {
-    json Caps = {{"general", {{"positionEncodings", Utf8 ? json::array({"utf-8", "utf-16"})
-                                                         : json::array({"utf-16"})}}}};
+    json Caps = {{"general",
+                  {{"positionEncodings", Utf8 ? json::array({"utf-8", "utf-16"})
+                                              : json::array({"utf-16"})}}}};
     auto C = start({"--arch=sm_90"}, Caps);
-    EXPECT_EQ(InitResult["capabilities"]["positionEncoding"], Utf8 ? "utf-8" : "utf-16");
+    EXPECT_EQ(InitResult["capabilities"]["positionEncoding"],
+              Utf8 ? "utf-8" : "utf-16");
     open(*C, K, Text);
     nextDiagnostics(*C, K);
-    json Hints = result(*C, C->request("textDocument/inlayHint", {{"textDocument", docId(K)}, {"range", Range}}));
+    json Hints =
+        result(*C, C->request("textDocument/inlayHint",
+                              {{"textDocument", docId(K)}, {"range", Range}}));
     ASSERT_EQ(Hints.size(), 1u);
     std::string Line = "  /* é😀 */ __shared__ float t[256];";
     // UTF-16: é is 1 unit, 😀 is 2; UTF-8: bytes.
     size_t Expected = Utf8 ? Line.size() : Line.size() - 1 - 2;
     EXPECT_EQ(Hints[0]["position"]["character"], Expected);
     // An incremental edit addressed in the same encoding: 256 becomes 512.
-    unsigned At = static_cast<unsigned>(Utf8 ? Line.find("256") : Line.find("256") - 3);
+    unsigned At =
+        static_cast<unsigned>(Utf8 ? Line.find("256") : Line.find("256") - 3);
     C->notify("textDocument/didChange",
               {{"textDocument", {{"uri", lsp::pathToUri(K)}, {"version", 2}}},
-               {"contentChanges", json::array({{{"range", {{"start", {{"line", 1}, {"character", At}}},
-                                                            {"end", {{"line", 1}, {"character", At + 3}}}}},
-                                                {"text", "512"}}})}});
+               {"contentChanges",
+                json::array({{{"range",
+                               {{"start", {{"line", 1}, {"character", At}}},
+                                {"end", {{"line", 1}, {"character", At + 3}}}}},
+                              {"text", "512"}}})}});
     nextDiagnostics(*C, K);
-    Hints = result(*C, C->request("textDocument/inlayHint", {{"textDocument", docId(K)}, {"range", Range}}));
+    Hints =
+        result(*C, C->request("textDocument/inlayHint",
+                              {{"textDocument", docId(K)}, {"range", Range}}));
     ASSERT_EQ(Hints.size(), 1u);
     EXPECT_EQ(Hints[0]["label"], "2 KiB") << "the edit landed on 256";
     shutdown(*C);

@@ -1,9 +1,9 @@
 //===- LspUnitTest.cpp - Framing, positions and features, in-process ------===//
 #include "tilefit/lsp/Features.h"
-#include "tilefit/model/Messages.h"
-#include "tilefit/reporters/KernelNameWidth.h"
 #include "tilefit/lsp/Protocol.h"
 #include "tilefit/lsp/Transport.h"
+#include "tilefit/model/Messages.h"
+#include "tilefit/reporters/KernelNameWidth.h"
 
 #include <gtest/gtest.h>
 
@@ -18,14 +18,17 @@ namespace {
 TEST(LspTransport, ReadsFramedMessages) {
   std::string Body1 = R"({"jsonrpc":"2.0","method":"initialized","params":{}})";
   std::string Body2 = R"({"id":1,"x":"é"})";
-  std::stringstream In("Content-Length: " + std::to_string(Body1.size()) + "\r\n\r\n" + Body1 +
-                       "content-length:" + std::to_string(Body2.size()) +
-                       "\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n" + Body2);
+  std::stringstream In(
+      "Content-Length: " + std::to_string(Body1.size()) + "\r\n\r\n" + Body1 +
+      "content-length:" + std::to_string(Body2.size()) +
+      "\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n" +
+      Body2);
   Incoming A = readMessage(In);
   ASSERT_EQ(A.K, Incoming::Message);
   EXPECT_EQ(A.Body["method"], "initialized");
   Incoming B = readMessage(In);
-  ASSERT_EQ(B.K, Incoming::Message) << "header names are case-insensitive; other headers ignored";
+  ASSERT_EQ(B.K, Incoming::Message)
+      << "header names are case-insensitive; other headers ignored";
   EXPECT_EQ(B.Body["x"], "é") << "the length counts bytes";
   EXPECT_EQ(readMessage(In).K, Incoming::End);
 }
@@ -59,7 +62,8 @@ TEST(LspTransport, MalformedInput) {
   }
   {
     // After a bad message the stream goes on.
-    std::stringstream In("Content-Length: 3\r\n\r\nxyzContent-Length: 2\r\n\r\n{}");
+    std::stringstream In(
+        "Content-Length: 3\r\n\r\nxyzContent-Length: 2\r\n\r\n{}");
     EXPECT_EQ(readMessage(In).K, Incoming::BadJson);
     EXPECT_EQ(readMessage(In).K, Incoming::Message);
   }
@@ -92,14 +96,17 @@ TEST(LspProtocol, PositionEncodings) {
   EXPECT_EQ(charactersOf(Line, Line.size(), PositionEncoding::Utf8), 8u);
   EXPECT_EQ(charactersOf(Line, Line.size(), PositionEncoding::Utf16), 5u);
   EXPECT_EQ(charactersOf(Line, Line.size(), PositionEncoding::Utf32), 4u);
-  EXPECT_EQ(bytesOf(Line, 3, PositionEncoding::Utf16), 7u) << "inside the surrogate pair: past it";
+  EXPECT_EQ(bytesOf(Line, 3, PositionEncoding::Utf16), 7u)
+      << "inside the surrogate pair: past it";
   EXPECT_EQ(bytesOf(Line, 4, PositionEncoding::Utf16), 7u);
   EXPECT_EQ(bytesOf(Line, 3, PositionEncoding::Utf32), 7u);
-  EXPECT_EQ(bytesOf(Line, 99, PositionEncoding::Utf16), Line.size()) << "clamped to the line";
+  EXPECT_EQ(bytesOf(Line, 99, PositionEncoding::Utf16), Line.size())
+      << "clamped to the line";
   Document D("x\r\naé😀b\n");
   EXPECT_EQ(D.lineCount(), 3u);
   EXPECT_EQ(D.line(0), "x") << "without its \\r";
-  Position P = D.positionOf(2, 8, PositionEncoding::Utf16); // Clang: line 2, byte column 8 ('b')
+  Position P = D.positionOf(
+      2, 8, PositionEncoding::Utf16); // Clang: line 2, byte column 8 ('b')
   EXPECT_EQ(P.Line, 1u);
   EXPECT_EQ(P.Character, 4u);
   EXPECT_EQ(D.offsetOf({1, 4}, PositionEncoding::Utf16), 3u + 7u);
@@ -108,22 +115,28 @@ TEST(LspProtocol, PositionEncodings) {
 
 TEST(LspProtocol, IncrementalChanges) {
   Document D("int a;\nint b;\n");
-  auto Change = [](unsigned L0, unsigned C0, unsigned L1, unsigned C1, std::string T) {
-    return json{{"range", {{"start", {{"line", L0}, {"character", C0}}}, {"end", {{"line", L1}, {"character", C1}}}}},
+  auto Change = [](unsigned L0, unsigned C0, unsigned L1, unsigned C1,
+                   std::string T) {
+    return json{{"range",
+                 {{"start", {{"line", L0}, {"character", C0}}},
+                  {"end", {{"line", L1}, {"character", C1}}}}},
                 {"text", T}};
   };
   ASSERT_TRUE(D.applyChange(Change(0, 4, 0, 5, "xy"), PositionEncoding::Utf16));
   EXPECT_EQ(D.text(), "int xy;\nint b;\n");
   ASSERT_TRUE(D.applyChange(Change(0, 7, 1, 0, ""), PositionEncoding::Utf16));
   EXPECT_EQ(D.text(), "int xy;int b;\n");
-  ASSERT_TRUE(D.applyChange(Change(1, 0, 1, 0, "// é\n"), PositionEncoding::Utf16));
+  ASSERT_TRUE(
+      D.applyChange(Change(1, 0, 1, 0, "// é\n"), PositionEncoding::Utf16));
   EXPECT_EQ(D.line(1), "// é");
   ASSERT_TRUE(D.applyChange(Change(1, 3, 1, 4, "e"), PositionEncoding::Utf16));
   EXPECT_EQ(D.line(1), "// e") << "é is one UTF-16 unit";
   ASSERT_TRUE(D.applyChange({{"text", "whole"}}, PositionEncoding::Utf16));
   EXPECT_EQ(D.text(), "whole");
-  EXPECT_FALSE(D.applyChange(Change(0, 3, 0, 1, "backwards"), PositionEncoding::Utf16));
-  EXPECT_FALSE(D.applyChange({{"range", 3}, {"text", ""}}, PositionEncoding::Utf16));
+  EXPECT_FALSE(
+      D.applyChange(Change(0, 3, 0, 1, "backwards"), PositionEncoding::Utf16));
+  EXPECT_FALSE(
+      D.applyChange({{"range", 3}, {"text", ""}}, PositionEncoding::Utf16));
   EXPECT_FALSE(D.applyChange({{"nottext", ""}}, PositionEncoding::Utf16));
   EXPECT_EQ(D.text(), "whole");
 }
@@ -144,7 +157,8 @@ Report sampleReport(const std::string &File) {
     AllocationReport A;
     A.Var.Name = "buf";
     A.Var.Loc = {File, 3, 28};
-    A.Var.Type = std::string(Arch) == "sm_80" ? "float[2][1024]" : "float[4][1024]";
+    A.Var.Type =
+        std::string(Arch) == "sm_80" ? "float[2][1024]" : "float[4][1024]";
     A.Var.ElementType = "float";
     A.Var.Shape = {std::string(Arch) == "sm_80" ? 2u : 4u, 1024};
     A.Var.ElementBytes = 4;
@@ -182,27 +196,41 @@ TEST(LspFeatures, DiagnosticsRangesNotesAndHeaders) {
   O.DocsUri = "https://x/checks.md";
   json Ds = diagnosticsFor(R, File, Doc, O);
   ASSERT_EQ(Ds.size(), 2u) << Ds.dump();
-  EXPECT_EQ(Ds[0]["range"], json::parse(R"({"start":{"line":1,"character":16},"end":{"line":1,"character":21}})"));
+  EXPECT_EQ(
+      Ds[0]["range"],
+      json::parse(
+          R"({"start":{"line":1,"character":16},"end":{"line":1,"character":21}})"));
   EXPECT_EQ(Ds[0]["severity"], 2);
-  EXPECT_EQ(Ds[0]["codeDescription"]["href"], "https://x/checks.md#tilefit-budget");
-  EXPECT_EQ(Ds[0]["relatedInformation"][0]["location"]["uri"], "file:///p/k.cu");
-  // 😀 is two UTF-16 units and four bytes: Clang's byte column 28 ('buf') is character 25.
-  EXPECT_EQ(Ds[0]["relatedInformation"][0]["location"]["range"]["start"]["character"], 25);
-  EXPECT_EQ(Ds[0]["relatedInformation"][0]["location"]["range"]["end"]["character"], 28);
+  EXPECT_EQ(Ds[0]["codeDescription"]["href"],
+            "https://x/checks.md#tilefit-budget");
+  EXPECT_EQ(Ds[0]["relatedInformation"][0]["location"]["uri"],
+            "file:///p/k.cu");
+  // 😀 is two UTF-16 units and four bytes: Clang's byte column 28 ('buf') is
+  // character 25.
+  EXPECT_EQ(
+      Ds[0]["relatedInformation"][0]["location"]["range"]["start"]["character"],
+      25);
+  EXPECT_EQ(
+      Ds[0]["relatedInformation"][0]["location"]["range"]["end"]["character"],
+      28);
   // The header's finding sits on the #include line and says where it is.
   EXPECT_EQ(Ds[1]["range"]["start"]["line"], 0);
-  EXPECT_EQ(Ds[1]["message"].get<std::string>().rfind("in included file tiles.cuh:10:5: ", 0), 0u);
+  EXPECT_EQ(Ds[1]["message"].get<std::string>().rfind(
+                "in included file tiles.cuh:10:5: ", 0),
+            0u);
   // Without relatedInformation support, notes are part of the message.
   O.RelatedInformation = false;
   Ds = diagnosticsFor(R, File, Doc, O);
   EXPECT_FALSE(Ds[0].contains("relatedInformation"));
-  EXPECT_NE(Ds[0]["message"].get<std::string>().find("k.cu:3:28: note: 'buf' takes 16384 bytes"),
+  EXPECT_NE(Ds[0]["message"].get<std::string>().find(
+                "k.cu:3:28: note: 'buf' takes 16384 bytes"),
             std::string::npos);
   // Another file's report says nothing about this one.
   EXPECT_TRUE(diagnosticsFor(R, "/p/other.cu", Doc, O).empty());
 }
 
-// Three architectures that agree are one diagnostic naming them; one that differs stays apart.
+// Three architectures that agree are one diagnostic naming them; one that
+// differs stays apart.
 TEST(LspFeatures, TheSameFindingOnSeveralArchitecturesIsOne) {
   std::string File = "/p/k.cu";
   Report R;
@@ -211,45 +239,55 @@ TEST(LspFeatures, TheSameFindingOnSeveralArchitecturesIsOne) {
     D.Level = Severity::Error;
     D.Check = "tilefit-static-limit";
     D.Arch = Arch;
-    D.Message = std::string("kernel 'k' uses 65536 bytes (64 KiB) of static shared memory on ") +
+    D.Message = std::string("kernel 'k' uses 65536 bytes (64 KiB) of static "
+                            "shared memory on ") +
                 Arch + ", more than the 49152 bytes (48 KiB) ptxas accepts";
     if (std::string(Arch) == "sm_120")
       D.Message += " there";
     D.Loc = {File, 2, 17};
     D.TranslationUnit = File;
-    D.Notes.push_back({std::string("'t' takes 65536 bytes on ") + Arch, {File, 3, 20}});
+    D.Notes.push_back(
+        {std::string("'t' takes 65536 bytes on ") + Arch, {File, 3, 20}});
     R.Diagnostics.push_back(D);
   }
-  markMessageSlots(R); // as finalizeReport does: where each message names its architecture
+  markMessageSlots(
+      R); // as finalizeReport does: where each message names its architecture
   Document Doc(SampleText);
   json Ds = diagnosticsFor(R, File, Doc, FeatureOptions());
   ASSERT_EQ(Ds.size(), 2u) << Ds.dump(1);
-  EXPECT_EQ(Ds[0]["message"], "kernel 'k' uses 65536 bytes (64 KiB) of static shared memory on "
-                              "sm_80, sm_90 and sm_90a, more than the 49152 bytes (48 KiB) ptxas "
-                              "accepts");
-  EXPECT_EQ(Ds[0]["relatedInformation"][0]["message"], "'t' takes 65536 bytes on sm_80, sm_90 and "
-                                                       "sm_90a");
-  EXPECT_NE(Ds[1]["message"].get<std::string>().find("on sm_120, more"), std::string::npos);
+  EXPECT_EQ(Ds[0]["message"],
+            "kernel 'k' uses 65536 bytes (64 KiB) of static shared memory on "
+            "sm_80, sm_90 and sm_90a, more than the 49152 bytes (48 KiB) ptxas "
+            "accepts");
+  EXPECT_EQ(Ds[0]["relatedInformation"][0]["message"],
+            "'t' takes 65536 bytes on sm_80, sm_90 and "
+            "sm_90a");
+  EXPECT_NE(Ds[1]["message"].get<std::string>().find("on sm_120, more"),
+            std::string::npos);
 }
 
-// A CuTe-length kernel name reaches the editor in the short form the text report prints.
+// A CuTe-length kernel name reaches the editor in the short form the text
+// report prints.
 TEST(LspFeatures, LongKernelNamesAreShortInMessages) {
   std::string File = "/p/k.cu";
   Report R = sampleReport(File);
-  const std::string Long = "gemm_device<cute::tuple<cute::C<128>, cute::C<128>, cute::C<64>>, "
-                           "cutlass::half_t, cute::Layout<cute::tuple<cute::C<8>, int>>, "
-                           "cute::Swizzle<3, 3, 3>>";
+  const std::string Long =
+      "gemm_device<cute::tuple<cute::C<128>, cute::C<128>, cute::C<64>>, "
+      "cutlass::half_t, cute::Layout<cute::tuple<cute::C<8>, int>>, "
+      "cute::Swizzle<3, 3, 3>>";
   for (KernelReport &K : R.Kernels)
     K.Name = Long;
   R.Diagnostics[0].Message = "kernel '" + Long + "' uses ...";
-  markMessageSlots(R); // as finalizeReport does: where each message names a kernel
+  markMessageSlots(
+      R); // as finalizeReport does: where each message names a kernel
   Document Doc(SampleText);
   FeatureOptions O;
   json Ds = diagnosticsFor(R, File, Doc, O);
   ASSERT_FALSE(Ds.empty());
   const std::string M = Ds[0]["message"].get<std::string>();
   EXPECT_EQ(M.find("cute::"), std::string::npos) << M;
-  EXPECT_NE(M.find("kernel '" + shortName(Long, DefaultNameWidth) + "' uses"), std::string::npos)
+  EXPECT_NE(M.find("kernel '" + shortName(Long, DefaultNameWidth) + "' uses"),
+            std::string::npos)
       << M;
 }
 
@@ -262,16 +300,21 @@ TEST(LspFeatures, HoverHintsAndLenses) {
   ASSERT_TRUE(H.is_object());
   std::string T = H["contents"]["value"];
   // Architectures in order, each with its own figure.
-  size_t A80 = T.find("| `stage<2>` | sm_80 | 8 KiB | 0 | 8 KiB | 163 KiB | 4 (shared memory) |");
-  size_t A90 = T.find("| `stage<2>` | sm_90 | 16 KiB | 0 | 16 KiB | 227 KiB | 4 (shared memory) |");
+  size_t A80 = T.find("| `stage<2>` | sm_80 | 8 KiB | 0 | 8 KiB | 163 KiB | 4 "
+                      "(shared memory) |");
+  size_t A90 = T.find("| `stage<2>` | sm_90 | 16 KiB | 0 | 16 KiB | 227 KiB | "
+                      "4 (shared memory) |");
   EXPECT_NE(A80, std::string::npos) << T;
   EXPECT_NE(A90, std::string::npos) << T;
   EXPECT_LT(A80, A90);
   // On the kernel's name: the kernel's table.
   H = hoverAt(R, File, Doc, {1, 18}, O);
   ASSERT_TRUE(H.is_object());
-  EXPECT_NE(H["contents"]["value"].get<std::string>().find("**`__global__ stage<2>`**"), std::string::npos);
-  EXPECT_TRUE(hoverAt(R, File, Doc, {1, 2}, O).is_null()) << "on '__global__', not the name";
+  EXPECT_NE(H["contents"]["value"].get<std::string>().find(
+                "**`__global__ stage<2>`**"),
+            std::string::npos);
+  EXPECT_TRUE(hoverAt(R, File, Doc, {1, 2}, O).is_null())
+      << "on '__global__', not the name";
   EXPECT_TRUE(hoverAt(R, File, Doc, {3, 0}, O).is_null());
 
   json Hints = inlayHintsFor(R, File, Doc, 0, 10, O);
@@ -280,11 +323,13 @@ TEST(LspFeatures, HoverHintsAndLenses) {
   // After the ';' (byte 41 of the line; the emoji counts 2 in UTF-16).
   std::string Line = Doc.line(2);
   EXPECT_EQ(Hints[0]["position"]["character"], Line.find(';') + 1 - 2);
-  EXPECT_TRUE(inlayHintsFor(R, File, Doc, 3, 10, O).empty()) << "outside the range";
+  EXPECT_TRUE(inlayHintsFor(R, File, Doc, 3, 10, O).empty())
+      << "outside the range";
 
   json Lenses = codeLensesFor(R, File, Doc, O);
   ASSERT_EQ(Lenses.size(), 1u);
-  EXPECT_EQ(Lenses[0]["command"]["title"], "stage<2>: sm_80 8 KiB (4/SM) · sm_90 16 KiB (4/SM)");
+  EXPECT_EQ(Lenses[0]["command"]["title"],
+            "stage<2>: sm_80 8 KiB (4/SM) · sm_90 16 KiB (4/SM)");
 }
 
 } // namespace

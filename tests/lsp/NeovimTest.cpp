@@ -1,8 +1,10 @@
-//===- NeovimTest.cpp - A real editor's LSP client against tilefit lsp -----===//
+//===- NeovimTest.cpp - A real editor's LSP client against tilefit lsp
+//-----===//
 //
-// Neovim, headless, runs the set-up the README gives (taken from README.md itself, so the
-// README works as written), opens a CUDA file, and writes down the diagnostics and the hover
-// its built-in LSP client received from `tilefit lsp`.
+// Neovim, headless, runs the set-up the README gives (taken from README.md
+// itself, so the README works as written), opens a CUDA file, and writes down
+// the diagnostics and the hover its built-in LSP client received from `tilefit
+// lsp`.
 //
 //===----------------------------------------------------------------------===//
 #include "../support/TestSupport.h"
@@ -60,9 +62,11 @@ class Neovim : public TempDirTest {};
 TEST_F(Neovim, ReceivesTilefitsDiagnosticsAndHover) {
   auto Nvim = llvm::sys::findProgramByName("nvim");
   if (!Nvim)
-    GTEST_SKIP() << "nvim is not installed (scripts/setup.sh installs Debian's neovim)";
+    GTEST_SKIP()
+        << "nvim is not installed (scripts/setup.sh installs Debian's neovim)";
   std::string Setup = readmeNeovimSetup();
-  ASSERT_FALSE(Setup.empty()) << "README.md has no Lua block after <!-- neovim-setup -->";
+  ASSERT_FALSE(Setup.empty())
+      << "README.md has no Lua block after <!-- neovim-setup -->";
   std::string Init = write("init.lua", Setup);
   std::string Check = write("check.lua", CheckScript);
   std::string K = write("k.cu", R"(template <int TILE>
@@ -79,13 +83,14 @@ template __global__ void transpose<32>(const float *, float *);
   // As a user would have it: tilefit on PATH.
   std::string Path = std::string(llvm::sys::path::parent_path(binary())) + ":" +
                      (getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
-  CommandResult R = runCommand({"/usr/bin/env", "PATH=" + Path, "TILEFIT_NVIM_OUT=" + Out,
-                                "timeout", "300", *Nvim, "--headless", "-u", Init, "-c",
-                                "luafile " + Check, K},
-                               Dir);
+  CommandResult R = runCommand(
+      {"/usr/bin/env", "PATH=" + Path, "TILEFIT_NVIM_OUT=" + Out, "timeout",
+       "300", *Nvim, "--headless", "-u", Init, "-c", "luafile " + Check, K},
+      Dir);
   ASSERT_EQ(R.Status, 0) << R.Out << R.Err;
   auto Buf = llvm::MemoryBuffer::getFile(Out);
-  ASSERT_TRUE(static_cast<bool>(Buf)) << "Neovim wrote no result: " << R.Out << R.Err;
+  ASSERT_TRUE(static_cast<bool>(Buf))
+      << "Neovim wrote no result: " << R.Out << R.Err;
   nlohmann::json J = nlohmann::json::parse((*Buf)->getBuffer().str());
   EXPECT_EQ(J["filetype"], "cuda");
   ASSERT_EQ(J["received"], true) << J.dump();
@@ -96,9 +101,12 @@ template __global__ void transpose<32>(const float *, float *);
   EXPECT_EQ(D["severity"], 1);
   EXPECT_EQ(D["lnum"], 1);
   EXPECT_EQ(D["col"], 16);
-  EXPECT_NE(D["message"].get<std::string>().find("65536 bytes"), std::string::npos) << D.dump();
+  EXPECT_NE(D["message"].get<std::string>().find("65536 bytes"),
+            std::string::npos)
+      << D.dump();
   ASSERT_EQ(J["hover"].size(), 1u) << J.dump();
-  EXPECT_NE(J["hover"][0].get<std::string>().find("float[32][512]"), std::string::npos);
+  EXPECT_NE(J["hover"][0].get<std::string>().find("float[32][512]"),
+            std::string::npos);
 }
 
 } // namespace

@@ -1,10 +1,11 @@
 //===- OccupancyOracleTest.cpp - tilefit's occupancy against NVIDIA's -----===//
 //
-// NVIDIA's header-only occupancy calculator (cuda_occupancy.h, from the toolkit; compiled here
-// into this host-only test, never copied into the repository) is the oracle: for every
-// architecture of the capacity database and a grid of block sizes, registers, static and
-// dynamic shared memory, opt-ins and carveouts, tilefit's model must give the same resident
-// blocks per SM and the same shared-memory limit.
+// NVIDIA's header-only occupancy calculator (cuda_occupancy.h, from the
+// toolkit; compiled here into this host-only test, never copied into the
+// repository) is the oracle: for every architecture of the capacity database
+// and a grid of block sizes, registers, static and dynamic shared memory,
+// opt-ins and carveouts, tilefit's model must give the same resident blocks per
+// SM and the same shared-memory limit.
 //
 //===----------------------------------------------------------------------===//
 #include "tilefit/model/Arch.h"
@@ -25,7 +26,8 @@ namespace {
 #ifdef TILEFIT_HAVE_CUDA_OCCUPANCY
 
 CapacityDatabase database() {
-  auto DB = CapacityDatabase::load(std::string(TILEFIT_SOURCE_DIR) + "/data/capacity.json");
+  auto DB = CapacityDatabase::load(std::string(TILEFIT_SOURCE_DIR) +
+                                   "/data/capacity.json");
   EXPECT_TRUE(static_cast<bool>(DB)) << DB.error();
   return *DB;
 }
@@ -57,27 +59,34 @@ struct Case {
 
 TEST(OccupancyOracleTest, EqualsCudaOccupancyHeader) {
   CapacityDatabase DB = database();
-  const std::vector<std::string> Archs = {"sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90",
-                                          "sm_100", "sm_103", "sm_110", "sm_120", "sm_121"};
+  const std::vector<std::string> Archs = {
+      "sm_75",  "sm_80",  "sm_86",  "sm_87",  "sm_89", "sm_90",
+      "sm_100", "sm_103", "sm_110", "sm_120", "sm_121"};
   size_t Compared = 0;
   for (const std::string &Name : Archs) {
     const ArchCapacity *C = DB.lookup(Name);
     ASSERT_NE(C, nullptr) << Name;
     cudaOccDeviceProp Prop = deviceOf(*C);
-    for (uint64_t Threads : {32, 64, 96, 128, 192, 256, 320, 512, 640, 768, 1024, 1056})
+    for (uint64_t Threads :
+         {32, 64, 96, 128, 192, 256, 320, 512, 640, 768, 1024, 1056})
       for (uint64_t Registers : {0, 16, 32, 40, 64, 80, 96, 128, 168, 255})
         for (uint64_t Static : {0, 100, 4096, 12288, 40000, 49152})
           for (uint64_t Dynamic :
-               {uint64_t(0), uint64_t(1000), uint64_t(16384), uint64_t(49152), uint64_t(65536),
-                uint64_t(100000), uint64_t(160000), uint64_t(230000),
-                // The edges: the default limit, and the opt-in maximum, exactly and one above.
-                49152 - std::min<uint64_t>(Static, 49152), 49153 - std::min<uint64_t>(Static, 49152),
+               {uint64_t(0), uint64_t(1000), uint64_t(16384), uint64_t(49152),
+                uint64_t(65536), uint64_t(100000), uint64_t(160000),
+                uint64_t(230000),
+                // The edges: the default limit, and the opt-in maximum, exactly
+                // and one above.
+                49152 - std::min<uint64_t>(Static, 49152),
+                49153 - std::min<uint64_t>(Static, 49152),
                 *C->BlockOptinMax - Static, *C->BlockOptinMax - Static + 1})
-            for (std::optional<uint64_t> OptIn : {std::optional<uint64_t>(), std::optional<uint64_t>(100000),
-                                                  std::optional<uint64_t>(*C->BlockOptinMax - Static)})
-              for (std::optional<int> Carveout : {std::optional<int>(), std::optional<int>(0),
-                                                  std::optional<int>(25), std::optional<int>(50),
-                                                  std::optional<int>(100)}) {
+            for (std::optional<uint64_t> OptIn :
+                 {std::optional<uint64_t>(), std::optional<uint64_t>(100000),
+                  std::optional<uint64_t>(*C->BlockOptinMax - Static)})
+              for (std::optional<int> Carveout :
+                   {std::optional<int>(), std::optional<int>(0),
+                    std::optional<int>(25), std::optional<int>(50),
+                    std::optional<int>(100)}) {
                 cudaOccFuncAttributes Attr;
                 Attr.maxThreadsPerBlock = 1024;
                 Attr.numRegs = static_cast<int>(Registers);
@@ -88,30 +97,38 @@ TEST(OccupancyOracleTest, EqualsCudaOccupancyHeader) {
                     OptIn ? *OptIn : (Static < 49152 ? 49152 - Static : 0);
                 Attr.numBlockBarriers = 1;
                 cudaOccDeviceState State;
-                State.carveoutConfig = Carveout ? *Carveout : SHAREDMEM_CARVEOUT_DEFAULT;
+                State.carveoutConfig =
+                    Carveout ? *Carveout : SHAREDMEM_CARVEOUT_DEFAULT;
                 cudaOccResult Want;
                 cudaOccError Status = cudaOccMaxActiveBlocksPerMultiprocessor(
-                    &Want, &Prop, &Attr, &State, static_cast<int>(Threads), Dynamic);
+                    &Want, &Prop, &Attr, &State, static_cast<int>(Threads),
+                    Dynamic);
 
-                OccupancyInput In{Threads, Registers, Static, Dynamic, OptIn, Carveout};
+                OccupancyInput In{Threads, Registers, Static,
+                                  Dynamic, OptIn,     Carveout};
                 auto Got = computeOccupancy(*C, In);
-                std::string What = Name + " threads=" + std::to_string(Threads) +
-                                   " regs=" + std::to_string(Registers) + " static=" +
-                                   std::to_string(Static) + " dynamic=" + std::to_string(Dynamic) +
-                                   " optin=" + (OptIn ? std::to_string(*OptIn) : "-") +
-                                   " carveout=" + (Carveout ? std::to_string(*Carveout) : "-");
+                std::string What =
+                    Name + " threads=" + std::to_string(Threads) +
+                    " regs=" + std::to_string(Registers) +
+                    " static=" + std::to_string(Static) +
+                    " dynamic=" + std::to_string(Dynamic) +
+                    " optin=" + (OptIn ? std::to_string(*OptIn) : "-") +
+                    " carveout=" + (Carveout ? std::to_string(*Carveout) : "-");
                 ASSERT_EQ(Status == CUDA_OCC_SUCCESS, static_cast<bool>(Got))
                     << What << (Got ? "" : ": " + Got.error());
                 if (!Got)
                   continue;
-                ASSERT_EQ(Got->BlocksPerSm,
-                          static_cast<uint64_t>(Want.activeBlocksPerMultiprocessor))
+                ASSERT_EQ(
+                    Got->BlocksPerSm,
+                    static_cast<uint64_t>(Want.activeBlocksPerMultiprocessor))
                     << What;
-                uint64_t WantSmem = Want.blockLimitSharedMem == INT_MAX
-                                        ? UINT64_MAX
-                                        : static_cast<uint64_t>(Want.blockLimitSharedMem);
+                uint64_t WantSmem =
+                    Want.blockLimitSharedMem == INT_MAX
+                        ? UINT64_MAX
+                        : static_cast<uint64_t>(Want.blockLimitSharedMem);
                 ASSERT_EQ(Got->BlocksBySharedMemory, WantSmem) << What;
-                ASSERT_EQ(Got->SmemPerBlock, Want.allocatedSharedMemPerBlock) << What;
+                ASSERT_EQ(Got->SmemPerBlock, Want.allocatedSharedMemPerBlock)
+                    << What;
                 ASSERT_EQ(Got->LimitedBy, Want.limitingFactors & 0xF) << What;
                 ++Compared;
               }
@@ -119,7 +136,8 @@ TEST(OccupancyOracleTest, EqualsCudaOccupancyHeader) {
   EXPECT_GT(Compared, 100000u);
 }
 
-/// The per-architecture constants only the header encodes agree with the database.
+/// The per-architecture constants only the header encodes agree with the
+/// database.
 TEST(OccupancyOracleTest, DatabaseAgreesWithTheHeadersConstants) {
   CapacityDatabase DB = database();
   for (const std::string &Name : nvccRealArchs()) {
@@ -128,18 +146,28 @@ TEST(OccupancyOracleTest, DatabaseAgreesWithTheHeadersConstants) {
       continue; // sm_88: undocumented, unknown on purpose
     cudaOccDeviceProp Prop = deviceOf(*C);
     int Blocks = 0, Granularity = 0, RegUnit = 0, SubPartitions = 0;
-    ASSERT_EQ(cudaOccMaxBlocksPerMultiprocessor(&Blocks, &Prop), CUDA_OCC_SUCCESS) << Name;
-    ASSERT_EQ(cudaOccSMemAllocationGranularity(&Granularity, &Prop), CUDA_OCC_SUCCESS) << Name;
-    ASSERT_EQ(cudaOccRegAllocationGranularity(&RegUnit, &Prop), CUDA_OCC_SUCCESS) << Name;
-    ASSERT_EQ(cudaOccSubPartitionsPerMultiprocessor(&SubPartitions, &Prop), CUDA_OCC_SUCCESS);
+    ASSERT_EQ(cudaOccMaxBlocksPerMultiprocessor(&Blocks, &Prop),
+              CUDA_OCC_SUCCESS)
+        << Name;
+    ASSERT_EQ(cudaOccSMemAllocationGranularity(&Granularity, &Prop),
+              CUDA_OCC_SUCCESS)
+        << Name;
+    ASSERT_EQ(cudaOccRegAllocationGranularity(&RegUnit, &Prop),
+              CUDA_OCC_SUCCESS)
+        << Name;
+    ASSERT_EQ(cudaOccSubPartitionsPerMultiprocessor(&SubPartitions, &Prop),
+              CUDA_OCC_SUCCESS);
     EXPECT_EQ(*C->BlocksPerSm, static_cast<uint64_t>(Blocks)) << Name;
     EXPECT_EQ(*C->AllocGranularity, static_cast<uint64_t>(Granularity)) << Name;
     EXPECT_EQ(*C->RegisterAllocUnit, static_cast<uint64_t>(RegUnit)) << Name;
-    EXPECT_EQ(*C->RegisterSubPartitions, static_cast<uint64_t>(SubPartitions)) << Name;
+    EXPECT_EQ(*C->RegisterSubPartitions, static_cast<uint64_t>(SubPartitions))
+        << Name;
     // Every carveout step is one the header rounds to.
     for (uint64_t Step : C->CarveoutSteps) {
       size_t Size = Step;
-      ASSERT_EQ(cudaOccAlignUpShmemSizeVoltaPlus(&Size, &Prop), CUDA_OCC_SUCCESS) << Name;
+      ASSERT_EQ(cudaOccAlignUpShmemSizeVoltaPlus(&Size, &Prop),
+                CUDA_OCC_SUCCESS)
+          << Name;
       EXPECT_EQ(Size, Step) << Name;
     }
   }
@@ -148,7 +176,8 @@ TEST(OccupancyOracleTest, DatabaseAgreesWithTheHeadersConstants) {
 #else
 
 TEST(OccupancyOracleTest, EqualsCudaOccupancyHeader) {
-  GTEST_SKIP() << "cuda_occupancy.h was not found when building the tests: no oracle";
+  GTEST_SKIP()
+      << "cuda_occupancy.h was not found when building the tests: no oracle";
 }
 
 #endif

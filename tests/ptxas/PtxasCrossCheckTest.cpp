@@ -1,11 +1,12 @@
 //===- PtxasCrossCheckTest.cpp - tilefit's figures against ptxas's --------===//
 //
-// Compiles every fixture with `nvcc -Xptxas -v` for sm_80, sm_90 and sm_120 (and any other
-// architecture the fixture names) and asserts that
-// tilefit reports exactly the kernels ptxas compiles, each with ptxas's "bytes smem", and the
-// unit's `__constant__` data with ptxas's figure where ptxas gives one ("N bytes cmem[3]" up to
-// sm_89, absent there when 0; the "too much global constant data" error on every architecture).
-// Skipped, visibly, where nvcc is absent.
+// Compiles every fixture with `nvcc -Xptxas -v` for sm_80, sm_90 and sm_120
+// (and any other architecture the fixture names) and asserts that tilefit
+// reports exactly the kernels ptxas compiles, each with ptxas's "bytes smem",
+// and the unit's `__constant__` data with ptxas's figure where ptxas gives one
+// ("N bytes cmem[3]" up to sm_89, absent there when 0; the "too much global
+// constant data" error on every architecture). Skipped, visibly, where nvcc is
+// absent.
 //
 //===----------------------------------------------------------------------===//
 #include "../support/Fixture.h"
@@ -27,19 +28,22 @@ namespace {
 
 const std::vector<std::string> CrossCheckArchs = {"sm_80", "sm_90", "sm_120"};
 
-/// nvcc names anonymous namespaces `_GLOBAL__N__<hash>_<len>_<file>_<id>`. tilefit predicts
-/// the name where nvcc's id is predictable; elsewhere it keeps Clang's `_GLOBAL__N_1`, and only
-/// then are the names compared with that part masked.
+/// nvcc names anonymous namespaces `_GLOBAL__N__<hash>_<len>_<file>_<id>`.
+/// tilefit predicts the name where nvcc's id is predictable; elsewhere it keeps
+/// Clang's `_GLOBAL__N_1`, and only then are the names compared with that part
+/// masked.
 std::string masked(const std::string &Mangled) {
   static const std::regex Anon(R"(\d+_GLOBAL__N_\w*?(?=\d+[A-Za-z_]))");
   return std::regex_replace(Mangled, Anon, "<anon>");
 }
 std::string comparable(const std::string &Mangled) {
-  return Mangled.find("12_GLOBAL__N_1") != std::string::npos ? masked(Mangled) : Mangled;
+  return Mangled.find("12_GLOBAL__N_1") != std::string::npos ? masked(Mangled)
+                                                             : Mangled;
 }
 
 /// Whether the kernel ptxas names \p Mangled is the one a fixture calls \p Name
-/// (`ptxas-unchecked {{late<4>}}`): its demangled name starts with it, up to the parameters.
+/// (`ptxas-unchecked {{late<4>}}`): its demangled name starts with it, up to
+/// the parameters.
 bool demangledName(const std::string &Mangled, const std::string &Name) {
   std::string D = llvm::demangle(Mangled);
   // `void late<4>(double const*, double*)`: the return type, then the name.
@@ -55,7 +59,8 @@ TEST_P(PtxasCrossCheck, FiguresEqualPtxas) {
     GTEST_SKIP() << "nvcc is not on PATH: the ptxas cross-check cannot run";
   Fixture F = parseFixture(GetParam());
   if (!F.PtxasSkip.empty())
-    GTEST_SKIP() << "fixture opts out of the ptxas cross-check: " << F.PtxasSkip;
+    GTEST_SKIP() << "fixture opts out of the ptxas cross-check: "
+                 << F.PtxasSkip;
 
   // sm_80, sm_90 and sm_120 always, and whatever else the fixture analyses.
   std::vector<std::string> Archs = CrossCheckArchs;
@@ -66,13 +71,15 @@ TEST_P(PtxasCrossCheck, FiguresEqualPtxas) {
   ASSERT_TRUE(P.Error.empty()) << P.Error;
   Report R = analyzeFile(F.Path, tilefitFlags(F), Archs, builtinDatabase());
 
-  // nvcc compiled it: tilefit must have parsed it without an error too (unless the fixture
-  // gives tilefit errors of its own to show what becomes of them: STATUS: partial).
+  // nvcc compiled it: tilefit must have parsed it without an error too (unless
+  // the fixture gives tilefit errors of its own to show what becomes of them:
+  // STATUS: partial).
   if (F.Status == "ok")
     for (const UnitReport &U : R.Units) {
       EXPECT_TRUE(U.Ok) << U.Arch << ": nvcc compiles " << F.Path
                         << ", tilefit reports a parse error: "
-                        << (U.Messages.empty() ? std::string("(none)") : U.Messages.front().Message);
+                        << (U.Messages.empty() ? std::string("(none)")
+                                               : U.Messages.front().Message);
     }
 
   for (const std::string &Arch : Archs) {
@@ -86,10 +93,11 @@ TEST_P(PtxasCrossCheck, FiguresEqualPtxas) {
       if (It == Ours.end())
         It = Ours.find(masked(Mangled));
       if (It == Ours.end()) {
-        if (std::none_of(F.PtxasUnchecked.begin(), F.PtxasUnchecked.end(),
-                         [&](const auto &U) { return demangledName(Mangled, U.first); }))
-          ADD_FAILURE() << Arch << ": ptxas compiles " << Mangled << " (" << Bytes
-                        << " bytes); tilefit does not report it";
+        if (std::none_of(
+                F.PtxasUnchecked.begin(), F.PtxasUnchecked.end(),
+                [&](const auto &U) { return demangledName(Mangled, U.first); }))
+          ADD_FAILURE() << Arch << ": ptxas compiles " << Mangled << " ("
+                        << Bytes << " bytes); tilefit does not report it";
         continue;
       }
       const KernelReport &K = *It->second;
@@ -97,19 +105,21 @@ TEST_P(PtxasCrossCheck, FiguresEqualPtxas) {
       if (F.PtxasUnchecked.count(K.Name))
         continue;
       ++Checked;
-      EXPECT_TRUE(K.StaticBytes.has_value()) << Arch << ": " << K.Name << ": " << K.UnknownReason;
+      EXPECT_TRUE(K.StaticBytes.has_value())
+          << Arch << ": " << K.Name << ": " << K.UnknownReason;
       if (K.StaticBytes)
-        EXPECT_EQ(*K.StaticBytes, Bytes) << Arch << ": kernel " << K.Name << " (" << Mangled
-                                         << "): tilefit " << *K.StaticBytes << ", ptxas " << Bytes;
+        EXPECT_EQ(*K.StaticBytes, Bytes)
+            << Arch << ": kernel " << K.Name << " (" << Mangled << "): tilefit "
+            << *K.StaticBytes << ", ptxas " << Bytes;
     }
     for (const auto &[Mangled, K] : Ours)
       if (!F.PtxasUnchecked.count(K->Name))
-        ADD_FAILURE() << Arch << ": tilefit reports " << K->Name << " (" << Mangled
-                      << "), which ptxas does not compile";
+        ADD_FAILURE() << Arch << ": tilefit reports " << K->Name << " ("
+                      << Mangled << "), which ptxas does not compile";
     RecordProperty(Arch + "_kernels_checked", static_cast<int>(Checked));
 
-    // Constant memory: ptxas prints cmem[3] before sm_90 (nothing when there is none), and
-    // the figure of its error everywhere.
+    // Constant memory: ptxas prints cmem[3] before sm_90 (nothing when there is
+    // none), and the figure of its error everywhere.
     std::optional<uint64_t> Theirs;
     if (auto It = P.ConstantBytes.find(Arch); It != P.ConstantBytes.end())
       Theirs = It->second;
@@ -121,20 +131,21 @@ TEST_P(PtxasCrossCheck, FiguresEqualPtxas) {
       if (U.Arch != Arch || !U.Ok)
         continue;
       ASSERT_TRUE(U.ConstantMemory.has_value()) << Arch;
-      EXPECT_TRUE(U.ConstantMemory->Bytes.has_value()) << Arch << ": constant memory unknown: "
-                                                       << U.ConstantMemory->UnknownReason;
+      EXPECT_TRUE(U.ConstantMemory->Bytes.has_value())
+          << Arch
+          << ": constant memory unknown: " << U.ConstantMemory->UnknownReason;
       if (U.ConstantMemory->Bytes) {
         EXPECT_EQ(*U.ConstantMemory->Bytes, *Theirs)
-            << Arch << ": __constant__ data: tilefit " << *U.ConstantMemory->Bytes << ", ptxas "
-            << *Theirs;
+            << Arch << ": __constant__ data: tilefit "
+            << *U.ConstantMemory->Bytes << ", ptxas " << *Theirs;
       }
       RecordProperty(Arch + "_constant_bytes", static_cast<int>(*Theirs));
     }
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, PtxasCrossCheck, ::testing::ValuesIn(listFixtures()),
-                         fixtureTestName);
+INSTANTIATE_TEST_SUITE_P(Fixtures, PtxasCrossCheck,
+                         ::testing::ValuesIn(listFixtures()), fixtureTestName);
 
 } // namespace
 } // namespace test

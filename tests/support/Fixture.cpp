@@ -20,8 +20,8 @@ namespace test {
 std::vector<std::string> listFixtures() {
   std::vector<std::string> Out;
   std::error_code EC;
-  for (llvm::sys::fs::recursive_directory_iterator It(fixturesDir(), EC), End; It != End && !EC;
-       It.increment(EC))
+  for (llvm::sys::fs::recursive_directory_iterator It(fixturesDir(), EC), End;
+       It != End && !EC; It.increment(EC))
     if (llvm::StringRef(It->path()).ends_with(".cu"))
       Out.push_back(It->path());
   std::sort(Out.begin(), Out.end());
@@ -48,7 +48,8 @@ Fixture parseFixture(const std::string &Path) {
     F.Errors.push_back("cannot read " + Path);
     return F;
   }
-  static const std::regex Header(R"(//\s*(ARCHS|FLAGS|TILEFIT-FLAGS|NVCC-FLAGS|CAPACITY-DB|BUDGET|PTXAS|STATUS):\s*(.*?)\s*$)");
+  static const std::regex Header(
+      R"(//\s*(ARCHS|FLAGS|TILEFIT-FLAGS|NVCC-FLAGS|CAPACITY-DB|BUDGET|PTXAS|STATUS):\s*(.*?)\s*$)");
   static const std::regex Directive(
       R"((?:(sm_\w+)-)?(expected-smem|expected-alloc|expected-unreferenced|expected-launch|expected-occupancy|expected-registers|expected-constant|expected-tmem|expected-error|expected-warning|expected-remark|expected-note|ptxas-unchecked)(@[+-]\d+)?\s*(.*?)(?=\s+(?:sm_\w+-)?(?:expected-|ptxas-unchecked)|$))");
   static const std::regex Braced(R"(^\s*\{\{(.*?)\}\})");
@@ -67,12 +68,16 @@ Fixture parseFixture(const std::string &Path) {
         F.Archs.clear();
         for (auto W : Words)
           F.Archs.push_back(W.str());
-      } else if (Key == "FLAGS" || Key == "TILEFIT-FLAGS" || Key == "NVCC-FLAGS") {
-        auto &Into = Key == "FLAGS" ? F.Flags : Key == "NVCC-FLAGS" ? F.NvccFlags : F.TilefitFlags;
+      } else if (Key == "FLAGS" || Key == "TILEFIT-FLAGS" ||
+                 Key == "NVCC-FLAGS") {
+        auto &Into = Key == "FLAGS"        ? F.Flags
+                     : Key == "NVCC-FLAGS" ? F.NvccFlags
+                                           : F.TilefitFlags;
         for (auto W : Words)
           Into.push_back(W.str());
       } else if (Key == "CAPACITY-DB") {
-        F.CapacityDb = std::string(llvm::sys::path::parent_path(Path)) + "/" + Value;
+        F.CapacityDb =
+            std::string(llvm::sys::path::parent_path(Path)) + "/" + Value;
       } else if (Key == "BUDGET") {
         F.Budget = std::stod(Value);
       } else if (Key == "STATUS") {
@@ -113,7 +118,8 @@ Fixture parseFixture(const std::string &Path) {
         return true;
       };
       auto Bad = [&](const std::string &Why) {
-        F.Errors.push_back(Path + ":" + std::to_string(LineNo) + ": " + Why + ": " + E.Directive);
+        F.Errors.push_back(Path + ":" + std::to_string(LineNo) + ": " + Why +
+                           ": " + E.Directive);
       };
       if (Kind == "expected-smem") {
         E.K = Expectation::Kind::Smem;
@@ -136,17 +142,21 @@ Fixture parseFixture(const std::string &Path) {
                  Kind == "expected-launch" || Kind == "expected-occupancy" ||
                  Kind == "expected-registers" || Kind == "expected-constant" ||
                  Kind == "expected-tmem") {
-        E.K = Kind == "expected-alloc"          ? Expectation::Kind::Alloc
-              : Kind == "expected-unreferenced" ? Expectation::Kind::Unreferenced
-              : Kind == "expected-launch"       ? Expectation::Kind::Launch
-              : Kind == "expected-registers"    ? Expectation::Kind::Registers
-              : Kind == "expected-constant"     ? Expectation::Kind::Constant
-              : Kind == "expected-tmem"         ? Expectation::Kind::Tmem
-                                                : Expectation::Kind::Occupancy;
-        bool NeedsVar = E.K == Expectation::Kind::Alloc || E.K == Expectation::Kind::Unreferenced;
+        E.K = Kind == "expected-alloc" ? Expectation::Kind::Alloc
+              : Kind == "expected-unreferenced"
+                  ? Expectation::Kind::Unreferenced
+              : Kind == "expected-launch"    ? Expectation::Kind::Launch
+              : Kind == "expected-registers" ? Expectation::Kind::Registers
+              : Kind == "expected-constant"  ? Expectation::Kind::Constant
+              : Kind == "expected-tmem"      ? Expectation::Kind::Tmem
+                                             : Expectation::Kind::Occupancy;
+        bool NeedsVar = E.K == Expectation::Kind::Alloc ||
+                        E.K == Expectation::Kind::Unreferenced;
         bool NeedsKernel = E.K != Expectation::Kind::Constant;
-        if ((NeedsKernel && !TakeBraced(E.Kernel)) || (NeedsVar && !TakeBraced(E.Var))) {
-          Bad(NeedsVar ? "expected {{kernel}} {{variable}}" : "expected {{kernel}}");
+        if ((NeedsKernel && !TakeBraced(E.Kernel)) ||
+            (NeedsVar && !TakeBraced(E.Var))) {
+          Bad(NeedsVar ? "expected {{kernel}} {{variable}}"
+                       : "expected {{kernel}}");
           continue;
         }
         std::istringstream SS(Args);
@@ -158,7 +168,8 @@ Fixture parseFixture(const std::string &Path) {
           E.Fields[KV.substr(0, Eq)] = KV.substr(Eq + 1);
         }
         if (E.Fields.empty() && E.K != Expectation::Kind::Alloc &&
-            E.K != Expectation::Kind::Unreferenced && E.K != Expectation::Kind::Launch &&
+            E.K != Expectation::Kind::Unreferenced &&
+            E.K != Expectation::Kind::Launch &&
             E.K != Expectation::Kind::Occupancy) {
           Bad("expected key=value figures");
           continue;
@@ -229,8 +240,10 @@ std::string figure(const std::optional<uint64_t> &V) {
   return V ? std::to_string(*V) : "unknown";
 }
 
-/// The value of \p Key in a kernel's register-tile report, as a directive writes it.
-std::string registersField(const RegisterTileReport &G, const std::string &Key) {
+/// The value of \p Key in a kernel's register-tile report, as a directive
+/// writes it.
+std::string registersField(const RegisterTileReport &G,
+                           const std::string &Key) {
   if (Key == "bytes")
     return figure(G.BytesPerThread);
   if (Key == "registers")
@@ -242,7 +255,8 @@ std::string registersField(const RegisterTileReport &G, const std::string &Key) 
   if (Key == "limit")
     return figure(G.Limit);
   if (Key == "basis")
-    return underscored(G.LimitBasis + (G.LimitNote.empty() ? "" : "; " + G.LimitNote));
+    return underscored(G.LimitBasis +
+                       (G.LimitNote.empty() ? "" : "; " + G.LimitNote));
   if (Key == "arrays")
     return std::to_string(G.Arrays.size());
   if (Key == "reason")
@@ -250,7 +264,8 @@ std::string registersField(const RegisterTileReport &G, const std::string &Key) 
   return "<no field '" + Key + "'>";
 }
 
-std::string tmemField(const std::optional<TensorMemoryReport> &T, const std::string &Key) {
+std::string tmemField(const std::optional<TensorMemoryReport> &T,
+                      const std::string &Key) {
   if (!T)
     return Key == "columns" ? "none" : "<no tensor memory>";
   if (Key == "columns")
@@ -264,7 +279,8 @@ std::string tmemField(const std::optional<TensorMemoryReport> &T, const std::str
   return "<no field '" + Key + "'>";
 }
 
-std::string constantField(const ConstantMemoryReport &C, const std::string &Key) {
+std::string constantField(const ConstantMemoryReport &C,
+                          const std::string &Key) {
   if (Key == "bytes")
     return figure(C.Bytes);
   if (Key == "limit")
@@ -277,8 +293,10 @@ std::string constantField(const ConstantMemoryReport &C, const std::string &Key)
 }
 
 /// Substring keys: the rest must be equal.
-bool fieldMatches(const std::string &Key, const std::string &Got, const std::string &Want) {
-  return Key == "basis" || Key == "reason" ? Got.find(Want) != std::string::npos : Got == Want;
+bool fieldMatches(const std::string &Key, const std::string &Got,
+                  const std::string &Want) {
+  return Key == "basis" || Key == "reason" ? Got.find(Want) != std::string::npos
+                                           : Got == Want;
 }
 
 struct Seen {
@@ -304,62 +322,73 @@ std::vector<std::string> verify(const Fixture &F, const Report &R) {
         continue;
       const Expectation *Exp = nullptr;
       for (const Expectation &E : F.Expectations)
-        if (E.K == Expectation::Kind::Smem && E.Kernel == K.Name && appliesTo(E, Arch) &&
-            (!Exp || !E.Arch.empty()))
+        if (E.K == Expectation::Kind::Smem && E.Kernel == K.Name &&
+            appliesTo(E, Arch) && (!Exp || !E.Arch.empty()))
           Exp = &E;
-      std::string Got = K.StaticBytes ? std::to_string(*K.StaticBytes) : "unknown";
+      std::string Got =
+          K.StaticBytes ? std::to_string(*K.StaticBytes) : "unknown";
       if (!Exp) {
-        Problems.push_back(Arch + ": unexpected kernel '" + K.Name + "' with " + Got +
-                           " bytes (add expected-smem {{" + K.Name + "}} " + Got + ")");
+        Problems.push_back(Arch + ": unexpected kernel '" + K.Name + "' with " +
+                           Got + " bytes (add expected-smem {{" + K.Name +
+                           "}} " + Got + ")");
         continue;
       }
       std::string Want = Exp->Bytes ? std::to_string(*Exp->Bytes) : "unknown";
       if (Got != Want)
-        Problems.push_back(Arch + ": " + Where(*Exp) + ": kernel '" + K.Name + "' has " + Got +
-                           " bytes, expected " + Want +
-                           (K.StaticBytes ? "" : " (" + K.UnknownReason + ")"));
-      else if (!K.StaticBytes && K.UnknownReason.find(Exp->Text) == std::string::npos)
         Problems.push_back(Arch + ": " + Where(*Exp) + ": kernel '" + K.Name +
-                           "' is unknown because " + K.UnknownReason + ", expected a reason with '" +
-                           Exp->Text + "'");
-      // A file that expects launches expects every launch it makes (one through a helper is
-      // reported at the call that names its kernel, not inside the helper).
+                           "' has " + Got + " bytes, expected " + Want +
+                           (K.StaticBytes ? "" : " (" + K.UnknownReason + ")"));
+      else if (!K.StaticBytes &&
+               K.UnknownReason.find(Exp->Text) == std::string::npos)
+        Problems.push_back(Arch + ": " + Where(*Exp) + ": kernel '" + K.Name +
+                           "' is unknown because " + K.UnknownReason +
+                           ", expected a reason with '" + Exp->Text + "'");
+      // A file that expects launches expects every launch it makes (one through
+      // a helper is reported at the call that names its kernel, not inside the
+      // helper).
       if (std::any_of(F.Expectations.begin(), F.Expectations.end(),
-                      [](const Expectation &E) { return E.K == Expectation::Kind::Launch; }))
+                      [](const Expectation &E) {
+                        return E.K == Expectation::Kind::Launch;
+                      }))
         for (const LaunchReport &L : K.Launches)
           if (L.Loc.File == Self &&
               std::none_of(F.Expectations.begin(), F.Expectations.end(),
                            [&](const Expectation &E) {
-                             return E.K == Expectation::Kind::Launch && E.Line == L.Loc.Line &&
+                             return E.K == Expectation::Kind::Launch &&
+                                    E.Line == L.Loc.Line &&
                                     E.Kernel == K.Name && appliesTo(E, Arch);
                            }))
-            Problems.push_back(Arch + ": unexpected launch of '" + K.Name + "' at line " +
-                               std::to_string(L.Loc.Line));
+            Problems.push_back(Arch + ": unexpected launch of '" + K.Name +
+                               "' at line " + std::to_string(L.Loc.Line));
       if (F.Status == "partial" && K.StaticBytes && !K.UnitHasErrors)
-        Problems.push_back(Arch + ": kernel '" + K.Name +
-                           "' of a unit with errors is not marked as untouched by them");
+        Problems.push_back(
+            Arch + ": kernel '" + K.Name +
+            "' of a unit with errors is not marked as untouched by them");
     }
     for (const UnitReport &U : R.Units) {
       if (U.Arch != Arch)
         continue;
       const std::string Status = U.Ok ? "ok" : U.Partial ? "partial" : "error";
       if (Status != F.Status)
-        Problems.push_back(Arch + ": the unit's status is " + Status + ", expected " + F.Status +
-                           " (STATUS:)");
+        Problems.push_back(Arch + ": the unit's status is " + Status +
+                           ", expected " + F.Status + " (STATUS:)");
     }
     for (const Expectation &E : F.Expectations) {
       if (!appliesTo(E, Arch))
         continue;
       const KernelReport *K = nullptr;
       if (E.K == Expectation::Kind::Smem || E.K == Expectation::Kind::Alloc ||
-          E.K == Expectation::Kind::Unreferenced || E.K == Expectation::Kind::Launch ||
-          E.K == Expectation::Kind::Occupancy || E.K == Expectation::Kind::Registers ||
+          E.K == Expectation::Kind::Unreferenced ||
+          E.K == Expectation::Kind::Launch ||
+          E.K == Expectation::Kind::Occupancy ||
+          E.K == Expectation::Kind::Registers ||
           E.K == Expectation::Kind::Tmem) {
         for (const KernelReport &KR : R.Kernels)
           if (KR.Arch == Arch && KR.Name == E.Kernel)
             K = &KR;
         if (!K) {
-          Problems.push_back(Arch + ": " + Where(E) + ": no kernel named '" + E.Kernel + "'");
+          Problems.push_back(Arch + ": " + Where(E) + ": no kernel named '" +
+                             E.Kernel + "'");
           continue;
         }
       }
@@ -376,8 +405,8 @@ std::vector<std::string> verify(const Fixture &F, const Report &R) {
         for (const auto &[Key, Want] : E.Fields) {
           std::string Got = fieldValue(*A, Key);
           if (Got != Want)
-            Problems.push_back(Arch + ": " + Where(E) + ": " + Key + " is " + Got + ", expected " +
-                               Want);
+            Problems.push_back(Arch + ": " + Where(E) + ": " + Key + " is " +
+                               Got + ", expected " + Want);
         }
       } else if (E.K == Expectation::Kind::Launch) {
         const LaunchReport *L = nullptr;
@@ -385,53 +414,67 @@ std::vector<std::string> verify(const Fixture &F, const Report &R) {
           if (LR.Loc.File == Self && LR.Loc.Line == E.Line)
             L = &LR;
         if (!L) {
-          Problems.push_back(Arch + ": " + Where(E) + ": no launch of '" + E.Kernel +
-                             "' on this line");
+          Problems.push_back(Arch + ": " + Where(E) + ": no launch of '" +
+                             E.Kernel + "' on this line");
           continue;
         }
         for (const auto &[Key, Want] : E.Fields) {
-          std::string Got = Key == "bytes"           ? (L->DynamicBytes ? std::to_string(*L->DynamicBytes) : "unknown")
-                            : Key == "block_threads" ? (L->BlockThreads ? std::to_string(*L->BlockThreads) : "unknown")
-                            : Key == "reason"        ? underscored(L->UnknownReason)
-                                                     : "<no field '" + Key + "'>";
-          bool Ok = Key == "reason" ? Got.find(Want) != std::string::npos : Got == Want;
+          std::string Got =
+              Key == "bytes"
+                  ? (L->DynamicBytes ? std::to_string(*L->DynamicBytes)
+                                     : "unknown")
+              : Key == "block_threads"
+                  ? (L->BlockThreads ? std::to_string(*L->BlockThreads)
+                                     : "unknown")
+              : Key == "reason" ? underscored(L->UnknownReason)
+                                : "<no field '" + Key + "'>";
+          bool Ok = Key == "reason" ? Got.find(Want) != std::string::npos
+                                    : Got == Want;
           if (!Ok)
-            Problems.push_back(Arch + ": " + Where(E) + ": " + Key + " is " + Got + ", expected " +
-                               Want);
+            Problems.push_back(Arch + ": " + Where(E) + ": " + Key + " is " +
+                               Got + ", expected " + Want);
         }
       } else if (E.K == Expectation::Kind::Occupancy) {
         const OccupancyReport &O = K->Occupancy;
         for (const auto &[Key, Want] : E.Fields) {
-          std::string Got = Key == "blocks"       ? (O.BlocksPerSm ? std::to_string(*O.BlocksPerSm) : "unknown")
-                            : Key == "limited_by" ? underscored(O.LimitedBy)
-                            : Key == "threads"    ? (O.BlockThreads ? std::to_string(*O.BlockThreads) : "unknown")
-                            : Key == "opt_in"     ? (K->OptInBytes ? std::to_string(*K->OptInBytes) : "none")
-                                                  : "<no field '" + Key + "'>";
+          std::string Got =
+              Key == "blocks"
+                  ? (O.BlocksPerSm ? std::to_string(*O.BlocksPerSm) : "unknown")
+              : Key == "limited_by" ? underscored(O.LimitedBy)
+              : Key == "threads"
+                  ? (O.BlockThreads ? std::to_string(*O.BlockThreads)
+                                    : "unknown")
+              : Key == "opt_in"
+                  ? (K->OptInBytes ? std::to_string(*K->OptInBytes) : "none")
+                  : "<no field '" + Key + "'>";
           if (Got != Want)
-            Problems.push_back(Arch + ": " + Where(E) + ": " + Key + " is " + Got + ", expected " +
-                               Want);
+            Problems.push_back(Arch + ": " + Where(E) + ": " + Key + " is " +
+                               Got + ", expected " + Want);
         }
-      } else if (E.K == Expectation::Kind::Registers || E.K == Expectation::Kind::Tmem) {
+      } else if (E.K == Expectation::Kind::Registers ||
+                 E.K == Expectation::Kind::Tmem) {
         for (const auto &[Key, Want] : E.Fields) {
-          std::string Got = E.K == Expectation::Kind::Registers ? registersField(K->Registers, Key)
-                                                                : tmemField(K->TensorMemory, Key);
+          std::string Got = E.K == Expectation::Kind::Registers
+                                ? registersField(K->Registers, Key)
+                                : tmemField(K->TensorMemory, Key);
           if (!fieldMatches(Key, Got, Want))
-            Problems.push_back(Arch + ": " + Where(E) + ": " + Key + " is " + Got + ", expected " +
-                               Want);
+            Problems.push_back(Arch + ": " + Where(E) + ": " + Key + " is " +
+                               Got + ", expected " + Want);
         }
       } else if (E.K == Expectation::Kind::Constant) {
         for (const UnitReport &U : R.Units) {
           if (U.Arch != Arch)
             continue;
           if (!U.ConstantMemory) {
-            Problems.push_back(Arch + ": " + Where(E) + ": the unit has no constant-memory report");
+            Problems.push_back(Arch + ": " + Where(E) +
+                               ": the unit has no constant-memory report");
             continue;
           }
           for (const auto &[Key, Want] : E.Fields) {
             std::string Got = constantField(*U.ConstantMemory, Key);
             if (!fieldMatches(Key, Got, Want))
-              Problems.push_back(Arch + ": " + Where(E) + ": " + Key + " is " + Got +
-                                 ", expected " + Want);
+              Problems.push_back(Arch + ": " + Where(E) + ": " + Key + " is " +
+                                 Got + ", expected " + Want);
           }
         }
       } else if (E.K == Expectation::Kind::Unreferenced) {
@@ -445,36 +488,44 @@ std::vector<std::string> verify(const Fixture &F, const Report &R) {
     }
   }
 
-  // The other scopes: every kernel with per-thread arrays (when the file expects any), every
-  // kernel with Tensor Memory requests and every unit with __constant__ data needs its directive.
-  auto Expected = [&](Expectation::Kind Kind, const std::string &Arch, const std::string &Kernel) {
-    return std::any_of(F.Expectations.begin(), F.Expectations.end(), [&](const Expectation &E) {
-      return E.K == Kind && appliesTo(E, Arch) && E.Kernel == Kernel;
-    });
+  // The other scopes: every kernel with per-thread arrays (when the file
+  // expects any), every kernel with Tensor Memory requests and every unit with
+  // __constant__ data needs its directive.
+  auto Expected = [&](Expectation::Kind Kind, const std::string &Arch,
+                      const std::string &Kernel) {
+    return std::any_of(F.Expectations.begin(), F.Expectations.end(),
+                       [&](const Expectation &E) {
+                         return E.K == Kind && appliesTo(E, Arch) &&
+                                E.Kernel == Kernel;
+                       });
   };
-  const bool RegistersStrict =
-      std::any_of(F.Expectations.begin(), F.Expectations.end(),
-                  [](const Expectation &E) { return E.K == Expectation::Kind::Registers; });
+  const bool RegistersStrict = std::any_of(
+      F.Expectations.begin(), F.Expectations.end(),
+      [](const Expectation &E) { return E.K == Expectation::Kind::Registers; });
   for (const KernelReport &K : R.Kernels) {
     if (RegistersStrict && !K.Registers.Arrays.empty() &&
         !Expected(Expectation::Kind::Registers, K.Arch, K.Name))
-      Problems.push_back(K.Arch + ": kernel '" + K.Name + "' keeps " +
-                         registersField(K.Registers, "bytes") +
-                         " bytes per thread in local arrays (add expected-registers {{" + K.Name +
-                         "}} bytes=" + registersField(K.Registers, "bytes") + ")");
+      Problems.push_back(
+          K.Arch + ": kernel '" + K.Name + "' keeps " +
+          registersField(K.Registers, "bytes") +
+          " bytes per thread in local arrays (add expected-registers {{" +
+          K.Name + "}} bytes=" + registersField(K.Registers, "bytes") + ")");
     if (K.TensorMemory && !K.TensorMemory->Allocations.empty() &&
         !Expected(Expectation::Kind::Tmem, K.Arch, K.Name))
-      Problems.push_back(K.Arch + ": kernel '" + K.Name + "' allocates " +
-                         tmemField(K.TensorMemory, "columns") +
-                         " columns of Tensor Memory (add expected-tmem {{" + K.Name + "}} columns=" +
-                         tmemField(K.TensorMemory, "columns") + ")");
+      Problems.push_back(
+          K.Arch + ": kernel '" + K.Name + "' allocates " +
+          tmemField(K.TensorMemory, "columns") +
+          " columns of Tensor Memory (add expected-tmem {{" + K.Name +
+          "}} columns=" + tmemField(K.TensorMemory, "columns") + ")");
   }
   for (const UnitReport &U : R.Units)
     if (U.ConstantMemory && !U.ConstantMemory->Variables.empty() &&
         !Expected(Expectation::Kind::Constant, U.Arch, ""))
-      Problems.push_back(U.Arch + ": the unit has " + constantField(*U.ConstantMemory, "bytes") +
-                         " bytes of __constant__ data (add expected-constant bytes=" +
-                         constantField(*U.ConstantMemory, "bytes") + ")");
+      Problems.push_back(
+          U.Arch + ": the unit has " +
+          constantField(*U.ConstantMemory, "bytes") +
+          " bytes of __constant__ data (add expected-constant bytes=" +
+          constantField(*U.ConstantMemory, "bytes") + ")");
 
   // Diagnostics: unit messages and findings, with their notes.
   // Notes and remarks are checked strictly when the file expects any of them.
@@ -508,7 +559,8 @@ std::vector<std::string> verify(const Fixture &F, const Report &R) {
         if (S.Arch != Arch)
           continue;
         const SourcePos &P = S.N ? S.N->Loc : S.D->Loc;
-        std::string Text = S.N ? S.N->Message : S.D->Message + " [" + S.D->Check + "]";
+        std::string Text =
+            S.N ? S.N->Message : S.D->Message + " [" + S.D->Check + "]";
         Severity Level = S.N ? Severity::Note : S.D->Level;
         Severity Want = E.K == Expectation::Kind::Error     ? Severity::Error
                         : E.K == Expectation::Kind::Warning ? Severity::Warning
@@ -530,10 +582,12 @@ std::vector<std::string> verify(const Fixture &F, const Report &R) {
         (S.D->Level == Severity::Remark && !RemarksStrict))
       continue;
     const SourcePos &P = S.N ? S.N->Loc : S.D->Loc;
-    std::string Text = S.N ? S.N->Message : S.D->Message + " [" + S.D->Check + "]";
+    std::string Text =
+        S.N ? S.N->Message : S.D->Message + " [" + S.D->Check + "]";
     Problems.push_back(S.Arch + ": unexpected " +
-                       std::string(S.N ? "note" : severityName(S.D->Level)) + " at " + P.File +
-                       ":" + std::to_string(P.Line) + ": " + Text);
+                       std::string(S.N ? "note" : severityName(S.D->Level)) +
+                       " at " + P.File + ":" + std::to_string(P.Line) + ": " +
+                       Text);
   }
   return Problems;
 }

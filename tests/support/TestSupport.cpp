@@ -59,10 +59,10 @@ const frontend::ParseEnvironment &environment() {
   return Env;
 }
 
-std::vector<TranslationUnitFacts> parseFile(const std::string &File,
-                                            const std::vector<std::string> &Flags,
-                                            const std::vector<std::string> &Archs,
-                                            const frontend::ParseEnvironment &Env) {
+std::vector<TranslationUnitFacts>
+parseFile(const std::string &File, const std::vector<std::string> &Flags,
+          const std::vector<std::string> &Archs,
+          const frontend::ParseEnvironment &Env) {
   frontend::CompileCommand C;
   llvm::SmallString<256> Abs(File);
   llvm::sys::fs::make_absolute(Abs);
@@ -74,9 +74,10 @@ std::vector<TranslationUnitFacts> parseFile(const std::string &File,
   return frontend::analyzeAll(frontend::planJobs({C}, Archs), Env, 1);
 }
 
-Report analyzeFile(const std::string &File, const std::vector<std::string> &Flags,
-                   const std::vector<std::string> &Archs, const CapacityDatabase &Db,
-                   double Budget) {
+Report analyzeFile(const std::string &File,
+                   const std::vector<std::string> &Flags,
+                   const std::vector<std::string> &Archs,
+                   const CapacityDatabase &Db, double Budget) {
   auto Facts = parseFile(File, Flags, Archs, environment());
   Report R;
   AnalysisOptions Opts;
@@ -87,20 +88,22 @@ Report analyzeFile(const std::string &File, const std::vector<std::string> &Flag
   return R;
 }
 
-CommandResult runCommand(const std::vector<std::string> &Argv, const std::string &Cwd) {
+CommandResult runCommand(const std::vector<std::string> &Argv,
+                         const std::string &Cwd) {
   RunOptions Opts;
   Opts.Cwd = Cwd;
   return runCommand(Argv, Opts);
 }
 
-CommandResult runCommand(const std::vector<std::string> &Argv, const RunOptions &Opts) {
+CommandResult runCommand(const std::vector<std::string> &Argv,
+                         const RunOptions &Opts) {
   CommandResult R;
   llvm::SmallString<128> OutFile, ErrFile;
   llvm::sys::fs::createTemporaryFile("tilefit-test", "out", OutFile);
   llvm::sys::fs::createTemporaryFile("tilefit-test", "err", ErrFile);
   std::vector<llvm::StringRef> Args(Argv.begin(), Argv.end());
-  std::optional<llvm::StringRef> Redirects[] = {std::nullopt, llvm::StringRef(OutFile),
-                                                llvm::StringRef(ErrFile)};
+  std::optional<llvm::StringRef> Redirects[] = {
+      std::nullopt, llvm::StringRef(OutFile), llvm::StringRef(ErrFile)};
   std::string Program = Argv.front();
   if (!llvm::sys::path::is_absolute(Program))
     if (auto Found = llvm::sys::findProgramByName(Program))
@@ -113,15 +116,17 @@ CommandResult runCommand(const std::vector<std::string> &Argv, const RunOptions 
   }
   std::string Error;
   if (Opts.Cwd.empty()) {
-    R.Status = llvm::sys::ExecuteAndWait(Program, Args, Env, Redirects, Opts.Seconds, 0, &Error);
+    R.Status = llvm::sys::ExecuteAndWait(Program, Args, Env, Redirects,
+                                         Opts.Seconds, 0, &Error);
   } else {
-    // ExecuteAndWait has no working-directory option: go through env -C (which execs the
-    // program, so that a time-out kills the program itself).
+    // ExecuteAndWait has no working-directory option: go through env -C (which
+    // execs the program, so that a time-out kills the program itself).
     std::vector<llvm::StringRef> Wrapped = {"env", "-C", Opts.Cwd};
     Wrapped.push_back(Program);
     Wrapped.insert(Wrapped.end(), Args.begin() + 1, Args.end());
-    R.Status = llvm::sys::ExecuteAndWait(*llvm::sys::findProgramByName("env"), Wrapped, Env,
-                                         Redirects, Opts.Seconds, 0, &Error);
+    R.Status =
+        llvm::sys::ExecuteAndWait(*llvm::sys::findProgramByName("env"), Wrapped,
+                                  Env, Redirects, Opts.Seconds, 0, &Error);
   }
   // ExecuteAndWait kills the child and returns -2 when the time runs out.
   R.TimedOut = R.Status == -2 && Error.find("timed out") != std::string::npos;
@@ -142,7 +147,8 @@ void TempDirTest::SetUp() {
 
 void TempDirTest::TearDown() { llvm::sys::fs::remove_directories(Dir); }
 
-std::string TempDirTest::write(const std::string &Name, const std::string &Text) {
+std::string TempDirTest::write(const std::string &Name,
+                               const std::string &Text) {
   std::string P = Dir + "/" + Name;
   llvm::sys::fs::create_directories(llvm::sys::path::parent_path(P));
   std::error_code EC;
@@ -160,15 +166,20 @@ std::string fixtureTestName(const ::testing::TestParamInfo<std::string> &Info) {
   return Name;
 }
 
-bool haveNvcc() { return static_cast<bool>(llvm::sys::findProgramByName("nvcc")); }
+bool haveNvcc() {
+  return static_cast<bool>(llvm::sys::findProgramByName("nvcc"));
+}
 
 namespace {
 
-/// One nvcc run for \p Archs; adds what ptxas printed to \p P. Returns nvcc's status.
+/// One nvcc run for \p Archs; adds what ptxas printed to \p P. Returns nvcc's
+/// status.
 int ptxasRun(const std::string &File, const std::vector<std::string> &Flags,
-             const std::vector<std::string> &Archs, PtxasFigures &P, std::string &Err) {
-  std::vector<std::string> Argv = {"nvcc", "-c", File, "-o", "/dev/null", "-Xptxas", "-v",
-                                   "-Wno-deprecated-gpu-targets"};
+             const std::vector<std::string> &Archs, PtxasFigures &P,
+             std::string &Err) {
+  std::vector<std::string> Argv = {
+      "nvcc",      "-c",      File, "-o",
+      "/dev/null", "-Xptxas", "-v", "-Wno-deprecated-gpu-targets"};
   for (const std::string &A : Archs) {
     std::string N = A.substr(3);
     Argv.push_back("-gencode");
@@ -184,14 +195,17 @@ int ptxasRun(const std::string &File, const std::vector<std::string> &Flags,
 } // namespace
 
 void parsePtxasOutput(const std::string &Text, PtxasFigures &P) {
-  static const std::regex Entry(R"(Compiling entry function '([^']+)' for '(sm_\w+)')");
+  static const std::regex Entry(
+      R"(Compiling entry function '([^']+)' for '(sm_\w+)')");
   static const std::regex Used(R"(Used \d+ registers)");
   static const std::regex Smem(R"((\d+) bytes smem)");
   static const std::regex Module(R"(\d+ bytes gmem)");
   static const std::regex Cmem3(R"((\d+) bytes cmem\[3\])");
-  static const std::regex TooMuch(R"(too much global constant data \((0x[0-9a-fA-F]+) bytes)");
+  static const std::regex TooMuch(
+      R"(too much global constant data \((0x[0-9a-fA-F]+) bytes)");
   std::string Name, Arch;
-  // Each module's figure comes before its first entry function, which names the architecture.
+  // Each module's figure comes before its first entry function, which names the
+  // architecture.
   std::optional<uint64_t> ModuleConstant, ErrorConstant;
   size_t Pos = 0;
   while (Pos < Text.size()) {
@@ -204,8 +218,9 @@ void parsePtxasOutput(const std::string &Text, PtxasFigures &P) {
     if (std::regex_search(Line, M, TooMuch)) {
       ErrorConstant = std::stoull(std::string(M[1]), nullptr, 16);
     } else if (std::regex_search(Line, Module)) {
-      ModuleConstant = std::regex_search(Line, M, Cmem3) ? std::optional<uint64_t>(std::stoull(M[1]))
-                                                         : ErrorConstant;
+      ModuleConstant = std::regex_search(Line, M, Cmem3)
+                           ? std::optional<uint64_t>(std::stoull(M[1]))
+                           : ErrorConstant;
       ErrorConstant.reset();
     } else if (std::regex_search(Line, M, Entry)) {
       Name = M[1];
@@ -221,14 +236,16 @@ void parsePtxasOutput(const std::string &Text, PtxasFigures &P) {
   }
 }
 
-PtxasFigures ptxasFigures(const std::string &File, const std::vector<std::string> &Flags,
+PtxasFigures ptxasFigures(const std::string &File,
+                          const std::vector<std::string> &Flags,
                           const std::vector<std::string> &Archs) {
   PtxasFigures P;
   std::string Err;
   if (ptxasRun(File, Flags, Archs, P, Err) == 0)
     return P;
-  // nvcc stops at the first architecture ptxas rejects (a kernel above the static limit still
-  // gets its figure printed): compile the others one at a time.
+  // nvcc stops at the first architecture ptxas rejects (a kernel above the
+  // static limit still gets its figure printed): compile the others one at a
+  // time.
   for (const std::string &A : Archs)
     if (!P.Figures.count(A))
       ptxasRun(File, Flags, {A}, P, Err);

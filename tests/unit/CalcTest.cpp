@@ -12,7 +12,8 @@ namespace {
 
 const CapacityDatabase &db() {
   static const CapacityDatabase DB = [] {
-    auto Loaded = CapacityDatabase::load(std::string(TILEFIT_SOURCE_DIR) + "/data/capacity.json");
+    auto Loaded = CapacityDatabase::load(std::string(TILEFIT_SOURCE_DIR) +
+                                         "/data/capacity.json");
     EXPECT_TRUE(static_cast<bool>(Loaded)) << Loaded.error();
     return *Loaded;
   }();
@@ -31,7 +32,8 @@ std::string errorOf(const CalcRequest &Req) {
   return R ? "" : R.error();
 }
 
-CalcRequest request(std::vector<uint64_t> Tile, std::string DType, uint64_t Versions = 1) {
+CalcRequest request(std::vector<uint64_t> Tile, std::string DType,
+                    uint64_t Versions = 1) {
   CalcRequest Req;
   Req.Tile = std::move(Tile);
   Req.DType = std::move(DType);
@@ -65,7 +67,12 @@ TEST(CalcTest, EveryElementTypeByNameAndCudaSpelling) {
       {"float4_e2m1fn", 4, 4, true, "2 per byte", {}},
       {"float4_e2m1fn_unpacked", 8, 4, false, "1 per byte", {"__nv_fp4_e2m1"}},
       {"float16", 16, 16, false, "2 bytes each", {"__half", "half"}},
-      {"bfloat16", 16, 16, false, "2 bytes each", {"__nv_bfloat16", "nv_bfloat16"}},
+      {"bfloat16",
+       16,
+       16,
+       false,
+       "2 bytes each",
+       {"__nv_bfloat16", "nv_bfloat16"}},
       {"float32", 32, 32, false, "4 bytes each", {"float"}},
       {"float64", 64, 64, false, "8 bytes each", {"double"}},
   };
@@ -82,36 +89,56 @@ TEST(CalcTest, EveryElementTypeByNameAndCudaSpelling) {
     for (const std::string &C : E.Cuda)
       EXPECT_EQ(findElementType(C), T) << C;
     // One element, rounded up to a whole byte.
-    EXPECT_EQ(calc(request({1}, E.Name)).BytesPerCopy, 1u + (E.Bits - 1) / 8) << E.Name;
+    EXPECT_EQ(calc(request({1}, E.Name)).BytesPerCopy, 1u + (E.Bits - 1) / 8)
+        << E.Name;
   }
   EXPECT_EQ(findElementType("fp31"), nullptr);
-  EXPECT_EQ(findElementType("__nv_fp4x2_e2m1"), nullptr); // Two values per element.
+  EXPECT_EQ(findElementType("__nv_fp4x2_e2m1"),
+            nullptr); // Two values per element.
   EXPECT_EQ(findElementType("Float31"), nullptr);
 }
 
 TEST(CalcTest, AliasesAndByteCounts) {
   for (auto [Alias, Name] : std::vector<std::pair<const char *, const char *>>{
-           {"bf16", "bfloat16"}, {"BF16", "bfloat16"}, {"torch.bfloat16", "bfloat16"},
-           {"cutlass::half_t", "float16"}, {"fp16", "float16"}, {"e4m3", "float8_e4m3fn"},
-           {"mxfp8", "float8_e4m3fn"}, {"e5m2", "float8_e5m2"}, {"nvfp4", "float4_e2m1fn"},
-           {"cute::float_e2m1_t", "float4_e2m1fn"}, {"fp32", "float32"}, {"tf32", "float32"},
-           {"fp64", "float64"}, {"s4", "int4"}, {"u8", "uint8"}, {"Float32", "float32"}}) {
+           {"bf16", "bfloat16"},
+           {"BF16", "bfloat16"},
+           {"torch.bfloat16", "bfloat16"},
+           {"cutlass::half_t", "float16"},
+           {"fp16", "float16"},
+           {"e4m3", "float8_e4m3fn"},
+           {"mxfp8", "float8_e4m3fn"},
+           {"e5m2", "float8_e5m2"},
+           {"nvfp4", "float4_e2m1fn"},
+           {"cute::float_e2m1_t", "float4_e2m1fn"},
+           {"fp32", "float32"},
+           {"tf32", "float32"},
+           {"fp64", "float64"},
+           {"s4", "int4"},
+           {"u8", "uint8"},
+           {"Float32", "float32"}}) {
     const ElementType *T = findElementType(Alias);
     ASSERT_NE(T, nullptr) << Alias;
     EXPECT_EQ(T->Name, Name) << Alias;
   }
   EXPECT_EQ(findElementType("bf17"), nullptr);
   EXPECT_EQ(findElementType("torch."), nullptr);
-  for (auto [Text, Bytes] : std::vector<std::pair<const char *, uint64_t>>{
-           {"232448", 232448}, {"228KiB", 233472}, {"228 KiB", 233472}, {"227K", 232448},
-           {"64kb", 65536}, {"1.5MiB", 1572864}, {"2M", 2097152}, {"1GiB", 1073741824},
-           {"0.5KiB", 512}, {"12B", 12}}) {
+  for (auto [Text, Bytes] :
+       std::vector<std::pair<const char *, uint64_t>>{{"232448", 232448},
+                                                      {"228KiB", 233472},
+                                                      {"228 KiB", 233472},
+                                                      {"227K", 232448},
+                                                      {"64kb", 65536},
+                                                      {"1.5MiB", 1572864},
+                                                      {"2M", 2097152},
+                                                      {"1GiB", 1073741824},
+                                                      {"0.5KiB", 512},
+                                                      {"12B", 12}}) {
     auto B = parseCalcBytes("--capacity", Text);
     ASSERT_TRUE(B) << Text << ": " << B.error();
     EXPECT_EQ(*B, Bytes) << Text;
   }
-  for (const char *Bad : {"", "KiB", "1.0001KiB", "12 parsecs", "-4KiB", "99999999999999999999",
-                          "17179869184GiB", "1..5K"})
+  for (const char *Bad : {"", "KiB", "1.0001KiB", "12 parsecs", "-4KiB",
+                          "99999999999999999999", "17179869184GiB", "1..5K"})
     EXPECT_FALSE(parseCalcBytes("--capacity", Bad)) << Bad;
 }
 
@@ -125,12 +152,12 @@ TEST(CalcTest, SubByteTypesPackByBits) {
   }
   // fp6: 4 per 3 bytes.
   for (const char *T : {"float6_e2m3fn", "float6_e3m2fn"}) {
-    EXPECT_EQ(calc(request({4}, T)).BytesPerCopy, 3u) << T;  // 24 bits
-    EXPECT_EQ(calc(request({1}, T)).BytesPerCopy, 1u) << T;  // 6 bits
-    EXPECT_EQ(calc(request({2}, T)).BytesPerCopy, 2u) << T;  // 12 bits
-    EXPECT_EQ(calc(request({3}, T)).BytesPerCopy, 3u) << T;  // 18 bits
-    EXPECT_EQ(calc(request({5}, T)).BytesPerCopy, 4u) << T;  // 30 bits
-    EXPECT_EQ(calc(request({8}, T)).BytesPerCopy, 6u) << T;  // 48 bits
+    EXPECT_EQ(calc(request({4}, T)).BytesPerCopy, 3u) << T; // 24 bits
+    EXPECT_EQ(calc(request({1}, T)).BytesPerCopy, 1u) << T; // 6 bits
+    EXPECT_EQ(calc(request({2}, T)).BytesPerCopy, 2u) << T; // 12 bits
+    EXPECT_EQ(calc(request({3}, T)).BytesPerCopy, 3u) << T; // 18 bits
+    EXPECT_EQ(calc(request({5}, T)).BytesPerCopy, 4u) << T; // 30 bits
+    EXPECT_EQ(calc(request({8}, T)).BytesPerCopy, 6u) << T; // 48 bits
   }
   // The unpacked forms and CUDA's scalar types: one value per byte.
   EXPECT_EQ(calc(request({3}, "float4_e2m1fn_unpacked")).BytesPerCopy, 3u);
@@ -194,11 +221,13 @@ TEST(CalcTest, OverflowIsAnErrorNeverAWrongNumber) {
   EXPECT_TRUE(contains(errorOf(request({1ull << 32, 1ull << 32}, "float32")),
                        "element count overflows 64 bits"));
   // 2^61 float64 = 2^64 bytes.
-  EXPECT_TRUE(contains(errorOf(request({1ull << 61}, "float64")), "overflow 64 bits in bytes"));
+  EXPECT_TRUE(contains(errorOf(request({1ull << 61}, "float64")),
+                       "overflow 64 bits in bytes"));
   // 2^62 int4: 2^64 bits, but 2^61 bytes fit.
   EXPECT_EQ(calc(request({1ull << 62}, "int4")).BytesPerCopy, 1ull << 61);
   // 2^60 bytes x 16 versions = 2^64.
-  EXPECT_TRUE(contains(errorOf(request({1ull << 60}, "uint8", 16)), "total overflows 64 bits"));
+  EXPECT_TRUE(contains(errorOf(request({1ull << 60}, "uint8", 16)),
+                       "total overflows 64 bits"));
   EXPECT_EQ(calc(request({1ull << 60}, "uint8", 15)).TotalBytes, 15ull << 60);
 }
 
@@ -207,10 +236,12 @@ TEST(CalcTest, Errors) {
   EXPECT_TRUE(contains(E, "unknown element type 'fp31'")) << E;
   EXPECT_TRUE(contains(E, "float4_e2m1fn_unpacked")) << E;
   EXPECT_TRUE(contains(E, "__nv_bfloat16")) << E;
-  EXPECT_TRUE(contains(errorOf(request({128}, "__nv_fp4x2_e2m1")), "holds several values"));
+  EXPECT_TRUE(contains(errorOf(request({128}, "__nv_fp4x2_e2m1")),
+                       "holds several values"));
   EXPECT_TRUE(contains(errorOf(request({128}, "")), "no element type"));
   EXPECT_TRUE(contains(errorOf(request({}, "float32")), "no tile"));
-  EXPECT_TRUE(contains(errorOf(request({128, 0}, "float32")), "tile dimension 2 is 0"));
+  EXPECT_TRUE(
+      contains(errorOf(request({128, 0}, "float32")), "tile dimension 2 is 0"));
   EXPECT_TRUE(contains(errorOf(request({128}, "float32", 0)), "--versions 0"));
 
   CalcRequest Req = request({128}, "float32");
@@ -225,7 +256,8 @@ TEST(CalcTest, Errors) {
   EXPECT_TRUE(contains(E, "unknown architecture 'sm_91'")) << E;
   EXPECT_TRUE(contains(E, "knows sm_75, sm_80,")) << E; // Oldest first.
   EXPECT_TRUE(contains(E, "sm_121f")) << E;
-  EXPECT_TRUE(contains(calculate(Req, nullptr).error(), "unknown architecture 'sm_91'"));
+  EXPECT_TRUE(contains(calculate(Req, nullptr).error(),
+                       "unknown architecture 'sm_91'"));
   Req.Arch = "sm_90";
   Req.Capacity = 1000;
   EXPECT_TRUE(contains(errorOf(Req), "--arch or --capacity, not both"));
@@ -236,11 +268,13 @@ TEST(CalcTest, Errors) {
   EXPECT_TRUE(contains(E, "sm_100, sm_103, sm_110")) << E;
   Req.Arch = "sm_120a";
   EXPECT_TRUE(contains(errorOf(Req), "no tensor memory on sm_120a"));
-  // sm_88: nvcc knows it, no NVIDIA table documents it; the database leaves it unknown.
+  // sm_88: nvcc knows it, no NVIDIA table documents it; the database leaves it
+  // unknown.
   Req.Arch = "sm_88";
   EXPECT_TRUE(contains(errorOf(Req), "does not know sm_88's tensor memory"));
   Req.Scope = CalcScope::Shared;
-  EXPECT_TRUE(contains(errorOf(Req), "shared_memory.block_optin_max is unknown"));
+  EXPECT_TRUE(
+      contains(errorOf(Req), "shared_memory.block_optin_max is unknown"));
   Req.Scope = CalcScope::Registers;
   Req.Threads = 32;
   EXPECT_TRUE(contains(errorOf(Req), "registers.per_thread is unknown"));
@@ -249,11 +283,16 @@ TEST(CalcTest, Errors) {
 TEST(CalcTest, ParseNumbers) {
   EXPECT_EQ(*parseCalcNumber("--versions", "2"), 2u);
   EXPECT_EQ(*parseCalcNumber("--capacity", "0"), 0u);
-  EXPECT_EQ(*parseCalcNumber("x", "18446744073709551615"), 18446744073709551615ull);
-  EXPECT_EQ(parseCalcNumber("tile dimension", "-5").error(), "tile dimension -5 is negative");
-  EXPECT_EQ(parseCalcNumber("--threads", "12a").error(), "--threads '12a' is not a whole number");
-  EXPECT_EQ(parseCalcNumber("--threads", "").error(), "--threads '' is not a whole number");
-  EXPECT_EQ(parseCalcNumber("--threads", "1.5").error(), "--threads '1.5' is not a whole number");
+  EXPECT_EQ(*parseCalcNumber("x", "18446744073709551615"),
+            18446744073709551615ull);
+  EXPECT_EQ(parseCalcNumber("tile dimension", "-5").error(),
+            "tile dimension -5 is negative");
+  EXPECT_EQ(parseCalcNumber("--threads", "12a").error(),
+            "--threads '12a' is not a whole number");
+  EXPECT_EQ(parseCalcNumber("--threads", "").error(),
+            "--threads '' is not a whole number");
+  EXPECT_EQ(parseCalcNumber("--threads", "1.5").error(),
+            "--threads '1.5' is not a whole number");
   EXPECT_EQ(parseCalcNumber("x", "18446744073709551616").error(),
             "x 18446744073709551616 does not fit in 64 bits");
 }
@@ -271,8 +310,9 @@ TEST(CalcTest, SharedFitAndOvershoot) {
   R = calc(Req);
   EXPECT_TRUE(R.Fit->Fits);
   EXPECT_EQ(R.Fit->Headroom, 232448u - 131072u); // 101376
-  ASSERT_EQ(R.Notes.size(), 1u); // Above 48 KiB: opt-in.
-  EXPECT_TRUE(contains(R.Notes[0], "cudaFuncAttributeMaxDynamicSharedMemorySize"));
+  ASSERT_EQ(R.Notes.size(), 1u);                 // Above 48 KiB: opt-in.
+  EXPECT_TRUE(
+      contains(R.Notes[0], "cudaFuncAttributeMaxDynamicSharedMemorySize"));
   Req.Arch = "sm_90a"; // A variant reads its base architecture's entry.
   EXPECT_EQ(calc(Req).Fit->Capacity, 232448u);
   Req.Arch = "sm_120";
@@ -293,14 +333,16 @@ TEST(CalcTest, RegistersPerThread) {
   EXPECT_EQ(R.BytesPerThread, 128u);
   EXPECT_EQ(R.RegistersPerThread, 32u);
   EXPECT_FALSE(R.Fit);
-  // 10 float16 = 20 B over 3 threads = ceil(6.67) = 7 B = ceil(1.75) = 2 registers.
+  // 10 float16 = 20 B over 3 threads = ceil(6.67) = 7 B = ceil(1.75) = 2
+  // registers.
   Req = request({10}, "float16");
   Req.Threads = 3;
   R = calc(Req);
   EXPECT_EQ(R.BytesPerThread, 7u);
   EXPECT_EQ(R.RegistersPerThread, 2u);
 
-  // 256*256 float32 = 262144 B / 128 = 2048 B = 512 registers: 257 over the 255.
+  // 256*256 float32 = 262144 B / 128 = 2048 B = 512 registers: 257 over the
+  // 255.
   Req = request({256, 256}, "float32");
   Req.Threads = 128;
   Req.Scope = CalcScope::Registers;
@@ -313,7 +355,8 @@ TEST(CalcTest, RegistersPerThread) {
   EXPECT_FALSE(R.Fit->Fits);
   EXPECT_EQ(R.Fit->Over, (512u - 255u) * 4);
   EXPECT_TRUE(contains(R.Notes.back(), "arrays alone"));
-  // 256*260 float32 over 1024 threads: 260 B = 65 registers each, 66560 for the block > 65536.
+  // 256*260 float32 over 1024 threads: 260 B = 65 registers each, 66560 for the
+  // block > 65536.
   Req.Tile = {256, 260};
   Req.Threads = 1024;
   R = calc(Req);
@@ -322,12 +365,14 @@ TEST(CalcTest, RegistersPerThread) {
   EXPECT_FALSE(R.Fit->Fits);
   EXPECT_EQ(R.Fit->Over, 0u);
   ASSERT_EQ(R.Fit->Problems.size(), 1u);
-  EXPECT_TRUE(contains(R.Fit->Problems[0], "66560 registers, more than the 65536"));
+  EXPECT_TRUE(
+      contains(R.Fit->Problems[0], "66560 registers, more than the 65536"));
   // 2048 threads: more than a block has.
   Req.Threads = 2048;
   R = calc(Req);
   EXPECT_TRUE(contains(R.Fit->Problems[0], "at most 1024"));
-  // --capacity is bytes per thread for registers: 256 registers = 1024 B, 4 over 1020.
+  // --capacity is bytes per thread for registers: 256 registers = 1024 B, 4
+  // over 1020.
   Req = request({128, 256}, "float32");
   Req.Threads = 128;
   Req.Scope = CalcScope::Registers;
@@ -338,7 +383,8 @@ TEST(CalcTest, RegistersPerThread) {
 }
 
 TEST(CalcTest, TensorMemory) {
-  // 128*256 float32 = 131072 B = 256 columns of 128 lanes x 4 B; 512 columns = 262144 B.
+  // 128*256 float32 = 131072 B = 256 columns of 128 lanes x 4 B; 512 columns =
+  // 262144 B.
   CalcRequest Req = request({128, 256}, "float32");
   Req.Scope = CalcScope::Tmem;
   for (const char *A : {"sm_100a", "sm_103f", "sm_110"}) {
@@ -376,14 +422,16 @@ TEST(CalcTest, TextReport) {
                       "elements      32768\n"
                       "per copy      131072 bytes (128 KiB)\n"
                       "total         262144 bytes (256 KiB)\n"
-                      "sm_90 shared  232448 bytes (227 KiB) per block with opt-in: does not fit "
+                      "sm_90 shared  232448 bytes (227 KiB) per block with "
+                      "opt-in: does not fit "
                       "(29696 bytes over)\n");
   OS.str("");
   renderCalcText(calc(request({63}, "float4_e2m1fn")), OS);
-  EXPECT_EQ(OS.str(), "tile 63 float4_e2m1fn (4 bits, packed 2 per byte), 1 version\n"
-                      "elements      63\n"
-                      "per copy      32 bytes\n"
-                      "total         32 bytes\n");
+  EXPECT_EQ(OS.str(),
+            "tile 63 float4_e2m1fn (4 bits, packed 2 per byte), 1 version\n"
+            "elements      63\n"
+            "per copy      32 bytes\n"
+            "total         32 bytes\n");
   OS.str("");
   renderCalcArithmetic(calc(Req), OS);
   EXPECT_TRUE(contains(OS.str(), "ceil(1048576 / 8)")) << OS.str();

@@ -1,8 +1,9 @@
 //===- CallGraphTest.cpp - The call-graph stage on hand-built facts -------===//
 //
-// model/CallGraph.h decides from the raw call graph what each kernel reaches: the variables
-// (depth-first, callees in source order), those never referenced, those a function kept out of
-// line refers to, the per-thread arrays live at once and the Tensor Memory requests.
+// model/CallGraph.h decides from the raw call graph what each kernel reaches:
+// the variables (depth-first, callees in source order), those never referenced,
+// those a function kept out of line refers to, the per-thread arrays live at
+// once and the Tensor Memory requests.
 //
 //===----------------------------------------------------------------------===//
 #include "tilefit/model/CallGraph.h"
@@ -14,9 +15,11 @@ namespace {
 
 using Indices = std::vector<size_t>;
 
-/// A unit of \p Vars `__shared__` variables, \p Arrays per-thread arrays of the given sizes
-/// (unset: unknown) and \p Functions functions; kernel 0 is function 0.
-TranslationUnitFacts unit(size_t Vars, std::vector<std::optional<uint64_t>> Arrays,
+/// A unit of \p Vars `__shared__` variables, \p Arrays per-thread arrays of the
+/// given sizes (unset: unknown) and \p Functions functions; kernel 0 is
+/// function 0.
+TranslationUnitFacts unit(size_t Vars,
+                          std::vector<std::optional<uint64_t>> Arrays,
                           size_t Functions) {
   TranslationUnitFacts TU;
   for (size_t I = 0; I < Vars; ++I) {
@@ -40,7 +43,8 @@ TranslationUnitFacts unit(size_t Vars, std::vector<std::optional<uint64_t>> Arra
 }
 
 TEST(CallGraph, ReachesDepthFirstWithCalleesInSourceOrder) {
-  // f0 -> f1 -> f3, f0 -> f2; f2 -> f1 again (each once). f4 is reached by nothing.
+  // f0 -> f1 -> f3, f0 -> f2; f2 -> f1 again (each once). f4 is reached by
+  // nothing.
   TranslationUnitFacts TU = unit(5, {}, 5);
   TU.Functions[0].Callees = {1, 2};
   TU.Functions[1].Callees = {3};
@@ -58,8 +62,8 @@ TEST(CallGraph, ReachesDepthFirstWithCalleesInSourceOrder) {
 }
 
 TEST(CallGraph, NoinlineAndRecursiveFunctionsKeepTheirVariablesOutOfLine) {
-  // f1 is __noinline__; f2 and f3 call each other; f4 is inlined; f0 is the kernel, which
-  // is out of line by nature but keeps its own variables.
+  // f1 is __noinline__; f2 and f3 call each other; f4 is inlined; f0 is the
+  // kernel, which is out of line by nature but keeps its own variables.
   TranslationUnitFacts TU = unit(5, {}, 5);
   TU.Functions[0].Callees = {1, 2, 4};
   TU.Functions[2].Callees = {3};
@@ -87,8 +91,8 @@ TEST(CallGraph, AKernelCallingItselfIsNoCycleForItsOwnVariables) {
 }
 
 TEST(CallGraph, DeclaredAndNeverReferencedIsUnreferenced) {
-  // f0 declares v0 (used) and v1 (not); f1, reached, declares v2, used only by f2, which f0
-  // does not reach; f2's own v3 is not the kernel's business.
+  // f0 declares v0 (used) and v1 (not); f1, reached, declares v2, used only by
+  // f2, which f0 does not reach; f2's own v3 is not the kernel's business.
   TranslationUnitFacts TU = unit(4, {}, 3);
   TU.Functions[0].Callees = {1};
   TU.Functions[0].SharedDecls = {0, 1};
@@ -101,10 +105,12 @@ TEST(CallGraph, DeclaredAndNeverReferencedIsUnreferenced) {
   EXPECT_EQ(TU.Kernels[0].Unreferenced, (Indices{1, 2}));
 }
 
-TEST(CallGraph, LiveArraysAreTheKernelsAndItsHeaviestChainsWithEveryUnknownOne) {
-  // Arrays: a0 16 B (f0), a1 64 B (f1), a2 8 B (f2), a3 100 B (f3), a4 unknown (f1).
-  // f0 -> f1, f0 -> f2 -> f3: f1 holds 64, f2 holds 8 + 100 = 108, so f2's chain is live
-  // with f0's own array; f1's known array is not, its unknown one is.
+TEST(CallGraph,
+     LiveArraysAreTheKernelsAndItsHeaviestChainsWithEveryUnknownOne) {
+  // Arrays: a0 16 B (f0), a1 64 B (f1), a2 8 B (f2), a3 100 B (f3), a4 unknown
+  // (f1). f0 -> f1, f0 -> f2 -> f3: f1 holds 64, f2 holds 8 + 100 = 108, so
+  // f2's chain is live with f0's own array; f1's known array is not, its
+  // unknown one is.
   TranslationUnitFacts TU = unit(0, {16, 64, 8, 100, std::nullopt}, 4);
   TU.Functions[0].Callees = {1, 2};
   TU.Functions[2].Callees = {3};
@@ -145,7 +151,8 @@ TEST(CallGraph, TensorMemoryRequestsOfEveryFunctionReached) {
   EXPECT_EQ(TU.Kernels[0].TmemAllocations[0].Columns, 128u);
 }
 
-TEST(CallGraph, AKernelWithoutADefinitionReachesNothingAndResolvingTwiceChangesNothing) {
+TEST(CallGraph,
+     AKernelWithoutADefinitionReachesNothingAndResolvingTwiceChangesNothing) {
   TranslationUnitFacts TU = unit(1, {}, 1);
   TU.Functions[0].SharedRefs = {0};
   TU.Kernels.push_back(TU.Kernels[0]);

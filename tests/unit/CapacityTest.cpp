@@ -1,6 +1,6 @@
 //===- CapacityTest.cpp - The capacity database and its loader ------------===//
-#include "tilefit/model/Arch.h"
 #include "tilefit/model/Capacity.h"
+#include "tilefit/model/Arch.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,8 @@ namespace tilefit {
 namespace {
 
 CapacityDatabase builtin() {
-  auto DB = CapacityDatabase::load(std::string(TILEFIT_SOURCE_DIR) + "/data/capacity.json");
+  auto DB = CapacityDatabase::load(std::string(TILEFIT_SOURCE_DIR) +
+                                   "/data/capacity.json");
   EXPECT_TRUE(static_cast<bool>(DB)) << DB.error();
   return *DB;
 }
@@ -26,7 +27,8 @@ TEST(CapacityTest, BuiltinCoversEveryNvccArchitecture) {
     ASSERT_NE(C, nullptr) << A;
     EXPECT_EQ(C->StaticMax, 49152u) << A;
   }
-  for (const char *V : {"sm_90a", "sm_100a", "sm_100f", "sm_103a", "sm_110f", "sm_120a", "sm_121f"})
+  for (const char *V : {"sm_90a", "sm_100a", "sm_100f", "sm_103a", "sm_110f",
+                        "sm_120a", "sm_121f"})
     EXPECT_NE(DB.lookup(V), nullptr) << V;
 }
 
@@ -64,7 +66,8 @@ TEST(CapacityTest, UndocumentedArchitectureHasUnknowns) {
 
 TEST(CapacityTest, VariantsInheritAndFallBack) {
   CapacityDatabase DB = builtin();
-  EXPECT_EQ(DB.lookup("sm_90a")->BlockOptinMax, DB.lookup("sm_90")->BlockOptinMax);
+  EXPECT_EQ(DB.lookup("sm_90a")->BlockOptinMax,
+            DB.lookup("sm_90")->BlockOptinMax);
   EXPECT_EQ(DB.lookup("sm_90a")->Name, "sm_90a");
   // No entry for sm_89a: the base architecture's.
   ASSERT_NE(DB.lookup("sm_89a"), nullptr);
@@ -82,8 +85,10 @@ TEST(CapacityTest, MergeOverridesFieldsAndPropagatesToVariants) {
   ASSERT_TRUE(static_cast<bool>(Extra)) << Extra.error();
   ASSERT_FALSE(DB.merge(*Extra).has_value());
   EXPECT_EQ(DB.lookup("sm_90")->BlockOptinMax, 100000u);
-  EXPECT_EQ(DB.lookup("sm_90")->SharedPerSm, 233472u) << "fields not named are kept";
-  EXPECT_EQ(DB.lookup("sm_90a")->BlockOptinMax, 100000u) << "sm_90a inherits sm_90";
+  EXPECT_EQ(DB.lookup("sm_90")->SharedPerSm, 233472u)
+      << "fields not named are kept";
+  EXPECT_EQ(DB.lookup("sm_90a")->BlockOptinMax, 100000u)
+      << "sm_90a inherits sm_90";
   ASSERT_NE(DB.lookup("sm_999"), nullptr);
   EXPECT_EQ(DB.lookup("sm_999")->BlockOptinMax, 500u);
   EXPECT_EQ(DB.lookup("sm_999")->ComputeCapability, "99.9");
@@ -102,62 +107,84 @@ TEST(CapacityTest, ReplaceMode) {
 }
 
 TEST(CapacityTest, MalformedJsonNamesFileLineAndColumn) {
-  std::string E = errorOf("{\n  \"architectures\": {\n    \"sm_90\": [1,,]\n  }\n}");
+  std::string E =
+      errorOf("{\n  \"architectures\": {\n    \"sm_90\": [1,,]\n  }\n}");
   EXPECT_NE(E.find("test.json:3:"), std::string::npos) << E;
   EXPECT_NE(E.find("not valid JSON"), std::string::npos) << E;
   EXPECT_NE(errorOf("").find("test.json:1:1"), std::string::npos);
 }
 
 TEST(CapacityTest, WrongTypesNameTheKey) {
-  std::string E = errorOf(R"({"architectures": {"sm_90": {"shared_memory": {"per_sm": "big"}}}})");
-  EXPECT_NE(E.find("architectures.sm_90.shared_memory.per_sm"), std::string::npos) << E;
+  std::string E = errorOf(
+      R"({"architectures": {"sm_90": {"shared_memory": {"per_sm": "big"}}}})");
+  EXPECT_NE(E.find("architectures.sm_90.shared_memory.per_sm"),
+            std::string::npos)
+      << E;
   EXPECT_NE(E.find("a string"), std::string::npos) << E;
   E = errorOf(R"({"architectures": {"sm_90": {"threads": {"per_sm": -5}}}})");
-  EXPECT_NE(E.find("architectures.sm_90.threads.per_sm"), std::string::npos) << E;
+  EXPECT_NE(E.find("architectures.sm_90.threads.per_sm"), std::string::npos)
+      << E;
   EXPECT_NE(E.find("negative"), std::string::npos) << E;
-  E = errorOf(R"({"architectures": {"sm_90": {"registers": {"per_sm": 1.5}}}})");
+  E = errorOf(
+      R"({"architectures": {"sm_90": {"registers": {"per_sm": 1.5}}}})");
   EXPECT_NE(E.find("fractional"), std::string::npos) << E;
-  E = errorOf(R"({"architectures": {"sm_90": {"shared_memory": {"optin_supported": 1}}}})");
+  E = errorOf(
+      R"({"architectures": {"sm_90": {"shared_memory": {"optin_supported": 1}}}})");
   EXPECT_NE(E.find("optin_supported"), std::string::npos) << E;
   E = errorOf(R"({"architectures": []})");
-  EXPECT_NE(E.find("architectures: expected an object"), std::string::npos) << E;
+  EXPECT_NE(E.find("architectures: expected an object"), std::string::npos)
+      << E;
 }
 
 TEST(CapacityTest, UnknownKeysAreErrors) {
-  EXPECT_NE(errorOf(R"({"architectures": {"sm_90": {"shared_memory": {"per_smm": 1}}}})")
-                .find("architectures.sm_90.shared_memory.per_smm: unknown key"),
+  EXPECT_NE(
+      errorOf(
+          R"({"architectures": {"sm_90": {"shared_memory": {"per_smm": 1}}}})")
+          .find("architectures.sm_90.shared_memory.per_smm: unknown key"),
+      std::string::npos);
+  EXPECT_NE(errorOf(R"({"architectures": {"sm_90": {"colour": "red"}}})")
+                .find("unknown key"),
             std::string::npos);
-  EXPECT_NE(errorOf(R"({"architectures": {"sm_90": {"colour": "red"}}})").find("unknown key"),
+  EXPECT_NE(
+      errorOf(R"({"architecture": {}})").find("architecture: unknown key"),
+      std::string::npos);
+  EXPECT_NE(errorOf(R"({"schema": "x", "architectures": {}})").find("schema"),
             std::string::npos);
-  EXPECT_NE(errorOf(R"({"architecture": {}})").find("architecture: unknown key"),
-            std::string::npos);
-  EXPECT_NE(errorOf(R"({"schema": "x", "architectures": {}})").find("schema"), std::string::npos);
 }
 
 TEST(CapacityTest, AbsurdAndInconsistentNumbers) {
-  EXPECT_NE(errorOf(R"({"architectures": {"sm_90": {"shared_memory": {"per_sm": 99999999999999}}}})")
-                .find("not a plausible"),
-            std::string::npos);
+  EXPECT_NE(
+      errorOf(
+          R"({"architectures": {"sm_90": {"shared_memory": {"per_sm": 99999999999999}}}})")
+          .find("not a plausible"),
+      std::string::npos);
   std::string E = errorOf(
       R"({"architectures": {"sm_90": {"shared_memory": {"per_sm": 1000, "block_optin_max": 2000}}}})");
-  EXPECT_NE(E.find("block_optin_max: 2000 is larger than shared_memory.per_sm (1000)"),
-            std::string::npos)
+  EXPECT_NE(
+      E.find(
+          "block_optin_max: 2000 is larger than shared_memory.per_sm (1000)"),
+      std::string::npos)
       << E;
-  EXPECT_NE(errorOf(R"({"architectures": {"sm_90": {"shared_memory": {"carveout_steps_kib": [8, 4]}}}})")
-                .find("increasing"),
-            std::string::npos);
+  EXPECT_NE(
+      errorOf(
+          R"({"architectures": {"sm_90": {"shared_memory": {"carveout_steps_kib": [8, 4]}}}})")
+          .find("increasing"),
+      std::string::npos);
 }
 
 TEST(CapacityTest, MissingKeysAndBadNames) {
   EXPECT_NE(errorOf(R"({})").find("architectures: missing"), std::string::npos);
-  EXPECT_NE(errorOf(R"({"architectures": {"volta": {}}})").find("not an architecture name"),
+  EXPECT_NE(errorOf(R"({"architectures": {"volta": {}}})")
+                .find("not an architecture name"),
             std::string::npos);
   EXPECT_NE(errorOf(R"({"architectures": {"sm_90a": {"inherits": "sm_91"}}})")
                 .find("no architecture named 'sm_91'"),
             std::string::npos);
-  EXPECT_NE(errorOf(R"({"architectures": {"sm_90": {"inherits": "sm_90a"}, "sm_90a": {"inherits": "sm_90"}}})")
-                .find("cycle"),
-            std::string::npos);
+  EXPECT_NE(
+      errorOf(
+          R"({"architectures": {"sm_90": {"inherits": "sm_90a"}, "sm_90a": {"inherits": "sm_90"}}})")
+          .find("cycle"),
+      std::string::npos);
 }
 
 TEST(CapacityTest, UnreadableFile) {

@@ -1,8 +1,8 @@
 //===- ChecksTest.cpp - Each kernel check on a hand-built kernel report ---===//
 //
-// The checks of model/checks/, registered from Checks.def, run one by one on reports built
-// here: what each says, when it is silent, and that the registry holds every kernel check of
-// the table, in its order.
+// The checks of model/checks/, registered from Checks.def, run one by one on
+// reports built here: what each says, when it is silent, and that the registry
+// holds every kernel check of the table, in its order.
 //
 //===----------------------------------------------------------------------===//
 #include "../../model/checks/CheckSupport.h"
@@ -18,14 +18,17 @@ namespace {
 std::vector<std::string> kernelCheckNames() {
   std::vector<std::string> Names;
 #define TILEFIT_CHECK(Enum, Name, Sev, Summary, Help)
-#define TILEFIT_KERNEL_CHECK(Enum, Name, Sev, Summary, Help) Names.push_back(Name);
+#define TILEFIT_KERNEL_CHECK(Enum, Name, Sev, Summary, Help)                   \
+  Names.push_back(Name);
 #include "tilefit/model/Checks.def"
   return Names;
 }
 
-/// A kernel of \p Static bytes on an sm_90-like architecture (48 KiB static and by default,
-/// 227 KiB with opt-in), launched once with \p Dynamic bytes by 256 threads.
-KernelReport kernel(uint64_t Static, std::optional<uint64_t> Dynamic = std::nullopt) {
+/// A kernel of \p Static bytes on an sm_90-like architecture (48 KiB static and
+/// by default, 227 KiB with opt-in), launched once with \p Dynamic bytes by 256
+/// threads.
+KernelReport kernel(uint64_t Static,
+                    std::optional<uint64_t> Dynamic = std::nullopt) {
   KernelReport K;
   K.Name = "k";
   K.Arch = "sm_90";
@@ -58,16 +61,17 @@ std::vector<Diagnostic> run(const std::string &Name, const KernelReport &K,
   const std::vector<std::string> Names = kernelCheckNames();
   for (size_t I = 0; I < Names.size(); ++I)
     if (Names[I] == Name)
-      kernelChecks()[I]->check(K, C, [&](Diagnostic D) { Out.push_back(std::move(D)); });
+      kernelChecks()[I]->check(
+          K, C, [&](Diagnostic D) { Out.push_back(std::move(D)); });
   return Out;
 }
 
 TEST(ChecksTest, TheRegistryHoldsEveryKernelCheckOfTheTableInItsOrder) {
   const std::vector<std::string> Names = kernelCheckNames();
-  EXPECT_EQ(Names, (std::vector<std::string>{"tilefit-static-limit", "tilefit-capacity",
-                                             "tilefit-budget", "tilefit-optin",
-                                             "tilefit-occupancy", "tilefit-registers",
-                                             "tilefit-tmem"}));
+  EXPECT_EQ(Names, (std::vector<std::string>{
+                       "tilefit-static-limit", "tilefit-capacity",
+                       "tilefit-budget", "tilefit-optin", "tilefit-occupancy",
+                       "tilefit-registers", "tilefit-tmem"}));
   ASSERT_EQ(kernelChecks().size(), Names.size());
   for (size_t I = 0; I < Names.size(); ++I)
     EXPECT_NE(kernelChecks()[I], nullptr) << Names[I];
@@ -79,21 +83,24 @@ TEST(ChecksTest, StaticLimit) {
   ASSERT_EQ(D.size(), 1u);
   EXPECT_EQ(D[0].Check, "tilefit-static-limit");
   EXPECT_EQ(D[0].Level, Severity::Error);
-  EXPECT_NE(D[0].Message.find("49156 bytes"), std::string::npos) << D[0].Message;
+  EXPECT_NE(D[0].Message.find("49156 bytes"), std::string::npos)
+      << D[0].Message;
   // A sum past 64 bits: no figure, still above the limit.
   KernelReport Huge = kernel(0);
   Huge.StaticBytes.reset();
   Huge.Overflows = true;
   D = run("tilefit-static-limit", Huge);
   ASSERT_EQ(D.size(), 1u);
-  EXPECT_NE(D[0].Message.find("than 64 bits can count"), std::string::npos) << D[0].Message;
+  EXPECT_NE(D[0].Message.find("than 64 bits can count"), std::string::npos)
+      << D[0].Message;
 }
 
 TEST(ChecksTest, CapacityCountsTheLaunch) {
   EXPECT_TRUE(run("tilefit-capacity", kernel(1024, 200 * 1024)).empty());
   auto D = run("tilefit-capacity", kernel(1024, 227 * 1024));
   ASSERT_EQ(D.size(), 1u);
-  EXPECT_NE(D[0].Message.find("(1024 static + 232448 dynamic at launch)"), std::string::npos)
+  EXPECT_NE(D[0].Message.find("(1024 static + 232448 dynamic at launch)"),
+            std::string::npos)
       << D[0].Message;
 }
 
@@ -102,11 +109,13 @@ TEST(ChecksTest, BudgetIsSilentAboveAHardLimit) {
   auto D = run("tilefit-budget", kernel(1024, 209 * 1024));
   ASSERT_EQ(D.size(), 1u);
   EXPECT_EQ(D[0].Level, Severity::Warning);
-  EXPECT_NE(D[0].Message.find("above the 90% budget"), std::string::npos) << D[0].Message;
+  EXPECT_NE(D[0].Message.find("above the 90% budget"), std::string::npos)
+      << D[0].Message;
   AnalysisOptions Loose;
   Loose.Budget = 0.95;
   EXPECT_TRUE(run("tilefit-budget", kernel(1024, 209 * 1024), Loose).empty());
-  // Over the per-block maximum, or the static limit: the error says it, the budget does not.
+  // Over the per-block maximum, or the static limit: the error says it, the
+  // budget does not.
   EXPECT_TRUE(run("tilefit-budget", kernel(1024, 227 * 1024)).empty());
   EXPECT_TRUE(run("tilefit-budget", kernel(49 * 1024, 160 * 1024)).empty());
 }
@@ -116,7 +125,9 @@ TEST(ChecksTest, OptInWithoutAndWithCudaFuncSetAttribute) {
   KernelReport K = kernel(1024, 64 * 1024);
   auto D = run("tilefit-optin", K);
   ASSERT_EQ(D.size(), 1u);
-  EXPECT_NE(D[0].Message.find("it may have without opting in"), std::string::npos) << D[0].Message;
+  EXPECT_NE(D[0].Message.find("it may have without opting in"),
+            std::string::npos)
+      << D[0].Message;
   EXPECT_EQ(D[0].Loc.Line, 20u) << "at the launch";
   AttributeCall A;
   A.Attribute = AttributeCall::Kind::MaxDynamicSharedMemorySize;
@@ -126,7 +137,9 @@ TEST(ChecksTest, OptInWithoutAndWithCudaFuncSetAttribute) {
   K.Attributes[0].Value = 32 * 1024;
   D = run("tilefit-optin", K);
   ASSERT_EQ(D.size(), 1u);
-  EXPECT_NE(D[0].Message.find("set with cudaFuncSetAttribute"), std::string::npos) << D[0].Message;
+  EXPECT_NE(D[0].Message.find("set with cudaFuncSetAttribute"),
+            std::string::npos)
+      << D[0].Message;
 }
 
 TEST(ChecksTest, OccupancyOnlyWhereSharedMemoryLimits) {
@@ -140,16 +153,20 @@ TEST(ChecksTest, OccupancyOnlyWhereSharedMemoryLimits) {
   EXPECT_EQ(D[0].Level, Severity::Remark);
   K.Occupancy.LimitedBy = "warps";
   EXPECT_TRUE(run("tilefit-occupancy", K).empty());
-  // Bounded, limited by warps: still nothing; by shared memory, below the minimum: a warning.
+  // Bounded, limited by warps: still nothing; by shared memory, below the
+  // minimum: a warning.
   K.Bounds = LaunchBounds{256, 8, {"k.cu", 2, 1}};
   EXPECT_TRUE(run("tilefit-occupancy", K).empty());
   K.Occupancy.LimitedBy = "shared memory";
   D = run("tilefit-occupancy", K);
   ASSERT_EQ(D.size(), 1u);
   EXPECT_EQ(D[0].Level, Severity::Warning);
-  EXPECT_NE(D[0].Message.find("fewer than the 8 its __launch_bounds__ asks for"), std::string::npos)
+  EXPECT_NE(
+      D[0].Message.find("fewer than the 8 its __launch_bounds__ asks for"),
+      std::string::npos)
       << D[0].Message;
-  // Above the static limit the kernel does not compile: no advice on its occupancy.
+  // Above the static limit the kernel does not compile: no advice on its
+  // occupancy.
   K.StaticBytes = 50 * 1024;
   EXPECT_TRUE(run("tilefit-occupancy", K).empty());
 }

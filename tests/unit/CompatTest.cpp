@@ -1,10 +1,11 @@
 //===- CompatTest.cpp - What tilefit's CUDA compatibility layer is for ----===//
 //
-// Each piece of the layer (resources/include/tilefit/cuda_compat.h, frontend/lib/
-// SourceFixups.cpp) on the smallest unit that needs it: without the layer Clang rejects the
-// unit and its kernel has no figure; with it the unit parses and the kernel has one. A piece
-// that Clang no longer needs (a newer Clang declaring the same) fails here, and is to be
-// removed. The figures themselves are checked against ptxas by the fixtures under
+// Each piece of the layer (resources/include/tilefit/cuda_compat.h,
+// frontend/lib/ SourceFixups.cpp) on the smallest unit that needs it: without
+// the layer Clang rejects the unit and its kernel has no figure; with it the
+// unit parses and the kernel has one. A piece that Clang no longer needs (a
+// newer Clang declaring the same) fails here, and is to be removed. The figures
+// themselves are checked against ptxas by the fixtures under
 // tests/fixtures/nvcc_compat.
 //
 //===----------------------------------------------------------------------===//
@@ -35,21 +36,27 @@ const Case Cases[] = {
      "  s[threadIdx.x % 32] = __ldcs(i + threadIdx.x);\n"
      "  __syncthreads();\n"
      "  __stcs(o + threadIdx.x, s[(threadIdx.x + 1) % 32]);\n"
-     "  __stwt(f, __ldlu(f + 1) + __ldcg(f + 2) + __ldca(f + 3) + __ldcv(f + 4));\n"
+     "  __stwt(f, __ldlu(f + 1) + __ldcg(f + 2) + __ldca(f + 3) + __ldcv(f + "
+     "4));\n"
      "}\n",
      "__ldcs"},
     {"HostMinMax",
-     "int width(float s, int c, unsigned u) { return max(s * c, 32.0f) + min(c, 8) + umax(u, 2u); }\n"
-     "__global__ void k(float *o) { __shared__ float s[8]; s[threadIdx.x % 8] = 1; o[0] = s[3]; }\n",
+     "int width(float s, int c, unsigned u) { return max(s * c, 32.0f) + "
+     "min(c, 8) + umax(u, 2u); }\n"
+     "__global__ void k(float *o) { __shared__ float s[8]; s[threadIdx.x % 8] "
+     "= 1; o[0] = s[3]; }\n",
      "no matching function for call to 'max'"},
     {"HostIsfinite",
-     "template <class D> int bad(const D *r) { return !isfinite(r[0]) + isnan(r[1]); }\n"
+     "template <class D> int bad(const D *r) { return !isfinite(r[0]) + "
+     "isnan(r[1]); }\n"
      "int check(const double *d) { return bad(d); }\n"
-     "__global__ void k(float *o) { __shared__ float s[8]; s[threadIdx.x % 8] = 1; o[0] = s[3]; }\n",
+     "__global__ void k(float *o) { __shared__ float s[8]; s[threadIdx.x % 8] "
+     "= 1; o[0] = s[3]; }\n",
      "no matching function for call to 'isfinite'"},
     {"ClockWithoutTimeH",
      "double since(long t) { return double(clock() - t) / CLOCKS_PER_SEC; }\n"
-     "__global__ void k(float *o) { __shared__ float s[8]; s[threadIdx.x % 8] = 1; o[0] = s[3]; }\n",
+     "__global__ void k(float *o) { __shared__ float s[8]; s[threadIdx.x % 8] "
+     "= 1; o[0] = s[3]; }\n",
      "CLOCKS_PER_SEC"},
     {"SurfaceObjects",
      "__global__ void k(cudaSurfaceObject_t surf, float *o) {\n"
@@ -64,7 +71,8 @@ const Case Cases[] = {
      "  __shared__ unsigned s[8];\n"
      "  s[threadIdx.x % 8] = __nv_atomic_load_n(p, __NV_ATOMIC_RELAXED);\n"
      "  __syncthreads();\n"
-     "  __nv_atomic_fetch_add(p + 1, s[1], __NV_ATOMIC_RELAXED, __NV_THREAD_SCOPE_DEVICE);\n"
+     "  __nv_atomic_fetch_add(p + 1, s[1], __NV_ATOMIC_RELAXED, "
+     "__NV_THREAD_SCOPE_DEVICE);\n"
      "}\n",
      "__NV_ATOMIC_RELAXED"},
     {"PackedFloat2OnSm100",
@@ -102,7 +110,8 @@ const Case Cases[] = {
      "}\n",
      "an attribute list cannot appear here"},
     {"DeviceSideLaunch",
-     "__global__ void child(int *p) { __shared__ int s[4]; s[threadIdx.x % 4] = 1; p[0] = s[1]; }\n"
+     "__global__ void child(int *p) { __shared__ int s[4]; s[threadIdx.x % 4] "
+     "= 1; p[0] = s[1]; }\n"
      "__global__ void parent(int *p) {\n"
      "  __shared__ int t[16];\n"
      "  t[threadIdx.x % 16] = p[threadIdx.x];\n"
@@ -127,7 +136,8 @@ class CompatTest : public ::testing::TestWithParam<Case> {};
 
 TEST_P(CompatTest, NeededAndEnough) {
   if (!environment().Toolkit.found())
-    GTEST_SKIP() << "no CUDA toolkit: the compatibility layer applies to the toolkit's headers";
+    GTEST_SKIP() << "no CUDA toolkit: the compatibility layer applies to the "
+                    "toolkit's headers";
   const Case &C = GetParam();
   llvm::SmallString<128> Dir;
   ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("tilefit-compat", Dir));
@@ -142,8 +152,9 @@ TEST_P(CompatTest, NeededAndEnough) {
   Without.NvccCompatibility = false;
   auto Bare = parseFile(File, C.Flags, {C.Arch}, Without);
   ASSERT_EQ(Bare.size(), 1u);
-  EXPECT_TRUE(Bare[0].Partial) << "Clang accepts the unit without the compatibility layer: "
-                                  "this piece is no longer needed";
+  EXPECT_TRUE(Bare[0].Partial)
+      << "Clang accepts the unit without the compatibility layer: "
+         "this piece is no longer needed";
   std::string Errors;
   for (const Diagnostic &D : Bare[0].Diagnostics)
     Errors += D.Message + "\n";
@@ -161,7 +172,9 @@ TEST_P(CompatTest, NeededAndEnough) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Pieces, CompatTest, ::testing::ValuesIn(Cases),
-                         [](const ::testing::TestParamInfo<Case> &I) { return I.param.Name; });
+                         [](const ::testing::TestParamInfo<Case> &I) {
+                           return I.param.Name;
+                         });
 
 } // namespace
 } // namespace test

@@ -1,6 +1,6 @@
 //===- CompileCommandTest.cpp - Reading compilation databases -------------===//
-#include "../support/TestSupport.h"
 #include "tilefit/frontend/CompileCommand.h"
+#include "../support/TestSupport.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -27,14 +27,16 @@ TEST_F(CompileCommandTest, CommandAndArgumentsForms) {
   EXPECT_EQ((*Db)[0].File, "/src/a.cu");
   EXPECT_EQ((*Db)[0].Directory, "/b");
   EXPECT_EQ((*Db)[0].Arguments,
-            (std::vector<std::string>{"nvcc", "-DA=x y", "-c", "../src/a.cu", "-o", "a.o"}));
+            (std::vector<std::string>{"nvcc", "-DA=x y", "-c", "../src/a.cu",
+                                      "-o", "a.o"}));
   EXPECT_EQ((*Db)[1].Arguments.front(), "clang++");
   EXPECT_TRUE(Warnings.empty());
 }
 
 TEST_F(CompileCommandTest, RelativeDirectoryIsTakenFromTheDatabaseFolder) {
-  std::string P = write("build/compile_commands.json",
-                        R"([{"directory": ".", "command": "nvcc -c k.cu", "file": "k.cu"}])");
+  std::string P = write(
+      "build/compile_commands.json",
+      R"([{"directory": ".", "command": "nvcc -c k.cu", "file": "k.cu"}])");
   std::vector<std::string> Warnings;
   auto Db = loadCompilationDatabase(P, Warnings);
   ASSERT_TRUE(static_cast<bool>(Db));
@@ -55,10 +57,13 @@ TEST_F(CompileCommandTest, BadEntriesAreSkippedWithAMessage) {
   ASSERT_TRUE(static_cast<bool>(Db));
   EXPECT_EQ(Db->size(), 1u);
   ASSERT_EQ(Warnings.size(), 4u);
-  EXPECT_NE(Warnings[0].find("entry 1: neither \"arguments\" nor \"command\""), std::string::npos)
+  EXPECT_NE(Warnings[0].find("entry 1: neither \"arguments\" nor \"command\""),
+            std::string::npos)
       << Warnings[0];
-  EXPECT_NE(Warnings[1].find("entry 2: no \"directory\""), std::string::npos) << Warnings[1];
-  EXPECT_NE(Warnings[3].find("entry 4: not an object"), std::string::npos) << Warnings[3];
+  EXPECT_NE(Warnings[1].find("entry 2: no \"directory\""), std::string::npos)
+      << Warnings[1];
+  EXPECT_NE(Warnings[3].find("entry 4: not an object"), std::string::npos)
+      << Warnings[3];
 }
 
 TEST_F(CompileCommandTest, MalformedFilesAreErrors) {
@@ -73,11 +78,13 @@ TEST_F(CompileCommandTest, MalformedFilesAreErrors) {
   write("compile_commands.json", R"({"not": "an array"})");
   Db = loadCompilationDatabase(Dir, Warnings);
   ASSERT_FALSE(static_cast<bool>(Db));
-  EXPECT_NE(llvm::toString(Db.takeError()).find("JSON array"), std::string::npos);
+  EXPECT_NE(llvm::toString(Db.takeError()).find("JSON array"),
+            std::string::npos);
 
   Db = loadCompilationDatabase(Dir + "/missing", Warnings);
   ASSERT_FALSE(static_cast<bool>(Db));
-  EXPECT_NE(llvm::toString(Db.takeError()).find("cannot read"), std::string::npos);
+  EXPECT_NE(llvm::toString(Db.takeError()).find("cannot read"),
+            std::string::npos);
 }
 
 TEST_F(CompileCommandTest, ResponseFilesAreExpandedRelativeToTheDirectory) {
@@ -89,10 +96,12 @@ TEST_F(CompileCommandTest, ResponseFilesAreExpandedRelativeToTheDirectory) {
   C.Directory = Dir + "/build";
   C.File = Dir + "/k.cu";
   C.Origin = "test";
-  C.Arguments = {"nvcc", "@flags.rsp", "--options-file", "opts1.txt,opts2.txt", "-c", C.File};
+  C.Arguments = {"nvcc", "@flags.rsp", "--options-file", "opts1.txt,opts2.txt",
+                 "-c",   C.File};
   ASSERT_FALSE(static_cast<bool>(expandResponseFiles(C)));
-  EXPECT_EQ(C.Arguments, (std::vector<std::string>{"nvcc", "-I", "inc", "-DA=1", "-DB=two words",
-                                                   "-std=c++17", "-arch=sm_90", "-c", C.File}));
+  EXPECT_EQ(C.Arguments, (std::vector<std::string>{
+                             "nvcc", "-I", "inc", "-DA=1", "-DB=two words",
+                             "-std=c++17", "-arch=sm_90", "-c", C.File}));
 }
 
 TEST_F(CompileCommandTest, MissingOrRecursiveResponseFilesAreErrors) {
@@ -114,7 +123,8 @@ TEST_F(CompileCommandTest, MissingOrRecursiveResponseFilesAreErrors) {
 }
 
 TEST_F(CompileCommandTest, ResponseFilesThatAreNotRegularFilesAreErrors) {
-  // A device that never ends and a FIFO that blocks until a writer comes: neither is read.
+  // A device that never ends and a FIFO that blocks until a writer comes:
+  // neither is read.
   CompileCommand C;
   C.Directory = Dir;
   C.Origin = "db.json, entry 1";
@@ -132,13 +142,16 @@ TEST_F(CompileCommandTest, ResponseFilesThatAreNotRegularFilesAreErrors) {
 TEST_F(CompileCommandTest, FoundAboveASource) {
   write("compile_commands.json", "[]");
   write("a/b/k.cu", "");
-  EXPECT_EQ(findCompilationDatabaseAbove(Dir + "/a/b"), Dir + "/compile_commands.json");
-  // clangd's rule, for the command line and the editor alike: a folder's build/ too, the
-  // nearest first.
+  EXPECT_EQ(findCompilationDatabaseAbove(Dir + "/a/b"),
+            Dir + "/compile_commands.json");
+  // clangd's rule, for the command line and the editor alike: a folder's build/
+  // too, the nearest first.
   write("a/build/compile_commands.json", "[]");
-  EXPECT_EQ(findCompilationDatabaseAbove(Dir + "/a/b"), Dir + "/a/build/compile_commands.json");
+  EXPECT_EQ(findCompilationDatabaseAbove(Dir + "/a/b"),
+            Dir + "/a/build/compile_commands.json");
   write("a/b/compile_commands.json", "[]");
-  EXPECT_EQ(findCompilationDatabaseAbove(Dir + "/a/b"), Dir + "/a/b/compile_commands.json");
+  EXPECT_EQ(findCompilationDatabaseAbove(Dir + "/a/b"),
+            Dir + "/a/b/compile_commands.json");
 }
 
 TEST(SplitCommandLineTest, ShellQuoting) {

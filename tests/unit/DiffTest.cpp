@@ -1,8 +1,10 @@
-//===- DiffTest.cpp - Footprints of two reports compared -------------------===//
+//===- DiffTest.cpp - Footprints of two reports compared
+//-------------------===//
 //
-// parseGrowthThreshold (--max-growth), diffReports on hand-built reports (kernels matched by
-// mangled name and architecture, the per-block figure at the largest launch, thresholds, a
-// template's changed arguments) and mergeReports (shards of one run).
+// parseGrowthThreshold (--max-growth), diffReports on hand-built reports
+// (kernels matched by mangled name and architecture, the per-block figure at
+// the largest launch, thresholds, a template's changed arguments) and
+// mergeReports (shards of one run).
 //
 //===----------------------------------------------------------------------===//
 #include "tilefit/model/Diff.h"
@@ -22,7 +24,8 @@ TEST(DiffTest, GrowthThresholdInBytes) {
   struct Case {
     const char *Text;
     uint64_t Bytes;
-  } Cases[] = {{"4096", 4096}, {"0", 0}, {"100B", 100}, {"4KiB", 4096}, {"4K", 4096}, {"0KiB", 0}};
+  } Cases[] = {{"4096", 4096}, {"0", 0},     {"100B", 100},
+               {"4KiB", 4096}, {"4K", 4096}, {"0KiB", 0}};
   for (const Case &C : Cases) {
     auto T = parseGrowthThreshold(C.Text);
     ASSERT_TRUE(T.has_value()) << C.Text;
@@ -46,15 +49,17 @@ TEST(DiffTest, GrowthThresholdInPercent) {
 }
 
 TEST(DiffTest, GrowthThresholdRejectsAnythingElse) {
-  for (const char *Text : {"", "abc", "KiB", "B", "4MiB", "4M", "4kib", "4 KiB", "4KiBs", "1.5KiB",
-                           "0x10", "10%%", "10 %", "x%", "-5%", "-0.5%", "%x", "4KiB%5"})
+  for (const char *Text :
+       {"", "abc", "KiB", "B", "4MiB", "4M", "4kib", "4 KiB", "4KiBs", "1.5KiB",
+        "0x10", "10%%", "10 %", "x%", "-5%", "-0.5%", "%x", "4KiB%5"})
     EXPECT_FALSE(parseGrowthThreshold(Text).has_value()) << "'" << Text << "'";
 }
 
-// "Nothing for anything else", says Diff.h, though strtoull and strtod accept more than the
-// three forms: "-5" wrapped to 2^64 - 5 bytes (a threshold nothing exceeds), "%" alone was 0%
-// (every growth exceeds it), "nan%" a threshold no growth exceeds, and a KiB count above 2^54
-// wrapped (2^54 KiB is 0 bytes).
+// "Nothing for anything else", says Diff.h, though strtoull and strtod accept
+// more than the three forms: "-5" wrapped to 2^64 - 5 bytes (a threshold
+// nothing exceeds), "%" alone was 0% (every growth exceeds it), "nan%" a
+// threshold no growth exceeds, and a KiB count above 2^54 wrapped (2^54 KiB is
+// 0 bytes).
 TEST(DiffTest, GrowthThresholdRejectsSignsMissingNumbersAndOverflow) {
   for (const char *Text : {"-5", "-1KiB", "%", "nan%", "18014398509481984KiB"})
     EXPECT_FALSE(parseGrowthThreshold(Text).has_value()) << "'" << Text << "'";
@@ -64,9 +69,11 @@ TEST(DiffTest, GrowthThresholdRejectsSignsMissingNumbersAndOverflow) {
 // diffReports
 //===----------------------------------------------------------------------===//
 
-/// A kernel of \p Static bytes (unknown when unset) defined at k.cu:12, not launched.
+/// A kernel of \p Static bytes (unknown when unset) defined at k.cu:12, not
+/// launched.
 KernelReport kernel(const std::string &Name, const std::string &Mangled,
-                    std::optional<uint64_t> Static, const std::string &Arch = "sm_90") {
+                    std::optional<uint64_t> Static,
+                    const std::string &Arch = "sm_90") {
   KernelReport K;
   K.Name = Name;
   K.Mangled = Mangled;
@@ -77,8 +84,8 @@ KernelReport kernel(const std::string &Name, const std::string &Mangled,
   return K;
 }
 
-/// Adds a launch asking for \p Dynamic bytes; WorstLaunch as analyzeUnit sets it (the first
-/// launch with the largest known total).
+/// Adds a launch asking for \p Dynamic bytes; WorstLaunch as analyzeUnit sets
+/// it (the first launch with the largest known total).
 KernelReport launched(KernelReport K, uint64_t Dynamic) {
   LaunchReport L;
   L.Loc = {"k.cu", 40 + static_cast<unsigned>(K.Launches.size()), 3};
@@ -86,7 +93,8 @@ KernelReport launched(KernelReport K, uint64_t Dynamic) {
   if (K.StaticBytes)
     L.TotalBytes = *K.StaticBytes + Dynamic;
   K.Launches.push_back(L);
-  if (L.TotalBytes && (!K.WorstLaunch || *L.TotalBytes > *K.Launches[*K.WorstLaunch].TotalBytes))
+  if (L.TotalBytes && (!K.WorstLaunch ||
+                       *L.TotalBytes > *K.Launches[*K.WorstLaunch].TotalBytes))
     K.WorstLaunch = K.Launches.size() - 1;
   return K;
 }
@@ -117,8 +125,8 @@ std::vector<Kind> kinds(const std::vector<KernelDelta> &D) {
 }
 
 TEST(DiffTest, TheSameKernelIsUnchanged) {
-  auto D = diffReports(report({kernel("k", "_Z1kv", 4096)}), report({kernel("k", "_Z1kv", 4096)}),
-                       std::nullopt);
+  auto D = diffReports(report({kernel("k", "_Z1kv", 4096)}),
+                       report({kernel("k", "_Z1kv", 4096)}), std::nullopt);
   ASSERT_EQ(D.size(), 1u);
   EXPECT_EQ(D[0].K, Kind::Unchanged);
   EXPECT_EQ(D[0].Name, "k");
@@ -137,18 +145,23 @@ TEST(DiffTest, TheSameKernelIsUnchanged) {
 }
 
 TEST(DiffTest, KernelsAreMatchedByMangledNameAndArchitecture) {
-  // The same mangled name under another display name is the same kernel (named as in New);
-  // the same kernel on another architecture is another kernel.
-  Report Old = report({kernel("old_name", "_Z1kv", 1024), kernel("k", "_Z1kv", 1024, "sm_80")});
-  Report New = report({kernel("new_name", "_Z1kv", 1024), kernel("k", "_Z1kv", 1024, "sm_100")});
+  // The same mangled name under another display name is the same kernel (named
+  // as in New); the same kernel on another architecture is another kernel.
+  Report Old = report(
+      {kernel("old_name", "_Z1kv", 1024), kernel("k", "_Z1kv", 1024, "sm_80")});
+  Report New = report({kernel("new_name", "_Z1kv", 1024),
+                       kernel("k", "_Z1kv", 1024, "sm_100")});
   auto D = diffReports(Old, New, std::nullopt);
-  EXPECT_EQ(names(D), (std::vector<std::string>{"new_name@sm_90", "k@sm_100", "k@sm_80"}));
-  EXPECT_EQ(kinds(D), (std::vector<Kind>{Kind::Unchanged, Kind::Added, Kind::Removed}));
+  EXPECT_EQ(names(D), (std::vector<std::string>{"new_name@sm_90", "k@sm_100",
+                                                "k@sm_80"}));
+  EXPECT_EQ(kinds(D),
+            (std::vector<Kind>{Kind::Unchanged, Kind::Added, Kind::Removed}));
 }
 
 TEST(DiffTest, AddedAndRemovedHaveOnlyOneSide) {
   auto D = diffReports(report({kernel("gone", "_Z4gonev", 2048)}),
-                       report({kernel("come", "_Z4comev", 1024)}), GrowthThreshold{});
+                       report({kernel("come", "_Z4comev", 1024)}),
+                       GrowthThreshold{});
   ASSERT_EQ(D.size(), 2u);
   EXPECT_EQ(D[0].K, Kind::Added);
   EXPECT_EQ(D[0].Name, "come");
@@ -181,10 +194,10 @@ TEST(DiffTest, GrownAndShrunk) {
 }
 
 TEST(DiffTest, FewerBlocksPerSmIsGrownAtTheSameBytes) {
-  Report Old = report(
-      {withBlocks(kernel("a", "_Z1av", 1000), 4), withBlocks(kernel("b", "_Z1bv", 1000), 2)});
-  Report New = report(
-      {withBlocks(kernel("a", "_Z1av", 1000), 2), withBlocks(kernel("b", "_Z1bv", 1000), 4)});
+  Report Old = report({withBlocks(kernel("a", "_Z1av", 1000), 4),
+                       withBlocks(kernel("b", "_Z1bv", 1000), 2)});
+  Report New = report({withBlocks(kernel("a", "_Z1av", 1000), 2),
+                       withBlocks(kernel("b", "_Z1bv", 1000), 4)});
   auto D = diffReports(Old, New, GrowthThreshold{});
   ASSERT_EQ(D.size(), 2u);
   EXPECT_EQ(D[0].K, Kind::Grown);
@@ -198,10 +211,11 @@ TEST(DiffTest, FewerBlocksPerSmIsGrownAtTheSameBytes) {
 }
 
 TEST(DiffTest, PerBlockBytesAreAtTheLargestLaunch) {
-  // Old: 5120 static bytes, not launched. New: 1024 static and 4096 dynamic at its largest
-  // launch: the same per block, split otherwise.
+  // Old: 5120 static bytes, not launched. New: 1024 static and 4096 dynamic at
+  // its largest launch: the same per block, split otherwise.
   KernelReport Before = kernel("k", "_Z1kv", 5120);
-  KernelReport After = launched(launched(launched(kernel("k", "_Z1kv", 1024), 512), 4096), 0);
+  KernelReport After =
+      launched(launched(launched(kernel("k", "_Z1kv", 1024), 512), 4096), 0);
   ASSERT_EQ(After.WorstLaunch, 1u);
   auto D = diffReports(report({Before}), report({After}), std::nullopt);
   ASSERT_EQ(D.size(), 1u);
@@ -214,7 +228,8 @@ TEST(DiffTest, PerBlockBytesAreAtTheLargestLaunch) {
   EXPECT_EQ(D[0].NewDynamic, 4096u);
 
   // One more byte of dynamic memory at the largest launch is growth.
-  KernelReport Bigger = launched(launched(kernel("k", "_Z1kv", 1024), 512), 4097);
+  KernelReport Bigger =
+      launched(launched(kernel("k", "_Z1kv", 1024), 512), 4097);
   D = diffReports(report({After}), report({Bigger}), std::nullopt);
   ASSERT_EQ(D.size(), 1u);
   EXPECT_EQ(D[0].K, Kind::Grown);
@@ -222,8 +237,8 @@ TEST(DiffTest, PerBlockBytesAreAtTheLargestLaunch) {
 }
 
 TEST(DiffTest, UnknownFiguresAreNoGrowth) {
-  // Unknown static bytes: the per-block figure is unknown (launched or not) and growth() is 0,
-  // whatever the other side.
+  // Unknown static bytes: the per-block figure is unknown (launched or not) and
+  // growth() is 0, whatever the other side.
   KernelReport Unknown = kernel("k", "_Z1kv", std::nullopt);
   KernelReport UnknownLaunched = launched(Unknown, 4096);
   KernelReport Known = kernel("k", "_Z1kv", 1 << 20);
@@ -246,21 +261,24 @@ TEST(DiffTest, UnknownFiguresAreNoGrowth) {
 }
 
 TEST(DiffTest, OrderIsNewsOrderThenOldOnlyKernels) {
-  Report Old = report({kernel("b", "_Z1bv", 1), kernel("x", "_Z1xv", 1), kernel("a", "_Z1av", 1),
-                       kernel("y", "_Z1yv", 1)});
-  Report New = report({kernel("c", "_Z1cv", 1), kernel("a", "_Z1av", 1), kernel("b", "_Z1bv", 1)});
+  Report Old = report({kernel("b", "_Z1bv", 1), kernel("x", "_Z1xv", 1),
+                       kernel("a", "_Z1av", 1), kernel("y", "_Z1yv", 1)});
+  Report New = report({kernel("c", "_Z1cv", 1), kernel("a", "_Z1av", 1),
+                       kernel("b", "_Z1bv", 1)});
   auto D = diffReports(Old, New, std::nullopt);
-  EXPECT_EQ(names(D),
-            (std::vector<std::string>{"c@sm_90", "a@sm_90", "b@sm_90", "x@sm_90", "y@sm_90"}));
-  EXPECT_EQ(kinds(D), (std::vector<Kind>{Kind::Added, Kind::Unchanged, Kind::Unchanged,
-                                         Kind::Removed, Kind::Removed}));
+  EXPECT_EQ(names(D), (std::vector<std::string>{"c@sm_90", "a@sm_90", "b@sm_90",
+                                                "x@sm_90", "y@sm_90"}));
+  EXPECT_EQ(kinds(D),
+            (std::vector<Kind>{Kind::Added, Kind::Unchanged, Kind::Unchanged,
+                               Kind::Removed, Kind::Removed}));
 }
 
 TEST(DiffTest, AKernelSeenFromSeveralUnitsIsOneDelta) {
   KernelReport FromA = kernel("h", "_Z1hv", 100);
   KernelReport FromB = FromA;
   FromB.TranslationUnit = "b.cu";
-  auto D = diffReports(report({FromA, FromB}), report({FromA, FromB}), std::nullopt);
+  auto D =
+      diffReports(report({FromA, FromB}), report({FromA, FromB}), std::nullopt);
   ASSERT_EQ(D.size(), 1u);
   EXPECT_EQ(D[0].K, Kind::Unchanged);
   D = diffReports(report({FromA, FromB}), report({}), std::nullopt);
@@ -312,16 +330,18 @@ TEST(DiffTest, ThresholdInPercentIsOfTheOldFigure) {
 }
 
 TEST(DiffTest, ATemplateWithOneInstantiationGoneAndOneComeIsRetemplated) {
-  Report Old =
-      report({kernel("x", "_Z1xv", 8), kernel("gemm<128, 64, 16, 3>", "_Z4gemmILi3EEvv", 49152),
-              kernel("y", "_Z1yv", 8)});
+  Report Old = report({kernel("x", "_Z1xv", 8),
+                       kernel("gemm<128, 64, 16, 3>", "_Z4gemmILi3EEvv", 49152),
+                       kernel("y", "_Z1yv", 8)});
   Report New =
-      report({kernel("x", "_Z1xv", 8), kernel("gemm<128, 64, 16, 5>", "_Z4gemmILi5EEvv", 49152)});
+      report({kernel("x", "_Z1xv", 8),
+              kernel("gemm<128, 64, 16, 5>", "_Z4gemmILi5EEvv", 49152)});
   auto D = diffReports(Old, New, GrowthThreshold{});
   // The gone instantiation is no Removed delta of its own.
-  EXPECT_EQ(names(D),
-            (std::vector<std::string>{"x@sm_90", "gemm<128, 64, 16, 5>@sm_90", "y@sm_90"}));
-  EXPECT_EQ(kinds(D), (std::vector<Kind>{Kind::Unchanged, Kind::Retemplated, Kind::Removed}));
+  EXPECT_EQ(names(D), (std::vector<std::string>{
+                          "x@sm_90", "gemm<128, 64, 16, 5>@sm_90", "y@sm_90"}));
+  EXPECT_EQ(kinds(D), (std::vector<Kind>{Kind::Unchanged, Kind::Retemplated,
+                                         Kind::Removed}));
   ASSERT_EQ(D.size(), 3u);
   const KernelDelta &G = D[1];
   EXPECT_EQ(G.OldName, "gemm<128, 64, 16, 3>");
@@ -335,9 +355,12 @@ TEST(DiffTest, ATemplateWithOneInstantiationGoneAndOneComeIsRetemplated) {
 }
 
 TEST(DiffTest, ARetemplatedKernelWhoseFigureChangedIsGrownOrShrunk) {
-  KernelReport Three = withBlocks(kernel("ns::gemm<3>", "_ZN2ns4gemmILi3EEEvv", 36864), 6);
-  KernelReport Five = withBlocks(kernel("ns::gemm<5>", "_ZN2ns4gemmILi5EEEvv", 61440), 3);
-  auto D = diffReports(report({Three}), report({Five}), parseGrowthThreshold("50%"));
+  KernelReport Three =
+      withBlocks(kernel("ns::gemm<3>", "_ZN2ns4gemmILi3EEEvv", 36864), 6);
+  KernelReport Five =
+      withBlocks(kernel("ns::gemm<5>", "_ZN2ns4gemmILi5EEEvv", 61440), 3);
+  auto D =
+      diffReports(report({Three}), report({Five}), parseGrowthThreshold("50%"));
   ASSERT_EQ(D.size(), 1u);
   EXPECT_EQ(D[0].K, Kind::Grown);
   EXPECT_EQ(D[0].Name, "ns::gemm<5>");
@@ -359,7 +382,8 @@ TEST(DiffTest, ARetemplatedKernelWhoseFigureChangedIsGrownOrShrunk) {
   EXPECT_FALSE(D[0].OverThreshold);
 
   // The same bytes but fewer blocks per SM is growth too.
-  KernelReport FewerBlocks = withBlocks(kernel("ns::gemm<4>", "_ZN2ns4gemmILi4EEEvv", 36864), 5);
+  KernelReport FewerBlocks =
+      withBlocks(kernel("ns::gemm<4>", "_ZN2ns4gemmILi4EEEvv", 36864), 5);
   D = diffReports(report({Three}), report({FewerBlocks}), std::nullopt);
   ASSERT_EQ(D.size(), 1u);
   EXPECT_EQ(D[0].K, Kind::Grown);
@@ -372,14 +396,16 @@ TEST(DiffTest, SeveralInstantiationsGoneOrComeStayAddedAndRemoved) {
   KernelReport G3 = kernel("gemm<3>", "_Z4gemmILi3EEvv", 300);
   // Two gone, one come.
   auto D = diffReports(report({G1, G2}), report({G3}), std::nullopt);
-  EXPECT_EQ(names(D),
-            (std::vector<std::string>{"gemm<3>@sm_90", "gemm<1>@sm_90", "gemm<2>@sm_90"}));
-  EXPECT_EQ(kinds(D), (std::vector<Kind>{Kind::Added, Kind::Removed, Kind::Removed}));
+  EXPECT_EQ(names(D), (std::vector<std::string>{
+                          "gemm<3>@sm_90", "gemm<1>@sm_90", "gemm<2>@sm_90"}));
+  EXPECT_EQ(kinds(D),
+            (std::vector<Kind>{Kind::Added, Kind::Removed, Kind::Removed}));
   for (const KernelDelta &X : D)
     EXPECT_EQ(X.OldName, "") << X.Name;
   // One gone, two come.
   D = diffReports(report({G1}), report({G2, G3}), std::nullopt);
-  EXPECT_EQ(kinds(D), (std::vector<Kind>{Kind::Added, Kind::Added, Kind::Removed}));
+  EXPECT_EQ(kinds(D),
+            (std::vector<Kind>{Kind::Added, Kind::Added, Kind::Removed}));
   for (const KernelDelta &X : D)
     EXPECT_EQ(X.OldName, "") << X.Name;
   // One stays, one gone, one come: the two that changed are paired.
@@ -420,7 +446,8 @@ UnitReport unit(const std::string &File, const std::string &Arch) {
   return U;
 }
 
-Diagnostic diag(const std::string &File, unsigned Line, const std::string &Message) {
+Diagnostic diag(const std::string &File, unsigned Line,
+                const std::string &Message) {
   Diagnostic D;
   D.Check = "tilefit-budget";
   D.Message = Message;
@@ -465,7 +492,8 @@ TEST(DiffTest, MergeConcatenatesSortsAndDropsDuplicates) {
   ASSERT_EQ(R.Diagnostics.size(), 2u);
   EXPECT_EQ(R.Diagnostics[0].Message, "in a");
   EXPECT_EQ(R.Diagnostics[1].Message, "in b");
-  // A run-wide message once, whichever shard said it; the same words about another file stay.
+  // A run-wide message once, whichever shard said it; the same words about
+  // another file stay.
   ASSERT_EQ(R.ToolMessages.size(), 3u);
   EXPECT_EQ(R.ToolMessages[0].Message, "bad entry");
   EXPECT_EQ(R.ToolMessages[0].Loc.File, "compile_commands.json");
@@ -479,7 +507,8 @@ TEST(DiffTest, MergeConcatenatesSortsAndDropsDuplicates) {
 TEST(DiffTest, MergeKeepsFindingsThatDifferInArchitectureOrCheck) {
   Report A, B;
   A.Diagnostics = {diag("k.cu", 5, "over")};
-  B.Diagnostics = {diag("k.cu", 5, "over"), diag("k.cu", 5, "over"), diag("k.cu", 5, "over")};
+  B.Diagnostics = {diag("k.cu", 5, "over"), diag("k.cu", 5, "over"),
+                   diag("k.cu", 5, "over")};
   B.Diagnostics[1].Arch = "sm_80";
   B.Diagnostics[2].Check = "tilefit-capacity";
   Report R = mergeReports({A, B});

@@ -1,7 +1,9 @@
-//===- GlobListTest.cpp - clang-tidy's check lists -------------------------===//
+//===- GlobListTest.cpp - clang-tidy's check lists
+//-------------------------===//
 //
-// globMatch's `*` and `?`, and GlobList's -checks semantics: comma-separated globs, `-` to
-// negate, the last glob that matches a name decides, items trimmed of blanks.
+// globMatch's `*` and `?`, and GlobList's -checks semantics: comma-separated
+// globs, `-` to negate, the last glob that matches a name decides, items
+// trimmed of blanks.
 //
 //===----------------------------------------------------------------------===//
 #include "tilefit/model/GlobList.h"
@@ -21,7 +23,8 @@ TEST(GlobListTest, GlobWithoutMetacharactersMatchesOnlyItself) {
   EXPECT_FALSE(globMatch("", "tilefit-budget"));
   // Case matters, as in clang-tidy.
   EXPECT_FALSE(globMatch("Tilefit-Budget", "tilefit-budget"));
-  // Nothing but `*` and `?` is special: no character classes, no regular expressions.
+  // Nothing but `*` and `?` is special: no character classes, no regular
+  // expressions.
   EXPECT_TRUE(globMatch("a.b[c]", "a.b[c]"));
   EXPECT_FALSE(globMatch("a.b", "axb"));
   EXPECT_FALSE(globMatch("[ab]", "a"));
@@ -92,7 +95,8 @@ TEST(GlobListTest, PositiveGlobsAddNegativeGlobsRemove) {
 TEST(GlobListTest, LastMatchingGlobWins) {
   // The same two globs in the other order: the later, broader one decides.
   EXPECT_TRUE(GlobList("-tilefit-budget,tilefit-*").contains("tilefit-budget"));
-  EXPECT_FALSE(GlobList("tilefit-budget,-tilefit-*").contains("tilefit-budget"));
+  EXPECT_FALSE(
+      GlobList("tilefit-budget,-tilefit-*").contains("tilefit-budget"));
   // Globs after the last match do not matter when they do not match.
   GlobList L("*,-tilefit-*,tilefit-budget,-clang-*");
   EXPECT_TRUE(L.contains("tilefit-budget"));
@@ -109,7 +113,8 @@ TEST(GlobListTest, ItemsAreTrimmedOfBlanks) {
   EXPECT_TRUE(L.contains("tilefit-capacity"));
   EXPECT_FALSE(L.contains("tilefit-budget"));
   EXPECT_TRUE(L.contains("tilefit-optin"));
-  // Trimming is of the item's ends only: a blank inside a glob is a character to match.
+  // Trimming is of the item's ends only: a blank inside a glob is a character
+  // to match.
   EXPECT_FALSE(GlobList("tilefit- budget").contains("tilefit-budget"));
   EXPECT_TRUE(GlobList("tilefit- budget").contains("tilefit- budget"));
 }
@@ -120,21 +125,24 @@ TEST(GlobListTest, QuestionMarkInAList) {
   EXPECT_TRUE(L.contains("sm_100"));
 }
 
-// clang-tidy (since 15, https://reviews.llvm.org/D120187) separates globs with newlines as
-// well as commas, so that a YAML block scalar can list one check per line:
+// clang-tidy (since 15, https://reviews.llvm.org/D120187) separates globs with
+// newlines as well as commas, so that a YAML block scalar can list one check
+// per line:
 //   Checks: |
 //     tilefit-*
 //     -tilefit-budget
-// GlobList trimmed newlines only at an item's ends: the two lines were one glob,
-// "tilefit-*\n-tilefit-budget", which matches no check name, so every check was off.
+// GlobList trimmed newlines only at an item's ends: the two lines were one
+// glob, "tilefit-*\n-tilefit-budget", which matches no check name, so every
+// check was off.
 TEST(GlobListTest, NewlinesSeparateGlobsAsInClangTidy) {
   GlobList L("tilefit-*\n-tilefit-budget");
   EXPECT_TRUE(L.contains("tilefit-capacity"));
   EXPECT_FALSE(L.contains("tilefit-budget"));
 }
 
-// clang-tidy trims a glob after its `-` as well (`- tilefit-budget` removes tilefit-budget);
-// GlobList kept the blank, so the negative glob was " tilefit-budget" and removed nothing.
+// clang-tidy trims a glob after its `-` as well (`- tilefit-budget` removes
+// tilefit-budget); GlobList kept the blank, so the negative glob was "
+// tilefit-budget" and removed nothing.
 TEST(GlobListTest, BlanksAfterTheMinusAreTrimmedAsInClangTidy) {
   GlobList L("tilefit-*, - tilefit-budget");
   EXPECT_TRUE(L.contains("tilefit-capacity"));

@@ -1,10 +1,12 @@
-//===- HeaderPchTest.cpp - The precompiled CUDA runtime headers go stale ---===//
+//===- HeaderPchTest.cpp - The precompiled CUDA runtime headers go stale
+//---===//
 //
-// The precompiled runtime headers hold what the parse includes ahead of the unit: the CUDA
-// runtime wrapper, the toolkit's headers, tilefit's compatibility header and its stand-ins.
-// When one of those changes, the header is never trusted again, also by a unit with errors of
-// its own (whose parse without the header has errors too, so that "the parse did better
-// without it" cannot tell).
+// The precompiled runtime headers hold what the parse includes ahead of the
+// unit: the CUDA runtime wrapper, the toolkit's headers, tilefit's
+// compatibility header and its stand-ins. When one of those changes, the header
+// is never trusted again, also by a unit with errors of its own (whose parse
+// without the header has errors too, so that "the parse did better without it"
+// cannot tell).
 //
 //===----------------------------------------------------------------------===//
 #include "../support/TestSupport.h"
@@ -40,7 +42,8 @@ protected:
     TempDirTest::SetUp();
     Env = test::environmentWithoutPch();
     if (!Env.Toolkit.found())
-      GTEST_SKIP() << "no CUDA toolkit: nothing is precompiled without its runtime headers";
+      GTEST_SKIP() << "no CUDA toolkit: nothing is precompiled without its "
+                      "runtime headers";
     // A copy of tilefit's resource headers, which the test edits.
     Resources = Dir + "/share/include";
     std::filesystem::create_directories(Resources);
@@ -50,12 +53,14 @@ protected:
     Main = write("unit.cu", Unit);
   }
 
-  /// One run: a store of its own over the same folder, as a new tilefit process has.
+  /// One run: a store of its own over the same folder, as a new tilefit process
+  /// has.
   TranslationUnitFacts parse() {
     HeaderPchStore Store(Dir + "/pch");
     ParseEnvironment E = Env;
     E.Pch = &Store;
-    std::vector<TranslationUnitFacts> Facts = test::parseFile(Main, {}, {"sm_90"}, E);
+    std::vector<TranslationUnitFacts> Facts =
+        test::parseFile(Main, {}, {"sm_90"}, E);
     EXPECT_EQ(Facts.size(), 1u);
     return Facts.empty() ? TranslationUnitFacts() : Facts[0];
   }
@@ -80,7 +85,8 @@ protected:
       std::ofstream Out(Path, std::ios::app);
       Out << "\n// edited\n";
     }
-    auto Later = std::filesystem::last_write_time(Path) + std::chrono::seconds(5);
+    auto Later =
+        std::filesystem::last_write_time(Path) + std::chrono::seconds(5);
     std::filesystem::last_write_time(Path, Later);
   }
 
@@ -92,24 +98,29 @@ TEST_F(HeaderPchTest, AnEditedCompatibilityHeaderIsPrecompiledAnew) {
   TranslationUnitFacts First = parse();
   expectTheUnitsFacts(First);
   const std::string Before = loaded(First);
-  ASSERT_FALSE(Before.empty()) << "the first parse builds and loads the precompiled header";
-  // The files inside it are the parse's inputs too: a result stored for the parse (the result
-  // cache) is valid only while they are unchanged.
+  ASSERT_FALSE(Before.empty())
+      << "the first parse builds and loads the precompiled header";
+  // The files inside it are the parse's inputs too: a result stored for the
+  // parse (the result cache) is valid only while they are unchanged.
   for (const std::string &Inside :
-       {Resources + "/tilefit/cuda_compat.h", Resources + "/cuda-compat/texture_fetch_functions.h",
+       {Resources + "/tilefit/cuda_compat.h",
+        Resources + "/cuda-compat/texture_fetch_functions.h",
         Env.Toolkit.Path + "/include/cuda_runtime.h"}) {
     llvm::SmallString<256> Real;
     ASSERT_FALSE(llvm::sys::fs::real_path(Inside, Real)) << Inside;
-    EXPECT_NE(std::find(First.Inputs.begin(), First.Inputs.end(), std::string(Real)),
-              First.Inputs.end())
-        << Inside << " is inside the precompiled header and not among the parse's inputs";
+    EXPECT_NE(
+        std::find(First.Inputs.begin(), First.Inputs.end(), std::string(Real)),
+        First.Inputs.end())
+        << Inside
+        << " is inside the precompiled header and not among the parse's inputs";
   }
 
   edit(Resources + "/tilefit/cuda_compat.h");
   TranslationUnitFacts Second = parse();
   expectTheUnitsFacts(Second);
   const std::string After = loaded(Second);
-  EXPECT_FALSE(After.empty()) << "the parse after the edit loads a precompiled header";
+  EXPECT_FALSE(After.empty())
+      << "the parse after the edit loads a precompiled header";
   EXPECT_NE(After, Before) << "built anew for the edited compatibility header";
 }
 
@@ -119,16 +130,20 @@ TEST_F(HeaderPchTest, AUnitWithErrorsDropsAHeaderClangRejects) {
   const std::string Stale = loaded(First);
   ASSERT_FALSE(Stale.empty());
 
-  // A header inside the precompiled set, not one its key names: Clang finds it changed.
+  // A header inside the precompiled set, not one its key names: Clang finds it
+  // changed.
   edit(Resources + "/cuda-compat/texture_fetch_functions.h");
   TranslationUnitFacts Second = parse();
   expectTheUnitsFacts(Second);
-  EXPECT_TRUE(loaded(Second).empty()) << "the rejected header is not among the inputs";
-  EXPECT_FALSE(llvm::sys::fs::exists(Stale)) << "the rejected precompiled header is removed";
+  EXPECT_TRUE(loaded(Second).empty())
+      << "the rejected header is not among the inputs";
+  EXPECT_FALSE(llvm::sys::fs::exists(Stale))
+      << "the rejected precompiled header is removed";
 
   TranslationUnitFacts Third = parse();
   expectTheUnitsFacts(Third);
-  EXPECT_FALSE(loaded(Third).empty()) << "the next run builds it again and loads it";
+  EXPECT_FALSE(loaded(Third).empty())
+      << "the next run builds it again and loads it";
 }
 
 } // namespace

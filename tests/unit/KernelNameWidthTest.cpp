@@ -13,16 +13,19 @@ namespace tilefit {
 namespace {
 
 // As Clang names CuTe's tutorial kernel (sgemm_sm80.cu), cut short.
-const std::string Gemm =
-    "gemm_device<cute::tuple<int, int, int>, cute::tuple<cute::C<128>, cute::C<128>, "
-    "cute::C<64>>, cutlass::half_t, cute::tuple<int, cute::C<1>>, cute::ComposedLayout<"
-    "cute::Swizzle<3, 3, 3>, cute::C<0>, cute::Layout<cute::tuple<cute::C<8>, cute::C<-1>>>>>";
+const std::string Gemm = "gemm_device<cute::tuple<int, int, int>, "
+                         "cute::tuple<cute::C<128>, cute::C<128>, "
+                         "cute::C<64>>, cutlass::half_t, cute::tuple<int, "
+                         "cute::C<1>>, cute::ComposedLayout<"
+                         "cute::Swizzle<3, 3, 3>, cute::C<0>, "
+                         "cute::Layout<cute::tuple<cute::C<8>, cute::C<-1>>>>>";
 
 TEST(KernelNameWidthTest, ReadableForms) {
   EXPECT_EQ(readableName("f<cute::C<128>, cute::C<-1>>"), "f<_128, _-1>");
   EXPECT_EQ(readableName("cute::copy<cutlass::half_t>"), "cute::copy<half_t>")
       << "the kernel's own qualifier stays";
-  EXPECT_EQ(readableName("g<mycute::C<4>>"), "g<mycute::C<4>>") << "only CuTe's namespace";
+  EXPECT_EQ(readableName("g<mycute::C<4>>"), "g<mycute::C<4>>")
+      << "only CuTe's namespace";
   EXPECT_EQ(readableName("plain"), "plain");
 }
 
@@ -32,10 +35,12 @@ TEST(KernelNameWidthTest, ArgumentsPastTheWidthAreElided) {
   const std::string S = shortName(Gemm, 60);
   EXPECT_LE(S.size(), 60u) << S;
   EXPECT_EQ(S, "gemm_device<tuple<int, int, int>, ...>");
-  EXPECT_EQ(shortName(Gemm, 70),
-            "gemm_device<tuple<int, int, int>, tuple<_128, _128, _64>, half_t, ...>");
+  EXPECT_EQ(
+      shortName(Gemm, 70),
+      "gemm_device<tuple<int, int, int>, tuple<_128, _128, _64>, half_t, ...>");
   EXPECT_EQ(shortName(Gemm, 20), "gemm_device<...>");
-  EXPECT_EQ(shortName("a_very_long_kernel_name_without_templates", 10), "a_very_...");
+  EXPECT_EQ(shortName("a_very_long_kernel_name_without_templates", 10),
+            "a_very_...");
   EXPECT_EQ(shortName("S<int>::operator<<int>", 14).size() <= 14, true);
 }
 
@@ -51,20 +56,21 @@ TEST(KernelNameWidthTest, SharedShortFormsAreNumberedAndMessagesFollow) {
   Report R;
   std::string Other = Gemm; // differs only past the width
   Other.replace(Other.rfind("cute::C<8>"), 10, "cute::C<16>");
-  R.Kernels = {kernel(Gemm, "sm_80"), kernel(Gemm, "sm_90"), kernel(Other, "sm_80"),
-               kernel("tiny", "sm_80")};
+  R.Kernels = {kernel(Gemm, "sm_80"), kernel(Gemm, "sm_90"),
+               kernel(Other, "sm_80"), kernel("tiny", "sm_80")};
   KernelNames Names(R, 60);
   EXPECT_EQ(Names.of(Gemm), "gemm_device<tuple<int, int, int>, ...>#1");
   EXPECT_EQ(Names.of(Other), "gemm_device<tuple<int, int, int>, ...>#2");
   EXPECT_EQ(Names.of("tiny"), "tiny");
   EXPECT_EQ(Names.of("not a kernel"), "not a kernel");
-  // The model marks where a message names a kernel of the report; the short names follow the
-  // marks.
+  // The model marks where a message names a kernel of the report; the short
+  // names follow the marks.
   auto IsKernel = [&](std::string_view N) {
     return std::any_of(R.Kernels.begin(), R.Kernels.end(),
                        [&](const KernelReport &K) { return K.Name == N; });
   };
-  const std::string Said = "kernel '" + Gemm + "' needs 'x' and 'tiny' on sm_80";
+  const std::string Said =
+      "kernel '" + Gemm + "' needs 'x' and 'tiny' on sm_80";
   const std::vector<MessageSlot> Slots = messageSlots(Said, "sm_80", IsKernel);
   ASSERT_EQ(Slots.size(), 3u);
   EXPECT_EQ(Slots[0].K, MessageSlot::Kind::Kernel);
@@ -74,7 +80,8 @@ TEST(KernelNameWidthTest, SharedShortFormsAreNumberedAndMessagesFollow) {
   EXPECT_EQ(Names.inMessage(Said, Slots),
             "kernel '" + Names.of(Gemm) + "' needs 'x' and 'tiny' on sm_80");
   EXPECT_TRUE(messageSlots("unbalanced ' quote", "", IsKernel).empty());
-  // An architecture inside a kernel's name, or as the start of a longer one, is no slot.
+  // An architecture inside a kernel's name, or as the start of a longer one, is
+  // no slot.
   Report Arch;
   Arch.Kernels = {kernel("k<sm_90>", "sm_90")};
   Diagnostic A;
@@ -85,7 +92,9 @@ TEST(KernelNameWidthTest, SharedShortFormsAreNumberedAndMessagesFollow) {
   ASSERT_EQ(Arch.Diagnostics[0].Slots.size(), 2u);
   EXPECT_EQ(spellMessage(A.Message, Arch.Diagnostics[0].Slots,
                          [](const MessageSlot &S, std::string_view T) {
-                           return S.K == MessageSlot::Kind::Arch ? "ARCH" : "[" + std::string(T) + "]";
+                           return S.K == MessageSlot::Kind::Arch
+                                      ? "ARCH"
+                                      : "[" + std::string(T) + "]";
                          }),
             "kernel '[k<sm_90>]' on ARCH, not sm_90a");
 
@@ -98,21 +107,27 @@ TEST(KernelNameWidthTest, SharedShortFormsAreNumberedAndMessagesFollow) {
   markMessageSlots(R); // as finalizeReport does
   std::ostringstream Text, Whole, Md;
   struct NoLines : SourceLines {
-    std::optional<std::string> line(const std::string &, unsigned) override { return {}; }
+    std::optional<std::string> line(const std::string &, unsigned) override {
+      return {};
+    }
   } Lines;
   renderText(R, Lines, Text, 60);
   renderText(R, Lines, Whole, 0);
   renderMarkdown(R, "/", Md, 60);
-  EXPECT_NE(Text.str().find("kernel '" + Names.of(Gemm) + "' needs too much"), std::string::npos)
+  EXPECT_NE(Text.str().find("kernel '" + Names.of(Gemm) + "' needs too much"),
+            std::string::npos)
       << Text.str();
   EXPECT_EQ(Text.str().find("cute::"), std::string::npos) << Text.str();
-  EXPECT_NE(Whole.str().find(Gemm), std::string::npos) << "--name-width=0 keeps names whole";
+  EXPECT_NE(Whole.str().find(Gemm), std::string::npos)
+      << "--name-width=0 keeps names whole";
   EXPECT_EQ(Md.str().find("cute::"), std::string::npos) << Md.str();
-  // The table's name column is the width, at most: every line of it fits with the figures.
+  // The table's name column is the width, at most: every line of it fits with
+  // the figures.
   std::istringstream In(Text.str());
   for (std::string Line; std::getline(In, Line);)
     if (Line.rfind("gemm_device", 0) == 0)
-      EXPECT_LE(Line.size(), 60u + 2 + std::string("8 KiB").size() * 2 + 2) << Line;
+      EXPECT_LE(Line.size(), 60u + 2 + std::string("8 KiB").size() * 2 + 2)
+          << Line;
 }
 
 } // namespace

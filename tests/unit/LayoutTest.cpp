@@ -43,9 +43,15 @@ public:
     return TU.Emission.Functions.size() - 1;
   }
   EmissionFunction &fn(size_t I) { return TU.Emission.Functions[I]; }
-  static EmissionEvent declare(size_t V) { return {EmissionEvent::Kind::Variable, V}; }
-  static EmissionEvent complete(size_t F) { return {EmissionEvent::Kind::Function, F}; }
-  static EmissionEvent instantiate(size_t F) { return {EmissionEvent::Kind::Instantiate, F}; }
+  static EmissionEvent declare(size_t V) {
+    return {EmissionEvent::Kind::Variable, V};
+  }
+  static EmissionEvent complete(size_t F) {
+    return {EmissionEvent::Kind::Function, F};
+  }
+  static EmissionEvent instantiate(size_t F) {
+    return {EmissionEvent::Kind::Instantiate, F};
+  }
 
   std::vector<std::string> order() {
     std::vector<std::string> Names;
@@ -62,11 +68,13 @@ using Names = std::vector<std::string>;
 
 TEST(LayoutTest, EachVariableAtTheNextMultipleOfItsAlignment) {
   UnitBuilder B;
-  size_t C = B.var("c", 3, 1), D = B.var("d", 16, 8), S = B.var("s", 10, 2), F = B.var("f4", 16, 16);
-  B.TU.Emission.TopLevel = {B.declare(C), B.declare(D), B.declare(S), B.declare(F)};
+  size_t C = B.var("c", 3, 1), D = B.var("d", 16, 8), S = B.var("s", 10, 2),
+         F = B.var("f4", 16, 16);
+  B.TU.Emission.TopLevel = {B.declare(C), B.declare(D), B.declare(S),
+                            B.declare(F)};
   B.kernel("k", {F, S, D, C}); // reach order does not matter
   KernelLayout L = UnitLayout(B.TU).layout(0);
-  ASSERT_EQ(L.Total, 64u);     // 3 -> 8+16=24 -> 34 -> 48+16
+  ASSERT_EQ(L.Total, 64u); // 3 -> 8+16=24 -> 34 -> 48+16
   ASSERT_EQ(L.Placed.size(), 4u);
   EXPECT_EQ(L.Placed[0].Var, C);
   EXPECT_EQ(L.Placed[1].Offset, 8u);
@@ -85,7 +93,8 @@ TEST(LayoutTest, TotalIsNotRoundedWithoutExternArrays) {
 
 TEST(LayoutTest, OwnVariablesBeforeSharedOnes) {
   UnitBuilder B;
-  size_t H = B.var("helper", 3, 1), Own1 = B.var("own1", 16, 8), Own2 = B.var("own2", 4, 4);
+  size_t H = B.var("helper", 3, 1), Own1 = B.var("own1", 16, 8),
+         Own2 = B.var("own2", 4, 4);
   B.TU.Emission.TopLevel = {B.declare(H), B.declare(Own1), B.declare(Own2)};
   B.kernel("k1", {H, Own1});
   B.kernel("k2", {H, Own2});
@@ -111,7 +120,8 @@ TEST(LayoutTest, OutOfLineHelperStorageIsPlacedLast) {
 
 TEST(LayoutTest, ExternArrayRoundsEveryNonzeroKernel) {
   UnitBuilder B;
-  size_t A = B.var("a", 12, 4), Bv = B.var("b", 5, 1), Dyn = B.dynamicVar("dyn", 8);
+  size_t A = B.var("a", 12, 4), Bv = B.var("b", 5, 1),
+         Dyn = B.dynamicVar("dyn", 8);
   B.TU.Emission.TopLevel = {B.declare(A), B.declare(Bv)};
   B.kernel("uses_dyn", {A, Dyn});
   B.kernel("no_dyn", {Bv});
@@ -121,13 +131,15 @@ TEST(LayoutTest, ExternArrayRoundsEveryNonzeroKernel) {
   EXPECT_EQ(L.layout(0).End, 12u);
   EXPECT_EQ(L.layout(0).RoundedTo, 16u);
   EXPECT_TRUE(L.layout(0).DynamicDeclared);
-  EXPECT_EQ(L.layout(1).Total, 16u) << "even a kernel that does not use the extern array";
+  EXPECT_EQ(L.layout(1).Total, 16u)
+      << "even a kernel that does not use the extern array";
   EXPECT_EQ(L.layout(2).Total, 0u) << "zero stays zero";
 }
 
 TEST(LayoutTest, ExternRoundingUsesTheLargestAlignment) {
   UnitBuilder B;
-  size_t A = B.var("a", 5, 1), D1 = B.dynamicVar("d1", 64), D2 = B.dynamicVar("d2", 256);
+  size_t A = B.var("a", 5, 1), D1 = B.dynamicVar("d1", 64),
+         D2 = B.dynamicVar("d2", 256);
   B.TU.Emission.TopLevel = {B.declare(A)};
   B.kernel("k1", {A, D1});
   B.kernel("k2", {D2});
@@ -170,15 +182,19 @@ TEST(EmissionOrderTest, FunctionStaticsAtCompletionGlobalsAtDeclaration) {
   UnitBuilder B;
   size_t G = B.var("g", 1, 1), H = B.var("h", 1, 1), K = B.var("k", 1, 1);
   size_t Helper = B.function({H}), Kernel = B.function({K});
-  B.TU.Emission.TopLevel = {B.complete(Helper), B.declare(G), B.complete(Kernel)};
+  B.TU.Emission.TopLevel = {B.complete(Helper), B.declare(G),
+                            B.complete(Kernel)};
   EXPECT_EQ(B.order(), (Names{"h", "g", "k"}));
 }
 
 TEST(EmissionOrderTest, TemplatesAfterEveryNonTemplateInListOrder) {
   UnitBuilder B;
-  size_t T1 = B.var("t1", 1, 1), T2 = B.var("t2", 1, 1), P = B.var("plain", 1, 1);
-  size_t F1 = B.function({T1}, true), F2 = B.function({T2}, true), Plain = B.function({P});
-  // A plain function that lists t2 then t1, defined before another plain function.
+  size_t T1 = B.var("t1", 1, 1), T2 = B.var("t2", 1, 1),
+         P = B.var("plain", 1, 1);
+  size_t F1 = B.function({T1}, true), F2 = B.function({T2}, true),
+         Plain = B.function({P});
+  // A plain function that lists t2 then t1, defined before another plain
+  // function.
   size_t User = B.function({});
   B.fn(User).Body = {B.instantiate(F2), B.instantiate(F1)};
   B.TU.Emission.TopLevel = {B.complete(User), B.complete(Plain)};
@@ -188,8 +204,10 @@ TEST(EmissionOrderTest, TemplatesAfterEveryNonTemplateInListOrder) {
 TEST(EmissionOrderTest, NewSpecializationsInstantiateDepthFirstListedOnesWait) {
   UnitBuilder B;
   size_t VA = B.var("a", 1, 1), VB = B.var("b", 1, 1), VC = B.var("c", 1, 1);
-  size_t A = B.function({VA}, true), Bf = B.function({VB}, true), C = B.function({VC}, true);
-  // a's body references b (new: instantiated at once) and c (already listed: waits).
+  size_t A = B.function({VA}, true), Bf = B.function({VB}, true),
+         C = B.function({VC}, true);
+  // a's body references b (new: instantiated at once) and c (already listed:
+  // waits).
   B.fn(A).Body = {B.instantiate(Bf), B.instantiate(C)};
   size_t Host = B.function({});
   B.fn(Host).Body = {B.instantiate(A), B.instantiate(C)};
@@ -223,8 +241,10 @@ TEST(EmissionOrderTest, FunctionsWithLambdasAreDeferred) {
   size_t Tmpl = B.function({VT}, true);
   B.fn(Kernel).Body.push_back(B.instantiate(Tmpl));
   B.TU.Emission.TopLevel = {B.complete(Kernel)};
-  // G2 (template), then G3a (nested lambdas, post-order), then G3b (the kernel).
-  EXPECT_EQ(B.order(), (Names{"template_own", "nested_lambda_own", "lambda_own", "kernel_own"}));
+  // G2 (template), then G3a (nested lambdas, post-order), then G3b (the
+  // kernel).
+  EXPECT_EQ(B.order(), (Names{"template_own", "nested_lambda_own", "lambda_own",
+                              "kernel_own"}));
 }
 
 TEST(EmissionOrderTest, LambdaDirectlyInAPlainFunctionStaysInPlace) {
@@ -234,7 +254,8 @@ TEST(EmissionOrderTest, LambdaDirectlyInAPlainFunctionStaysInPlace) {
   B.fn(Lambda).Nested = true;
   size_t F = B.function({}), After = B.function({VF});
   B.fn(F).Body = {B.complete(Lambda)};
-  B.fn(F).ContainsLambda = true; // F itself moves (no statics), its lambda does not
+  B.fn(F).ContainsLambda =
+      true; // F itself moves (no statics), its lambda does not
   B.TU.Emission.TopLevel = {B.complete(F), B.complete(After)};
   EXPECT_EQ(B.order(), (Names{"lam", "after"}));
 }
@@ -242,8 +263,9 @@ TEST(EmissionOrderTest, LambdaDirectlyInAPlainFunctionStaysInPlace) {
 TEST(EmissionOrderTest, NamespacesLastNestedBeforeParent) {
   UnitBuilder B;
   // namespace A { a1 } ; B { b1; C { c1 } b2 } ; A { a2 } ; global g
-  size_t A1 = B.var("a1", 1, 1, {0}), B1 = B.var("b1", 1, 1, {1}), C1 = B.var("c1", 1, 1, {1, 2}),
-         B2 = B.var("b2", 1, 1, {1}), A2 = B.var("a2", 1, 1, {0}), G = B.var("g", 1, 1);
+  size_t A1 = B.var("a1", 1, 1, {0}), B1 = B.var("b1", 1, 1, {1}),
+         C1 = B.var("c1", 1, 1, {1, 2}), B2 = B.var("b2", 1, 1, {1}),
+         A2 = B.var("a2", 1, 1, {0}), G = B.var("g", 1, 1);
   (void)A1, (void)B1, (void)C1, (void)B2, (void)A2;
   B.TU.Emission.TopLevel = {B.declare(G)};
   EXPECT_EQ(B.order(), (Names{"g", "a1", "a2", "c1", "b1", "b2"}));

@@ -1,11 +1,13 @@
 //===- NvccMacrosTest.cpp - The parse predefines what nvcc predefines ----===//
 //
-// Code chooses its paths on nvcc's predefined macros (`#if __CUDACC_VER_MAJOR__ >= 12`,
-// `#ifdef __CUDACC_RELAXED_CONSTEXPR__`, `__CUDA_ARCH_FEAT_SM90_ALL`): a macro the parse lacks can
-// compile a kernel out, silently. nvcc's --dryrun shows the macros it defines for its device-
-// and host-side preprocessing of a unit; for each architecture and set of flags below, the
-// device- and host-side parses of tilefit define each of them with nvcc's value, except the
-// macros README.md names, with the reason, between its `nvcc-macro-differences` markers.
+// Code chooses its paths on nvcc's predefined macros (`#if __CUDACC_VER_MAJOR__
+// >= 12`,
+// `#ifdef __CUDACC_RELAXED_CONSTEXPR__`, `__CUDA_ARCH_FEAT_SM90_ALL`): a macro
+// the parse lacks can compile a kernel out, silently. nvcc's --dryrun shows the
+// macros it defines for its device- and host-side preprocessing of a unit; for
+// each architecture and set of flags below, the device- and host-side parses of
+// tilefit define each of them with nvcc's value, except the macros README.md
+// names, with the reason, between its `nvcc-macro-differences` markers.
 //
 //===----------------------------------------------------------------------===//
 #include "../support/TestSupport.h"
@@ -45,26 +47,30 @@ void addDefine(llvm::StringRef Token, Macros &Out) {
     Out[Name.str()] = Token.contains('=') ? Value.str() : "1";
 }
 
-/// The macros nvcc's --dryrun defines for its preprocessing of the unit: the host side's, and
-/// the device side's for \p CudaArch (the last such pass: for `sm_90a`, the arch-specific one).
+/// The macros nvcc's --dryrun defines for its preprocessing of the unit: the
+/// host side's, and the device side's for \p CudaArch (the last such pass: for
+/// `sm_90a`, the arch-specific one).
 struct NvccPasses {
   Macros Host, Device;
   std::string Error;
 };
 
-NvccPasses nvccDefines(const std::string &Nvcc, const std::vector<std::string> &Flags,
+NvccPasses nvccDefines(const std::string &Nvcc,
+                       const std::vector<std::string> &Flags,
                        const std::string &Dir, unsigned CudaArch) {
   NvccPasses P;
-  const std::string Unit = Dir + "/empty.cu", Out = Dir + "/dryrun.txt", Object = Dir + "/empty.o";
+  const std::string Unit = Dir + "/empty.cu", Out = Dir + "/dryrun.txt",
+                    Object = Dir + "/empty.o";
   // The strings outlive the references to them.
   std::vector<std::string> Words = {Nvcc, "--dryrun"};
   Words.insert(Words.end(), Flags.begin(), Flags.end());
   Words.insert(Words.end(), {"-c", Unit, "-o", Object});
   std::vector<llvm::StringRef> Args(Words.begin(), Words.end());
-  std::optional<llvm::StringRef> Redirects[] = {std::nullopt, llvm::StringRef(Out),
-                                                 llvm::StringRef(Out)};
+  std::optional<llvm::StringRef> Redirects[] = {
+      std::nullopt, llvm::StringRef(Out), llvm::StringRef(Out)};
   std::string Msg;
-  if (llvm::sys::ExecuteAndWait(Nvcc, Args, std::nullopt, Redirects, 120, 0, &Msg) != 0) {
+  if (llvm::sys::ExecuteAndWait(Nvcc, Args, std::nullopt, Redirects, 120, 0,
+                                &Msg) != 0) {
     P.Error = "nvcc --dryrun failed: " + Msg;
     return P;
   }
@@ -78,7 +84,8 @@ NvccPasses nvccDefines(const std::string &Nvcc, const std::vector<std::string> &
   const std::string ArchDefine = "-D__CUDA_ARCH__=" + std::to_string(CudaArch);
   for (llvm::StringRef Line : Lines) {
     // nvcc's preprocessing passes run the host compiler with -E.
-    if (!Line.starts_with("#$ ") || !Line.contains(" -E ") || Line.contains("cicc"))
+    if (!Line.starts_with("#$ ") || !Line.contains(" -E ") ||
+        Line.contains("cicc"))
       continue;
     Macros M;
     llvm::SmallVector<llvm::StringRef, 0> Tokens;
@@ -98,7 +105,8 @@ NvccPasses nvccDefines(const std::string &Nvcc, const std::vector<std::string> &
       P.Device = M;
   }
   if (P.Host.empty() || P.Device.empty())
-    P.Error = "no host- and device-side preprocessing in nvcc --dryrun's output";
+    P.Error =
+        "no host- and device-side preprocessing in nvcc --dryrun's output";
   return P;
 }
 
@@ -137,9 +145,10 @@ private:
 };
 
 /// The macros of tilefit's parse of \p Job, device or host side.
-Macros parseMacros(const frontend::UnitJob &Job, const frontend::ParseEnvironment &Env,
-                   bool HostSide) {
-  std::vector<std::string> Args = frontend::parseCommandLine(Job, Env, HostSide);
+Macros parseMacros(const frontend::UnitJob &Job,
+                   const frontend::ParseEnvironment &Env, bool HostSide) {
+  std::vector<std::string> Args =
+      frontend::parseCommandLine(Job, Env, HostSide);
   for (std::string &A : Args)
     if (A == "-fsyntax-only")
       A = "-E";
@@ -147,16 +156,17 @@ Macros parseMacros(const frontend::UnitJob &Job, const frontend::ParseEnvironmen
   MacroFactory Factory(Out);
   llvm::IntrusiveRefCntPtr<clang::FileManager> Files(
       new clang::FileManager(clang::FileSystemOptions()));
-  clang::tooling::ToolInvocation Invocation(Args, &Factory, Files.get(),
-                                            std::make_shared<clang::PCHContainerOperations>());
+  clang::tooling::ToolInvocation Invocation(
+      Args, &Factory, Files.get(),
+      std::make_shared<clang::PCHContainerOperations>());
   clang::IgnoringDiagConsumer Quiet;
   Invocation.setDiagnosticConsumer(&Quiet);
   EXPECT_TRUE(Invocation.run()) << "the parse's preprocessing failed";
   return Out;
 }
 
-/// The macro names README.md lists as known differences: `NAME` in backticks at the start of a
-/// bullet between its markers.
+/// The macro names README.md lists as known differences: `NAME` in backticks at
+/// the start of a bullet between its markers.
 std::set<std::string> listedDifferences() {
   std::set<std::string> Names;
   auto Readme = llvm::MemoryBuffer::getFile(sourceDir() + "/README.md");
@@ -184,24 +194,28 @@ struct Case {
 const Case Cases[] = {
     {"Default", {}, "sm_75"},
     {"Sm80WithFlags",
-     {"-arch=sm_80", "--expt-relaxed-constexpr", "--extended-lambda", "-G", "-rdc=true",
-      "--default-stream", "per-thread", "-allow-unsupported-compiler", "-std=c++17"},
+     {"-arch=sm_80", "--expt-relaxed-constexpr", "--extended-lambda", "-G",
+      "-rdc=true", "--default-stream", "per-thread",
+      "-allow-unsupported-compiler", "-std=c++17"},
      "sm_80"},
     {"Sm90a", {"-arch=sm_90a"}, "sm_90a"},
     {"Sm100a", {"-arch=sm_100a", "-dlto"}, "sm_100a"},
     {"Sm120", {"-arch=sm_120"}, "sm_120"},
     {"TwoGencodes",
-     {"-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=sm_90"},
+     {"-gencode", "arch=compute_80,code=sm_80", "-gencode",
+      "arch=compute_90,code=sm_90"},
      "sm_90"},
 };
 
-class NvccMacrosTest : public TempDirTest, public ::testing::WithParamInterface<Case> {};
+class NvccMacrosTest : public TempDirTest,
+                       public ::testing::WithParamInterface<Case> {};
 
 TEST_P(NvccMacrosTest, SameAsNvccOrListed) {
   const frontend::ParseEnvironment &Env = environmentWithoutPch();
   const std::string Nvcc = Env.Toolkit.Path + "/bin/nvcc";
   if (!Env.Toolkit.found() || !llvm::sys::fs::can_execute(Nvcc))
-    GTEST_SKIP() << "no CUDA toolkit with nvcc: nothing to compare the macros with";
+    GTEST_SKIP()
+        << "no CUDA toolkit with nvcc: nothing to compare the macros with";
   const Case &C = GetParam();
   const std::string Unit = write("empty.cu", "\n");
 
@@ -221,7 +235,8 @@ TEST_P(NvccMacrosTest, SameAsNvccOrListed) {
   NvccPasses Nv = nvccDefines(Nvcc, C.Flags, Dir, Job->Target.CudaArch);
   ASSERT_TRUE(Nv.Error.empty()) << Nv.Error;
   const std::set<std::string> Listed = listedDifferences();
-  ASSERT_FALSE(Listed.empty()) << "README.md lists no macro differences between its markers";
+  ASSERT_FALSE(Listed.empty())
+      << "README.md lists no macro differences between its markers";
 
   for (bool Host : {false, true}) {
     const Macros &Want = Host ? Nv.Host : Nv.Device;
@@ -236,15 +251,15 @@ TEST_P(NvccMacrosTest, SameAsNvccOrListed) {
       };
       if (Tight(Got) == Tight(Value) || Listed.count(Name))
         continue;
-      ADD_FAILURE() << (Host ? "host" : "device") << " side: nvcc defines " << Name << "="
-                    << Value << ", tilefit's parse " << Got
+      ADD_FAILURE() << (Host ? "host" : "device") << " side: nvcc defines "
+                    << Name << "=" << Value << ", tilefit's parse " << Got
                     << " (define it, or list it in README.md with the reason)";
     }
   }
 }
 
-// Each listed difference is one still: a macro the parse has come to define as nvcc does is
-// taken off the list.
+// Each listed difference is one still: a macro the parse has come to define as
+// nvcc does is taken off the list.
 TEST(NvccMacros, TheListHoldsOnlyRealDifferences) {
   const frontend::ParseEnvironment &Env = environmentWithoutPch();
   if (!Env.Toolkit.found())
@@ -257,11 +272,14 @@ TEST(NvccMacros, TheListHoldsOnlyRealDifferences) {
   ASSERT_EQ(Jobs.size(), 1u);
   const Macros Device = parseMacros(Jobs[0], Env, false);
   for (const std::string &Name : listedDifferences())
-    EXPECT_EQ(Device.count(Name), 0u) << Name << " is listed as a difference and defined";
+    EXPECT_EQ(Device.count(Name), 0u)
+        << Name << " is listed as a difference and defined";
 }
 
 INSTANTIATE_TEST_SUITE_P(Flags, NvccMacrosTest, ::testing::ValuesIn(Cases),
-                         [](const ::testing::TestParamInfo<Case> &I) { return I.param.Name; });
+                         [](const ::testing::TestParamInfo<Case> &I) {
+                           return I.param.Name;
+                         });
 
 } // namespace
 } // namespace test

@@ -1,9 +1,10 @@
 //===- PartialUnitTest.cpp - Units with parse errors, on hand-built facts -===//
 //
-// What the model and the reporters make of a unit Clang parsed with errors: the kernels an
-// error touches get no figure and a reason naming the error; the others keep theirs unless an
-// error may hide a kernel whose sharing of their variables changes their layout; the unit is
-// "partial" in every format, and the run's failures are listed with their first errors.
+// What the model and the reporters make of a unit Clang parsed with errors: the
+// kernels an error touches get no figure and a reason naming the error; the
+// others keep theirs unless an error may hide a kernel whose sharing of their
+// variables changes their layout; the unit is "partial" in every format, and
+// the run's failures are listed with their first errors.
 //
 //===----------------------------------------------------------------------===//
 #include "tilefit/model/Analysis.h"
@@ -26,12 +27,15 @@ namespace {
 
 class NoLines : public SourceLines {
 public:
-  std::optional<std::string> line(const std::string &, unsigned) override { return std::nullopt; }
+  std::optional<std::string> line(const std::string &, unsigned) override {
+    return std::nullopt;
+  }
 };
 
 /// A unit built by hand: variables, kernels reaching them, errors.
 struct UnitBuilder {
-  size_t var(const std::string &Name, uint64_t Bytes, uint64_t Align, bool KernelLocal = true) {
+  size_t var(const std::string &Name, uint64_t Bytes, uint64_t Align,
+             bool KernelLocal = true) {
     SharedVar V;
     V.Name = V.QualifiedName = Name;
     V.Loc = {"k.cu", static_cast<unsigned>(10 + TU.Vars.size()), 3};
@@ -40,7 +44,8 @@ struct UnitBuilder {
     V.KernelLocal = KernelLocal;
     V.Emission.DeclOrder = TU.Vars.size();
     TU.Vars.push_back(V);
-    TU.Emission.TopLevel.push_back({EmissionEvent::Kind::Variable, TU.Vars.size() - 1});
+    TU.Emission.TopLevel.push_back(
+        {EmissionEvent::Kind::Variable, TU.Vars.size() - 1});
     return TU.Vars.size() - 1;
   }
   size_t kernel(const std::string &Name, std::vector<size_t> Reached) {
@@ -92,7 +97,8 @@ TEST(PartialUnitTest, AKernelAnErrorTouchesHasNoFigureAndTheErrorAsItsReason) {
   Report R = B.analyse();
   const KernelReport &Broken = B.kernelIn(R, "broken");
   EXPECT_FALSE(Broken.StaticBytes.has_value());
-  EXPECT_NE(Broken.UnknownReason.find("k.cu:12:5: use of undeclared identifier 'bias'"),
+  EXPECT_NE(Broken.UnknownReason.find(
+                "k.cu:12:5: use of undeclared identifier 'bias'"),
             std::string::npos)
       << Broken.UnknownReason;
   EXPECT_FALSE(Broken.UnitHasErrors);
@@ -106,8 +112,9 @@ TEST(PartialUnitTest, AKernelAnErrorTouchesHasNoFigureAndTheErrorAsItsReason) {
 }
 
 TEST(PartialUnitTest, EachKindOfTouchHasItsOwnReason) {
-  for (auto [Kind, Words] : {std::pair{ErrorTouch::Kind::UnbuiltCode, "could not build"},
-                             std::pair{ErrorTouch::Kind::NoBody, "did not instantiate"}}) {
+  for (auto [Kind, Words] :
+       {std::pair{ErrorTouch::Kind::UnbuiltCode, "could not build"},
+        std::pair{ErrorTouch::Kind::NoBody, "did not instantiate"}}) {
     UnitBuilder B;
     B.kernel("k", {B.var("v", 8, 8)});
     B.TU.Kernels[0].Error = ErrorTouch{Kind, B.error("expected ';'", 3)};
@@ -115,14 +122,16 @@ TEST(PartialUnitTest, EachKindOfTouchHasItsOwnReason) {
     EXPECT_FALSE(R.Kernels[0].StaticBytes.has_value());
     EXPECT_NE(R.Kernels[0].UnknownReason.find(Words), std::string::npos)
         << R.Kernels[0].UnknownReason;
-    EXPECT_NE(R.Kernels[0].UnknownReason.find("expected ';'"), std::string::npos);
+    EXPECT_NE(R.Kernels[0].UnknownReason.find("expected ';'"),
+              std::string::npos);
   }
 }
 
 TEST(PartialUnitTest, SharingAnErrorMayHideChangesTheLayout) {
-  // `own` (3 bytes) is the kernel's; `buf` (16 bytes, aligned 8) is a device function's
-  // static. Own first then buf at 8: 24 bytes; buf first: 19. An error may hide a kernel
-  // that reaches buf: the figure is one of the two, so it is unknown.
+  // `own` (3 bytes) is the kernel's; `buf` (16 bytes, aligned 8) is a device
+  // function's static. Own first then buf at 8: 24 bytes; buf first: 19. An
+  // error may hide a kernel that reaches buf: the figure is one of the two, so
+  // it is unknown.
   UnitBuilder B;
   size_t Buf = B.var("helper::buf", 16, 8, /*KernelLocal=*/false);
   size_t Own = B.var("own", 3, 1);
@@ -137,15 +146,17 @@ TEST(PartialUnitTest, SharingAnErrorMayHideChangesTheLayout) {
   EXPECT_EQ(*Culprit, Buf);
   Report R = B.analyse();
   EXPECT_FALSE(R.Kernels[0].StaticBytes.has_value());
-  EXPECT_NE(R.Kernels[0].UnknownReason.find("whether one also uses 'helper::buf'"),
-            std::string::npos)
+  EXPECT_NE(
+      R.Kernels[0].UnknownReason.find("whether one also uses 'helper::buf'"),
+      std::string::npos)
       << R.Kernels[0].UnknownReason;
-  EXPECT_NE(R.Kernels[0].UnknownReason.find("19 to 24 bytes"), std::string::npos);
+  EXPECT_NE(R.Kernels[0].UnknownReason.find("19 to 24 bytes"),
+            std::string::npos);
 }
 
 TEST(PartialUnitTest, ALayoutTheSameEitherWayKeepsItsFigure) {
-  // Only a sharable static, or sharable and own of the same alignment: every combination
-  // gives the same total.
+  // Only a sharable static, or sharable and own of the same alignment: every
+  // combination gives the same total.
   UnitBuilder B;
   size_t Buf = B.var("helper::buf", 16, 8, /*KernelLocal=*/false);
   size_t Own = B.var("own", 8, 8);
@@ -167,7 +178,8 @@ TEST(PartialUnitTest, KernelLocalVariablesAndKnownSharingAreNotInDoubt) {
   size_t Own = B.var("own", 3, 1);
   size_t Other = B.var("other_own", 4, 4);
   B.kernel("mixed", {Buf, Own});
-  B.kernel("also_calls_helper", {Buf, Other}); // buf is known to be shared already
+  B.kernel("also_calls_helper",
+           {Buf, Other}); // buf is known to be shared already
   B.error("expected expression", 30);
   UnitLayout L(B.TU);
   std::optional<size_t> Culprit;
@@ -187,7 +199,8 @@ TEST(PartialUnitTest, AnExternArrayNoKernelIsSeenToReachMayRoundTheTotal) {
   B.error("expected ';'", 3);
   Report R = B.analyse();
   EXPECT_FALSE(R.Kernels[0].StaticBytes.has_value());
-  EXPECT_NE(R.Kernels[0].UnknownReason.find("extern __shared__"), std::string::npos)
+  EXPECT_NE(R.Kernels[0].UnknownReason.find("extern __shared__"),
+            std::string::npos)
       << R.Kernels[0].UnknownReason;
 }
 
@@ -208,7 +221,8 @@ Report twoUnits() {
   Bad.kernel("broken", {Bad.var("a", 64, 4)});
   Bad.kernel("intact", {Bad.var("c", 32, 4)});
   Bad.TU.Kernels[0].Error =
-      ErrorTouch{ErrorTouch::Kind::InItsCode, Bad.error("use of undeclared identifier 'bias'", 12)};
+      ErrorTouch{ErrorTouch::Kind::InItsCode,
+                 Bad.error("use of undeclared identifier 'bias'", 12)};
   Bad.TU.Fixups.push_back({{"/src/k.cu", 7, 3}, "shared-constructor"});
   Report R;
   analyzeUnit(Bad.TU, CapacityDatabase(), AnalysisOptions(), R);
@@ -220,22 +234,28 @@ Report twoUnits() {
   return R;
 }
 
-TEST(PartialUnitTest, TheTextReportEndsWithTheUnitsThatFailedAndTheirFirstErrors) {
+TEST(PartialUnitTest,
+     TheTextReportEndsWithTheUnitsThatFailedAndTheirFirstErrors) {
   Report R = twoUnits();
   NoLines Lines;
   std::ostringstream OS;
   renderText(R, Lines, OS);
   const std::string Out = OS.str();
-  EXPECT_NE(Out.find("tilefit: 1 of 2 units failed to parse:"), std::string::npos) << Out;
-  EXPECT_NE(Out.find("k.cu (k.cu:12:5: use of undeclared identifier 'bias'), kernels its errors "
+  EXPECT_NE(Out.find("tilefit: 1 of 2 units failed to parse:"),
+            std::string::npos)
+      << Out;
+  EXPECT_NE(Out.find("k.cu (k.cu:12:5: use of undeclared identifier 'bias'), "
+                     "kernels its errors "
                      "do not touch analysed"),
             std::string::npos)
       << Out;
   EXPECT_EQ(Out.find("no kernels found"), std::string::npos);
   // The unknown figure is a `?` with a footnote saying why.
   EXPECT_NE(Out.find("? [1]"), std::string::npos) << Out;
-  EXPECT_NE(Out.find("[1] the translation unit has an error in code this kernel uses"),
-            std::string::npos)
+  EXPECT_NE(
+      Out.find(
+          "[1] the translation unit has an error in code this kernel uses"),
+      std::string::npos)
       << Out;
 }
 
@@ -247,7 +267,9 @@ TEST(PartialUnitTest, WithNoKernelTheFailuresReplaceNoKernelsFound) {
   std::ostringstream OS;
   renderText(R, Lines, OS);
   EXPECT_EQ(OS.str().find("no kernels found"), std::string::npos) << OS.str();
-  EXPECT_NE(OS.str().find("tilefit: 1 of 1 unit failed to parse:"), std::string::npos) << OS.str();
+  EXPECT_NE(OS.str().find("tilefit: 1 of 1 unit failed to parse:"),
+            std::string::npos)
+      << OS.str();
 }
 
 TEST(PartialUnitTest, JsonSaysPartialAndReadsBack) {
@@ -261,11 +283,13 @@ TEST(PartialUnitTest, JsonSaysPartialAndReadsBack) {
   EXPECT_EQ(Units["/src/k.cu"]["status"], "partial");
   EXPECT_EQ(Units["/src/good.cu"]["status"], "ok");
   ASSERT_EQ(Units["/src/k.cu"]["source_fixups"].size(), 1u);
-  EXPECT_EQ(Units["/src/k.cu"]["source_fixups"][0]["rule"], "shared-constructor");
+  EXPECT_EQ(Units["/src/k.cu"]["source_fixups"][0]["rule"],
+            "shared-constructor");
   for (const auto &K : J["kernels"]) {
     if (K["name"] == "broken") {
       EXPECT_TRUE(K["static_smem_bytes"].is_null());
-      EXPECT_NE(K["unknown_reason"].get<std::string>().find("bias"), std::string::npos);
+      EXPECT_NE(K["unknown_reason"].get<std::string>().find("bias"),
+                std::string::npos);
     }
     if (K["name"] == "intact")
       EXPECT_EQ(K["unit_has_errors"], true);
@@ -297,17 +321,22 @@ TEST(PartialUnitTest, SarifAndMarkdownCarryTheFailures) {
   const auto &Inv = S["runs"][0]["invocations"][0];
   EXPECT_EQ(Inv["executionSuccessful"], false);
   ASSERT_TRUE(Inv.contains("toolExecutionNotifications"));
-  EXPECT_NE(Inv["toolExecutionNotifications"][0]["message"]["text"].get<std::string>().find(
-                "1 of 2 units failed to parse"),
+  EXPECT_NE(Inv["toolExecutionNotifications"][0]["message"]["text"]
+                .get<std::string>()
+                .find("1 of 2 units failed to parse"),
             std::string::npos);
-  EXPECT_NE(Inv["toolExecutionNotifications"][1]["message"]["text"].get<std::string>().find(
-                "use of undeclared identifier 'bias'"),
+  EXPECT_NE(Inv["toolExecutionNotifications"][1]["message"]["text"]
+                .get<std::string>()
+                .find("use of undeclared identifier 'bias'"),
             std::string::npos);
   std::ostringstream Md;
   renderMarkdown(R, "/src", Md);
-  EXPECT_NE(Md.str().find("**1 of 2 units failed to parse:**"), std::string::npos) << Md.str();
-  EXPECT_NE(Md.str().find("- k.cu (k.cu:12:5: use of undeclared identifier 'bias')"),
+  EXPECT_NE(Md.str().find("**1 of 2 units failed to parse:**"),
             std::string::npos)
+      << Md.str();
+  EXPECT_NE(
+      Md.str().find("- k.cu (k.cu:12:5: use of undeclared identifier 'bias')"),
+      std::string::npos)
       << Md.str();
 }
 

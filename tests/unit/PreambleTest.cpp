@@ -1,9 +1,9 @@
 //===- PreambleTest.cpp - The language server's per-file preambles --------===//
 //
-// A file analysed again and again (the language server at every edit) reuses the precompiled
-// preamble of its #include block while that block, the files it read and the options are
-// unchanged, and builds it anew as soon as one of them changes; what the parse finds is what a
-// parse without a preamble finds.
+// A file analysed again and again (the language server at every edit) reuses
+// the precompiled preamble of its #include block while that block, the files it
+// read and the options are unchanged, and builds it anew as soon as one of them
+// changes; what the parse finds is what a parse without a preamble finds.
 //
 //===----------------------------------------------------------------------===//
 #include "../support/TestSupport.h"
@@ -35,7 +35,8 @@ __global__ void in_header(float *o) {
 }
 )";
 
-std::string mainText(const std::string &Body, const std::string &Includes = "") {
+std::string mainText(const std::string &Body,
+                     const std::string &Includes = "") {
   return "#include \"h.cuh\"\n" + Includes + "\n" + Body;
 }
 
@@ -58,28 +59,33 @@ protected:
   }
 
   /// Each kernel's static bytes, as the report of a parse with \p E gives them.
-  std::map<std::string, std::string> footprints(const ParseEnvironment &E,
-                                                const std::vector<std::string> &Archs = {"sm_90"},
-                                                std::vector<TranslationUnitFacts> *Out = nullptr) {
-    std::vector<TranslationUnitFacts> Facts = test::parseFile(MainPath, {}, Archs, E);
+  std::map<std::string, std::string>
+  footprints(const ParseEnvironment &E,
+             const std::vector<std::string> &Archs = {"sm_90"},
+             std::vector<TranslationUnitFacts> *Out = nullptr) {
+    std::vector<TranslationUnitFacts> Facts =
+        test::parseFile(MainPath, {}, Archs, E);
     Report R;
     for (const TranslationUnitFacts &TU : Facts) {
       analyzeUnit(TU, test::builtinDatabase(), AnalysisOptions(), R);
       for (const Diagnostic &D : TU.Diagnostics)
         if (D.Level == Severity::Error)
-          Errors.push_back(D.Loc.File + ":" + std::to_string(D.Loc.Line) + ": " + D.Message);
+          Errors.push_back(D.Loc.File + ":" + std::to_string(D.Loc.Line) +
+                           ": " + D.Message);
     }
     finalizeReport(R);
     std::map<std::string, std::string> Bytes;
     for (const KernelReport &K : R.Kernels)
-      Bytes[K.Arch + " " + K.Name] = K.StaticBytes ? std::to_string(*K.StaticBytes) : "unknown";
+      Bytes[K.Arch + " " + K.Name] =
+          K.StaticBytes ? std::to_string(*K.StaticBytes) : "unknown";
     if (Out)
       *Out = std::move(Facts);
     return Bytes;
   }
 
   /// Footprints with and without the store must agree.
-  std::map<std::string, std::string> checked(const std::vector<std::string> &Archs = {"sm_90"}) {
+  std::map<std::string, std::string>
+  checked(const std::vector<std::string> &Archs = {"sm_90"}) {
     ParseEnvironment Plain = Env;
     Plain.Preambles = nullptr;
     Errors.clear();
@@ -92,14 +98,15 @@ protected:
     return With;
   }
 
-  /// A file's new content with a new modification time (the clock's resolution aside).
+  /// A file's new content with a new modification time (the clock's resolution
+  /// aside).
   void rewrite(const std::string &Path, const std::string &Text) {
     write(Path.substr(Dir.size() + 1), Text);
     llvm::sys::fs::file_status S;
     ASSERT_FALSE(llvm::sys::fs::status(Path, S));
     int FD;
-    ASSERT_FALSE(llvm::sys::fs::openFileForWrite(Path, FD, llvm::sys::fs::CD_OpenExisting,
-                                                 llvm::sys::fs::OF_Append));
+    ASSERT_FALSE(llvm::sys::fs::openFileForWrite(
+        Path, FD, llvm::sys::fs::CD_OpenExisting, llvm::sys::fs::OF_Append));
     llvm::sys::fs::setLastAccessAndModificationTime(
         FD, S.getLastModificationTime() + std::chrono::seconds(2));
     llvm::sys::fs::closeFile(FD);
@@ -127,7 +134,8 @@ __global__ void added(float *o) {
   auto Second = checked();
   EXPECT_EQ(Second["sm_90 added"], "72");
   EXPECT_EQ(Second.size(), 3u);
-  EXPECT_EQ(Store.builds(), 1u) << "an edit after the #include block built the preamble again";
+  EXPECT_EQ(Store.builds(), 1u)
+      << "an edit after the #include block built the preamble again";
   EXPECT_EQ(Store.reuses(), 1u);
   EXPECT_EQ(Store.loads(), 2u);
 }
@@ -135,10 +143,11 @@ __global__ void added(float *o) {
 TEST_F(PreambleTest, RebuiltWhenTheIncludeBlockChanges) {
   checked();
   write("g.cuh", "#pragma once\n__shared__ int from_g[7];\n");
-  Env.Unsaved[MainPath] = mainText(std::string(Kernel) +
-                                       "__global__ void uses_g(int *o) { from_g[threadIdx.x % 7] "
-                                       "= o[0]; __syncthreads(); o[threadIdx.x] = from_g[1]; }\n",
-                                   "#include \"g.cuh\"\n");
+  Env.Unsaved[MainPath] =
+      mainText(std::string(Kernel) +
+                   "__global__ void uses_g(int *o) { from_g[threadIdx.x % 7] "
+                   "= o[0]; __syncthreads(); o[threadIdx.x] = from_g[1]; }\n",
+               "#include \"g.cuh\"\n");
   auto After = checked();
   EXPECT_EQ(After["sm_90 uses_g"], "28");
   EXPECT_EQ(Store.builds(), 2u);
@@ -156,8 +165,8 @@ TEST_F(PreambleTest, RebuiltWhenAHeaderChangesOnDisk) {
 }
 
 TEST_F(PreambleTest, RebuiltWhenAnUnsavedHeaderChangesToTheSameSize) {
-  // The editor's buffers have no modification time: Clang's check of the preamble's files by
-  // size and time cannot see this edit.
+  // The editor's buffers have no modification time: Clang's check of the
+  // preamble's files by size and time cannot see this edit.
   Env.Unsaved[HeaderPath] = Header;
   checked();
   std::string Same = Header;
@@ -169,8 +178,8 @@ TEST_F(PreambleTest, RebuiltWhenAnUnsavedHeaderChangesToTheSameSize) {
 }
 
 TEST_F(PreambleTest, OtherOpenFilesDoNotMatter) {
-  // Another file open in the editor, edited between two analyses of this one: the preamble
-  // did not read it and stays.
+  // Another file open in the editor, edited between two analyses of this one:
+  // the preamble did not read it and stays.
   Env.Unsaved[Dir + "/other.cu"] = "__global__ void other() {}\n";
   checked();
   Env.Unsaved[Dir + "/other.cu"] = "__global__ void other(int) {}\n";
@@ -181,37 +190,43 @@ TEST_F(PreambleTest, OtherOpenFilesDoNotMatter) {
 
 TEST_F(PreambleTest, NotLoadedWhenBuildingItReportedAnError) {
   // The parse that loaded it would not report the header's error again.
-  rewrite(HeaderPath, std::string(Header) + "__device__ int broken() { return undeclared; }\n");
+  rewrite(HeaderPath, std::string(Header) +
+                          "__device__ int broken() { return undeclared; }\n");
   std::vector<TranslationUnitFacts> Facts;
   footprints(Env, {"sm_90"}, &Facts);
   ASSERT_EQ(Facts.size(), 1u);
   EXPECT_TRUE(Facts[0].Partial) << "analysed as Clang built it";
   ASSERT_FALSE(Errors.empty());
-  EXPECT_NE(Errors[0].find("h.cuh:14: use of undeclared identifier 'undeclared'"),
-            std::string::npos)
+  EXPECT_NE(
+      Errors[0].find("h.cuh:14: use of undeclared identifier 'undeclared'"),
+      std::string::npos)
       << Errors[0];
   EXPECT_EQ(Store.loads(), 0u);
   checked();
-  EXPECT_EQ(Store.builds(), 1u) << "nothing changed: the failed preamble need not be rebuilt";
+  EXPECT_EQ(Store.builds(), 1u)
+      << "nothing changed: the failed preamble need not be rebuilt";
   EXPECT_EQ(Store.loads(), 0u);
 }
 
 TEST_F(PreambleTest, AnErrorInTheFileItselfIsReportedOnce) {
   checked();
-  Env.Unsaved[MainPath] = mainText(std::string(Kernel) + "__global__ void typing(float *o) { o[0] = x; }\n");
+  Env.Unsaved[MainPath] = mainText(
+      std::string(Kernel) + "__global__ void typing(float *o) { o[0] = x; }\n");
   std::vector<TranslationUnitFacts> Facts;
   footprints(Env, {"sm_90"}, &Facts);
   ASSERT_EQ(Facts.size(), 1u);
   EXPECT_TRUE(Facts[0].Partial) << "analysed as Clang built it";
   ASSERT_EQ(Errors.size(), 1u);
-  EXPECT_NE(Errors[0].find("main.cu:9: use of undeclared identifier 'x'"), std::string::npos)
+  EXPECT_NE(Errors[0].find("main.cu:9: use of undeclared identifier 'x'"),
+            std::string::npos)
       << Errors[0];
   EXPECT_EQ(Store.loads(), 2u);
   EXPECT_EQ(Store.builds(), 1u);
 }
 
 TEST_F(PreambleTest, OnePerArchitectureAndSide) {
-  // A file that mentions __CUDA_ARCH__ is parsed on the host side too (its launches).
+  // A file that mentions __CUDA_ARCH__ is parsed on the host side too (its
+  // launches).
   Env.Unsaved[MainPath] = mainText(std::string(Kernel) + R"(
 #ifndef __CUDA_ARCH__
 void launch(float *o) { in_main<<<1, 32>>>(o); }
@@ -220,7 +235,8 @@ void launch(float *o) { in_main<<<1, 32>>>(o); }
   auto First = checked({"sm_80", "sm_90"});
   EXPECT_EQ(First["sm_80 in_main"], "44");
   const unsigned Built = Store.builds();
-  EXPECT_EQ(Built, 3u) << "the device side for each architecture, the host side once";
+  EXPECT_EQ(Built, 3u)
+      << "the device side for each architecture, the host side once";
   checked({"sm_80", "sm_90"});
   EXPECT_EQ(Store.builds(), Built);
   EXPECT_EQ(Store.reuses(), Built);

@@ -19,7 +19,8 @@ namespace {
 /// Serves source lines from memory.
 class FakeLines : public SourceLines {
 public:
-  std::optional<std::string> line(const std::string &File, unsigned Line) override {
+  std::optional<std::string> line(const std::string &File,
+                                  unsigned Line) override {
     if (File == "k.cu" && Line == 3)
       return std::string("__global__ void\tbig(float *o) {");
     if (File == "k.cu" && Line == 4)
@@ -28,7 +29,8 @@ public:
   }
 };
 
-/// A unit with one kernel over the static limit, analysed against a small database.
+/// A unit with one kernel over the static limit, analysed against a small
+/// database.
 Report sampleReport() {
   TranslationUnitFacts TU;
   TU.File = "k.cu";
@@ -53,10 +55,11 @@ Report sampleReport() {
   K.Reached = {0};
   TU.Kernels.push_back(K);
 
-  auto DB = CapacityDatabase::parse(R"({"architectures": {"sm_90": {"shared_memory": {
+  auto DB =
+      CapacityDatabase::parse(R"({"architectures": {"sm_90": {"shared_memory": {
       "per_sm": 233472, "block_default_max": 49152, "block_optin_max": 232448,
       "static_max": 49152, "reserved_per_block": 1024}}}})",
-                                    "db.json");
+                              "db.json");
   EXPECT_TRUE(static_cast<bool>(DB));
   Report R;
   analyzeUnit(TU, *DB, AnalysisOptions(), R);
@@ -71,22 +74,27 @@ TEST(TextReporterTest, ClangStyleDiagnosticWithCaretAndNotes) {
   std::ostringstream OS;
   renderDiagnostic(R.Diagnostics[0], Lines, OS);
   std::string Text = OS.str();
-  EXPECT_NE(Text.find("k.cu:3:17: error: kernel 'big' uses 51200 bytes (50 KiB) of static shared "
-                      "memory on sm_90, more than the 49152 bytes (48 KiB) ptxas accepts for "
+  EXPECT_NE(Text.find("k.cu:3:17: error: kernel 'big' uses 51200 bytes (50 "
+                      "KiB) of static shared "
+                      "memory on sm_90, more than the 49152 bytes (48 KiB) "
+                      "ptxas accepts for "
                       "static allocations [tilefit-static-limit]\n"),
             std::string::npos)
       << Text;
-  // The tab before `big` expands to column 16 (8-column tab stops), so the caret sits under `b`.
+  // The tab before `big` expands to column 16 (8-column tab stops), so the
+  // caret sits under `b`.
   EXPECT_NE(Text.find("    3 | __global__ void big(float *o) {\n"
                       "      |                 ^\n"),
             std::string::npos)
       << Text;
-  EXPECT_NE(Text.find("k.cu:4:20: note: 'tile' takes 51200 bytes (50 KiB) (float[64][200]) at "
+  EXPECT_NE(Text.find("k.cu:4:20: note: 'tile' takes 51200 bytes (50 KiB) "
+                      "(float[64][200]) at "
                       "offset 0; declare it 'extern __shared__'"),
             std::string::npos)
       << Text;
   EXPECT_NE(Text.find("    4 |   __shared__ float tile[64][200];\n"
-                      "      | " + std::string(19, ' ') + "^\n"),
+                      "      | " +
+                      std::string(19, ' ') + "^\n"),
             std::string::npos)
       << Text;
 }
@@ -96,10 +104,14 @@ TEST(TextReporterTest, SummaryTableInHumanUnits) {
   std::ostringstream OS;
   renderSummary(R, OS);
   std::string Text = OS.str();
-  EXPECT_TRUE(std::regex_search(Text, std::regex(R"(\nkernel +sm_90\n)"))) << Text;
+  EXPECT_TRUE(std::regex_search(Text, std::regex(R"(\nkernel +sm_90\n)")))
+      << Text;
   // An error on that architecture is marked.
-  EXPECT_TRUE(std::regex_search(Text, std::regex(R"(\nbig +50 KiB !\n)"))) << Text;
-  EXPECT_TRUE(std::regex_search(Text, std::regex(R"(\nblock max \(opt-in\) +227 KiB\n)"))) << Text;
+  EXPECT_TRUE(std::regex_search(Text, std::regex(R"(\nbig +50 KiB !\n)")))
+      << Text;
+  EXPECT_TRUE(std::regex_search(
+      Text, std::regex(R"(\nblock max \(opt-in\) +227 KiB\n)")))
+      << Text;
 }
 
 TEST(TextReporterTest, SummaryHasOneColumnPerArchitecture) {
@@ -111,28 +123,36 @@ TEST(TextReporterTest, SummaryHasOneColumnPerArchitecture) {
     K.StaticBytes = Bytes;
     return K;
   };
-  R.Kernels = {Kernel("a", "sm_90", 4096), Kernel("a", "sm_80", 1024), Kernel("b", "sm_80", 12)};
+  R.Kernels = {Kernel("a", "sm_90", 4096), Kernel("a", "sm_80", 1024),
+               Kernel("b", "sm_80", 12)};
   R.Kernels[0].Limit.BlockOptinMax = 232448;
   R.Kernels[0].ParsedAs = "sm_90"; // native
   KernelReport Dyn = Kernel("d", "sm_90", 0);
-  Dyn.Launches = {{{"k.cu", 9, 3}, 8192, "", 256, 8192}, {{"k.cu", 11, 3}, std::nullopt, "runtime", {}, {}}};
+  Dyn.Launches = {{{"k.cu", 9, 3}, 8192, "", 256, 8192},
+                  {{"k.cu", 11, 3}, std::nullopt, "runtime", {}, {}}};
   Dyn.WorstLaunch = 0;
   R.Kernels.push_back(Dyn);
   std::ostringstream OS;
   renderSummary(R, OS);
   std::string Text = OS.str();
-  EXPECT_TRUE(std::regex_search(Text, std::regex(R"(\nkernel +sm_80 +sm_90\n)"))) << Text;
-  EXPECT_TRUE(std::regex_search(Text, std::regex(R"(\na +1 KiB +4 KiB\n)"))) << Text;
+  EXPECT_TRUE(
+      std::regex_search(Text, std::regex(R"(\nkernel +sm_80 +sm_90\n)")))
+      << Text;
+  EXPECT_TRUE(std::regex_search(Text, std::regex(R"(\na +1 KiB +4 KiB\n)")))
+      << Text;
   EXPECT_TRUE(std::regex_search(Text, std::regex(R"(\nb +12 B +-\n)"))) << Text;
-  EXPECT_TRUE(std::regex_search(Text, std::regex(R"(\nd +- +0 B \+ 8 KiB \+ \?\n)"))) << Text;
+  EXPECT_TRUE(
+      std::regex_search(Text, std::regex(R"(\nd +- +0 B \+ 8 KiB \+ \?\n)")))
+      << Text;
 }
 
-// Nine architectures made 400-character lines: neighbours that agree in every figure share a
-// column; --summary=findings keeps the kernels something is said about; the legend says when
-// registers do not limit the blocks-per-SM figure.
+// Nine architectures made 400-character lines: neighbours that agree in every
+// figure share a column; --summary=findings keeps the kernels something is said
+// about; the legend says when registers do not limit the blocks-per-SM figure.
 TEST(TextReporterTest, SummaryScales) {
   Report R;
-  auto Kernel = [](std::string Name, std::string Arch, uint64_t Bytes, uint64_t Max) {
+  auto Kernel = [](std::string Name, std::string Arch, uint64_t Bytes,
+                   uint64_t Max) {
     KernelReport K;
     K.Name = Name;
     K.Arch = K.ParsedAs = Arch;
@@ -140,9 +160,14 @@ TEST(TextReporterTest, SummaryScales) {
     K.Limit.BlockOptinMax = Max;
     return K;
   };
-  for (auto [Arch, Max] : std::vector<std::pair<const char *, uint64_t>>{
-           {"sm_80", 166912}, {"sm_86", 101376}, {"sm_89", 101376}, {"sm_90", 232448},
-           {"sm_100", 232448}, {"sm_103", 232448}, {"sm_120", 101376}}) {
+  for (auto [Arch, Max] :
+       std::vector<std::pair<const char *, uint64_t>>{{"sm_80", 166912},
+                                                      {"sm_86", 101376},
+                                                      {"sm_89", 101376},
+                                                      {"sm_90", 232448},
+                                                      {"sm_100", 232448},
+                                                      {"sm_103", 232448},
+                                                      {"sm_120", 101376}}) {
     R.Kernels.push_back(Kernel("plain", Arch, 1024, Max));
     KernelReport Big = Kernel("big", Arch, 40960, Max);
     if (std::string(Arch) == "sm_86" || std::string(Arch) == "sm_89" ||
@@ -154,39 +179,38 @@ TEST(TextReporterTest, SummaryScales) {
   std::ostringstream OS;
   renderSummary(R, OS);
   std::string Text = OS.str();
-  EXPECT_TRUE(std::regex_search(
-      Text, std::regex(R"(
+  EXPECT_TRUE(std::regex_search(Text, std::regex(R"(
 kernel +sm_80 +sm_86,sm_89 +sm_90\.\.sm_103 +sm_120
-)")))
-      << Text;
+)"))) << Text;
   EXPECT_TRUE(std::regex_search(Text, std::regex(R"(
 plain +1 KiB +1 KiB +1 KiB +1 KiB
-)")))
-      << Text;
-  EXPECT_TRUE(std::regex_search(
-      Text, std::regex(R"(
+)"))) << Text;
+  EXPECT_TRUE(std::regex_search(Text, std::regex(R"(
 big +40 KiB \(2/SM\) +40 KiB \(2/SM\) ~ +40 KiB \(2/SM\) +40 KiB \(2/SM\) ~
-)")))
+)"))) << Text;
+  EXPECT_NE(
+      Text.find(
+          "sm_90..sm_103: architectures with the same figures, in one column"),
+      std::string::npos)
       << Text;
-  EXPECT_NE(Text.find("sm_90..sm_103: architectures with the same figures, in one column"),
-            std::string::npos)
+  EXPECT_NE(Text.find("(N/SM) leaves registers out"), std::string::npos)
       << Text;
-  EXPECT_NE(Text.find("(N/SM) leaves registers out"), std::string::npos) << Text;
-  // A kernel with a figure of its own on one architecture keeps the columns apart.
+  // A kernel with a figure of its own on one architecture keeps the columns
+  // apart.
   R.Kernels[2 * 4].StaticBytes = 2048; // plain on sm_100
   OS.str("");
   renderSummary(R, OS);
   EXPECT_TRUE(std::regex_search(OS.str(), std::regex(R"(
 kernel +sm_80 +sm_86,sm_89 +sm_90 +sm_100 +sm_103 +sm_120
-)")))
-      << OS.str();
+)"))) << OS.str();
 
   OS.str("");
   renderSummary(R, OS, 0, /*OnlyFindings=*/true);
   Text = OS.str();
   EXPECT_EQ(Text.find("\nplain "), std::string::npos) << Text;
   EXPECT_NE(Text.find("\nbig "), std::string::npos) << Text;
-  EXPECT_NE(Text.find("1 kernel with nothing to report not shown (--summary=all shows them)"),
+  EXPECT_NE(Text.find("1 kernel with nothing to report not shown "
+                      "(--summary=all shows them)"),
             std::string::npos)
       << Text;
 }
@@ -258,8 +282,8 @@ TEST(JsonReporterTest, UnknownFiguresAreNullWithAReason) {
   EXPECT_TRUE(J["kernels"][0]["limits"]["block_optin_max"].is_null());
 }
 
-/// One kernel on sm_100a with per-thread arrays and Tensor Memory, one on sm_90 with neither,
-/// and constant memory in the unit.
+/// One kernel on sm_100a with per-thread arrays and Tensor Memory, one on sm_90
+/// with neither, and constant memory in the unit.
 Report scopesReport() {
   Report R;
   UnitReport U;
@@ -379,25 +403,28 @@ TEST(JsonReporterTest, ScopesSurviveAReadBack) {
   EXPECT_FALSE(Back->Kernels[1].TensorMemory.has_value());
   std::ostringstream Second;
   renderJson(*Back, {"tilefit", "9.9.9"}, Second);
-  EXPECT_EQ(nlohmann::json::parse(First.str()), nlohmann::json::parse(Second.str()));
+  EXPECT_EQ(nlohmann::json::parse(First.str()),
+            nlohmann::json::parse(Second.str()));
 }
 
-// A number with a fraction or an exponent where an integer belongs is an error naming the
-// field, not a conversion (out of range, undefined; found by fuzz_json_report).
+// A number with a fraction or an exponent where an integer belongs is an error
+// naming the field, not a conversion (out of range, undefined; found by
+// fuzz_json_report).
 TEST(JsonReporterTest, ReadingRefusesNumbersThatAreNotIntegers) {
   std::ostringstream OS;
   renderJson(sampleReport(), {"tilefit", "9.9.9"}, OS);
   nlohmann::json Doc = nlohmann::json::parse(OS.str());
   ASSERT_FALSE(Doc["kernels"][0]["allocations"].empty());
-  for (const nlohmann::json &Bad : {nlohmann::json(6.46667e+27), nlohmann::json(1.5),
-                                    nlohmann::json(-3)}) {
+  for (const nlohmann::json &Bad :
+       {nlohmann::json(6.46667e+27), nlohmann::json(1.5), nlohmann::json(-3)}) {
     SCOPED_TRACE(Bad.dump());
     nlohmann::json D = Doc;
     D["kernels"][0]["allocations"][0]["shape"][0] = Bad;
     auto Back = readJsonReport(D.dump(), "bad.json");
     ASSERT_FALSE(static_cast<bool>(Back));
     EXPECT_NE(Back.error().find("shape"), std::string::npos) << Back.error();
-    EXPECT_NE(Back.error().find("expected a non-negative integer"), std::string::npos)
+    EXPECT_NE(Back.error().find("expected a non-negative integer"),
+              std::string::npos)
         << Back.error();
   }
 }
@@ -407,27 +434,33 @@ TEST(TextReporterTest, SummaryShowsTheOtherScopesOnlyWhenPresent) {
   renderSummary(scopesReport(), OS);
   std::string Text = OS.str();
   EXPECT_TRUE(std::regex_search(
-      Text, std::regex(R"(\n  registers +- +256 B = 64 regs of 128, 64 KiB/block\n)")))
+      Text, std::regex(
+                R"(\n  registers +- +256 B = 64 regs of 128, 64 KiB/block\n)")))
       << Text;
-  EXPECT_TRUE(std::regex_search(Text, std::regex(R"(\n  tensor memory +- +128/512 cols\n)")))
+  EXPECT_TRUE(std::regex_search(
+      Text, std::regex(R"(\n  tensor memory +- +128/512 cols\n)")))
       << Text;
-  EXPECT_NE(Text.find("constant memory, k.cu: 75 B of 64 KiB (1 variable) on sm_90, sm_100a\n"),
+  EXPECT_NE(Text.find("constant memory, k.cu: 75 B of 64 KiB (1 variable) on "
+                      "sm_90, sm_100a\n"),
             std::string::npos)
       << Text;
   // The sample without them has no extra line.
   std::ostringstream Plain;
   renderSummary(sampleReport(), Plain);
   EXPECT_EQ(Plain.str().find("registers"), std::string::npos) << Plain.str();
-  EXPECT_EQ(Plain.str().find("constant memory"), std::string::npos) << Plain.str();
+  EXPECT_EQ(Plain.str().find("constant memory"), std::string::npos)
+      << Plain.str();
 }
 
 TEST(MarkdownReporterTest, ScopeRowsAndConstantMemory) {
   std::ostringstream OS;
   renderMarkdown(scopesReport(), "/p", OS);
-  EXPECT_NE(OS.str().find("| &nbsp;&nbsp;*registers* | - | 256 B = 64 regs of 128, 64 KiB/block |"),
+  EXPECT_NE(OS.str().find("| &nbsp;&nbsp;*registers* | - | 256 B = 64 regs of "
+                          "128, 64 KiB/block |"),
             std::string::npos)
       << OS.str();
-  EXPECT_NE(OS.str().find("- constant memory, k.cu: 75 B of 64 KiB"), std::string::npos);
+  EXPECT_NE(OS.str().find("- constant memory, k.cu: 75 B of 64 KiB"),
+            std::string::npos);
 }
 
 TEST(SarifReporterTest, RulesListTheScopeChecks) {
@@ -438,12 +471,14 @@ TEST(SarifReporterTest, RulesListTheScopeChecks) {
   std::set<std::string> Rules;
   for (const auto &Rule : J["runs"][0]["tool"]["driver"]["rules"])
     Rules.insert(Rule["id"].get<std::string>());
-  for (const char *Id : {"tilefit-registers", "tilefit-constant", "tilefit-tmem"})
+  for (const char *Id :
+       {"tilefit-registers", "tilefit-constant", "tilefit-tmem"})
     EXPECT_TRUE(Rules.count(Id)) << Id;
 }
 
-// A file name that is not UTF-8 (bytes from a build system on a Latin-1 file system) cannot
-// stop a report: JSON and SARIF replace the bad bytes with U+FFFD.
+// A file name that is not UTF-8 (bytes from a build system on a Latin-1 file
+// system) cannot stop a report: JSON and SARIF replace the bad bytes with
+// U+FFFD.
 TEST(JsonReporterTest, FileNamesThatAreNotUtf8AreReplacedNotFatal) {
   Report R = sampleReport();
   auto Rename = [](std::string &F) { F = "caf\xe9/k.cu"; };
@@ -457,7 +492,8 @@ TEST(JsonReporterTest, FileNamesThatAreNotUtf8AreReplacedNotFatal) {
   std::ostringstream Json, Sarif;
   ASSERT_NO_THROW(renderJson(R, {"tilefit", "9.9.9"}, Json));
   FakeLines Lines;
-  ASSERT_NO_THROW(renderSarif(R, {"tilefit", "9.9.9"}, SarifOptions(), Lines, Sarif));
+  ASSERT_NO_THROW(
+      renderSarif(R, {"tilefit", "9.9.9"}, SarifOptions(), Lines, Sarif));
   ASSERT_NO_THROW((void)nlohmann::json::parse(Json.str()));
   EXPECT_NE(Json.str().find("\"caf\xef\xbf\xbd/k.cu\""), std::string::npos);
   // SARIF names files by URI: the byte is percent-encoded.

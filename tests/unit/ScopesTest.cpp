@@ -1,7 +1,8 @@
 //===- ScopesTest.cpp - Registers, constant memory and Tensor Memory ------===//
 //
-// The figures of the scope model against what ptxas 13.0 did (see model/lib/Scopes.cpp), on
-// synthetic facts; the fixtures under tests/fixtures/scopes check the same from source.
+// The figures of the scope model against what ptxas 13.0 did (see
+// model/lib/Scopes.cpp), on synthetic facts; the fixtures under
+// tests/fixtures/scopes check the same from source.
 //
 //===----------------------------------------------------------------------===//
 #include "tilefit/model/Scopes.h"
@@ -12,12 +13,14 @@ namespace tilefit {
 namespace {
 
 CapacityDatabase builtin() {
-  auto DB = CapacityDatabase::load(std::string(TILEFIT_SOURCE_DIR) + "/data/capacity.json");
+  auto DB = CapacityDatabase::load(std::string(TILEFIT_SOURCE_DIR) +
+                                   "/data/capacity.json");
   EXPECT_TRUE(static_cast<bool>(DB)) << (DB ? "" : DB.error());
   return DB ? std::move(*DB) : CapacityDatabase();
 }
 
-uint64_t cap(const char *Arch, uint64_t Threads, uint64_t Blocks, bool *Ignored = nullptr) {
+uint64_t cap(const char *Arch, uint64_t Threads, uint64_t Blocks,
+             bool *Ignored = nullptr) {
   CapacityDatabase DB = builtin();
   const ArchCapacity *A = DB.lookup(Arch);
   EXPECT_NE(A, nullptr) << Arch;
@@ -44,8 +47,8 @@ TEST(ScopesTest, LaunchBoundsRegisterCapsMatchPtxas) {
   EXPECT_EQ(cap("sm_80", 64, 32), 32u);
 }
 
-// A minimum the SM cannot hold: ptxas warns ".minnctapersm will be ignored" and caps by the
-// block size alone.
+// A minimum the SM cannot hold: ptxas warns ".minnctapersm will be ignored" and
+// caps by the block size alone.
 TEST(ScopesTest, MinimumAnSmCannotHoldIsIgnored) {
   bool Ignored = false;
   EXPECT_EQ(cap("sm_80", 682, 3, &Ignored), 80u);
@@ -60,7 +63,8 @@ TEST(ScopesTest, MinimumAnSmCannotHoldIsIgnored) {
   EXPECT_FALSE(Ignored);
 }
 
-SharedVar var(const char *Name, uint64_t Bytes, uint64_t Align, uint64_t DeclOrder) {
+SharedVar var(const char *Name, uint64_t Bytes, uint64_t Align,
+              uint64_t DeclOrder) {
   SharedVar V;
   V.Name = V.QualifiedName = Name;
   V.Bytes = Bytes;
@@ -73,7 +77,8 @@ TranslationUnitFacts constantUnit() {
   TranslationUnitFacts TU;
   TU.File = "c.cu";
   TU.Arch = "sm_80";
-  // char[3], double[2], int[5], float[7], short, char[1], as ptxas saw them: 75 bytes.
+  // char[3], double[2], int[5], float[7], short, char[1], as ptxas saw them: 75
+  // bytes.
   TU.ConstantVars = {var("a", 3, 1, 0),  var("b", 16, 8, 1), var("c", 20, 4, 2),
                      var("s", 28, 4, 3), var("t", 2, 2, 4),  var("n", 1, 1, 5)};
   for (size_t I = 0; I < TU.ConstantVars.size(); ++I)
@@ -124,7 +129,8 @@ TEST(ScopesTest, RegisterTilesSumArraysAndTakeTheLaunchBlock) {
   EXPECT_EQ(R.LimitBasis, "-maxrregcount=64");
 
   K.Bounds = LaunchBounds{256, 2, {}};
-  R = registerTiles(TU, K, DB.lookup("sm_90"), 64); // -maxrregcount yields to the bounds
+  R = registerTiles(TU, K, DB.lookup("sm_90"),
+                    64); // -maxrregcount yields to the bounds
   EXPECT_EQ(R.Limit, std::optional<uint64_t>(128));
   EXPECT_EQ(R.LimitBasis, "__launch_bounds__(256, 2)");
 }

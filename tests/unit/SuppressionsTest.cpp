@@ -1,8 +1,9 @@
-//===- SuppressionsTest.cpp - NOLINT comments, as clang-tidy reads them ----===//
+//===- SuppressionsTest.cpp - NOLINT comments, as clang-tidy reads them
+//----===//
 //
-// NolintMap on source text (NOLINT, NOLINTNEXTLINE, NOLINTBEGIN/END with and without check
-// lists, unmatched BEGIN/END), and applySuppressions on a hand-built report whose files are
-// given by a function, not read from disk.
+// NolintMap on source text (NOLINT, NOLINTNEXTLINE, NOLINTBEGIN/END with and
+// without check lists, unmatched BEGIN/END), and applySuppressions on a
+// hand-built report whose files are given by a function, not read from disk.
 //
 //===----------------------------------------------------------------------===//
 #include "tilefit/model/Suppressions.h"
@@ -14,7 +15,8 @@
 namespace tilefit {
 namespace {
 
-NolintMap parse(std::string_view Text, std::vector<Diagnostic> *Problems = nullptr) {
+NolintMap parse(std::string_view Text,
+                std::vector<Diagnostic> *Problems = nullptr) {
   std::vector<Diagnostic> Local;
   NolintMap M = NolintMap::parse(Text, "k.cu", Problems ? *Problems : Local);
   if (!Problems) {
@@ -59,11 +61,12 @@ TEST(SuppressionsTest, NolintWithAListSuppressesOnlyTheListedChecks) {
 }
 
 TEST(SuppressionsTest, NolintNextLineSuppressesTheFollowingLineOnly) {
-  NolintMap M = parse("// NOLINTNEXTLINE\n"
-                      "__global__ void a() {}\n"
-                      "__global__ void b() {}\n"
-                      "// NOLINTNEXTLINE(tilefit-static-limit, tilefit-capacity)\n"
-                      "__global__ void c() {}\n");
+  NolintMap M =
+      parse("// NOLINTNEXTLINE\n"
+            "__global__ void a() {}\n"
+            "__global__ void b() {}\n"
+            "// NOLINTNEXTLINE(tilefit-static-limit, tilefit-capacity)\n"
+            "__global__ void c() {}\n");
   EXPECT_FALSE(M.suppresses(1, "tilefit-budget"));
   EXPECT_TRUE(M.suppresses(2, "tilefit-budget"));
   EXPECT_FALSE(M.suppresses(3, "tilefit-budget"));
@@ -102,7 +105,8 @@ TEST(SuppressionsTest, NolintBeginEndWithAListSuppressesOnlyTheListedChecks) {
 }
 
 TEST(SuppressionsTest, EndsCloseTheInnermostBeginWithTheSameList) {
-  // Interleaved ranges: each END closes the BEGIN with its list, not the innermost one.
+  // Interleaved ranges: each END closes the BEGIN with its list, not the
+  // innermost one.
   std::vector<Diagnostic> Problems;
   NolintMap M = parse("// NOLINTBEGIN(tilefit-budget)\n" // 1
                       "// NOLINTBEGIN(tilefit-optin)\n"  // 2
@@ -149,7 +153,8 @@ TEST(SuppressionsTest, UnmatchedEndIsAProblemAtItsLineAndColumn) {
   EXPECT_EQ(P.Loc.File, "dir/k.cu");
   EXPECT_EQ(P.Loc.Line, 2u);
   EXPECT_EQ(P.Loc.Column, 6u);
-  EXPECT_NE(P.Message.find("unmatched 'NOLINTEND'"), std::string::npos) << P.Message;
+  EXPECT_NE(P.Message.find("unmatched 'NOLINTEND'"), std::string::npos)
+      << P.Message;
   // An unmatched END suppresses nothing.
   EXPECT_FALSE(M.suppresses(1, "tilefit-budget"));
   EXPECT_FALSE(M.suppresses(2, "tilefit-budget"));
@@ -169,7 +174,8 @@ TEST(SuppressionsTest, UnmatchedBeginIsAProblemAtItsLineAndColumn) {
   EXPECT_EQ(P.Loc.File, "dir/k.cu");
   EXPECT_EQ(P.Loc.Line, 3u);
   EXPECT_EQ(P.Loc.Column, 6u);
-  EXPECT_NE(P.Message.find("unmatched 'NOLINTBEGIN'"), std::string::npos) << P.Message;
+  EXPECT_NE(P.Message.find("unmatched 'NOLINTBEGIN'"), std::string::npos)
+      << P.Message;
   // An unclosed range suppresses nothing, not even to the end of the file.
   EXPECT_FALSE(M.suppresses(3, "tilefit-optin"));
   EXPECT_FALSE(M.suppresses(4, "tilefit-optin"));
@@ -204,9 +210,10 @@ TEST(SuppressionsTest, NolintInsideALongerWordIsNoMarker) {
 
 TEST(SuppressionsTest, SeveralMarkersOnOneLine) {
   // A one-line range and a NOLINTNEXTLINE after other text on the same line.
-  NolintMap M = parse("a /* NOLINTBEGIN(tilefit-budget) */ x; /* NOLINTEND(tilefit-budget) */\n"
-                      "b // NOLINT(tilefit-optin) NOLINTNEXTLINE(tilefit-capacity)\n"
-                      "c\n");
+  NolintMap M = parse(
+      "a /* NOLINTBEGIN(tilefit-budget) */ x; /* NOLINTEND(tilefit-budget) */\n"
+      "b // NOLINT(tilefit-optin) NOLINTNEXTLINE(tilefit-capacity)\n"
+      "c\n");
   EXPECT_TRUE(M.suppresses(1, "tilefit-budget"));
   EXPECT_FALSE(M.suppresses(2, "tilefit-budget"));
   EXPECT_TRUE(M.suppresses(2, "tilefit-optin"));
@@ -238,8 +245,8 @@ TEST(SuppressionsTest, TextWithoutMarkersSuppressesNothing) {
 // applySuppressions
 //===----------------------------------------------------------------------===//
 
-Diagnostic finding(const std::string &Check, const std::string &File, unsigned Line,
-                   const std::string &Message = "finding") {
+Diagnostic finding(const std::string &Check, const std::string &File,
+                   unsigned Line, const std::string &Message = "finding") {
   Diagnostic D;
   D.Level = Severity::Error;
   D.Check = Check;
@@ -288,7 +295,8 @@ TEST(SuppressionsTest, ApplyDropsFindingsOnNolintLinesAndCountsThem) {
                    finding("tilefit-budget", "k.cu", 5, "c budget"),
                    finding("tilefit-budget", "k.cu", 7, "d budget")};
   EXPECT_EQ(applySuppressions(R, F.reader()), 3u);
-  EXPECT_EQ(messages(R), (std::vector<std::string>{"a capacity", "c budget", "d budget"}));
+  EXPECT_EQ(messages(R),
+            (std::vector<std::string>{"a capacity", "c budget", "d budget"}));
   // The file is read once for all its findings.
   EXPECT_EQ(F.Reads["k.cu"], 1);
 }
@@ -299,7 +307,8 @@ TEST(SuppressionsTest, ApplySuppressesThroughTheLineOfANote) {
                    "void host() {\n"
                    "  k<<<1, 256, 65536>>>(); // NOLINT(tilefit-optin)\n"
                    "}\n";
-  F.Text["tile.cuh"] = "\n__shared__ float t[20000]; // NOLINT(tilefit-static-limit)\n";
+  F.Text["tile.cuh"] =
+      "\n__shared__ float t[20000]; // NOLINT(tilefit-static-limit)\n";
   Report R;
   Diagnostic OptIn = finding("tilefit-optin", "k.cu", 1, "optin");
   OptIn.Notes.push_back({"launched here", {"k.cu", 3, 3}});
@@ -361,18 +370,21 @@ TEST(SuppressionsTest, ApplyReportsUnmatchedCommentsOfFilesWithFindings) {
   ASSERT_EQ(R.Diagnostics.size(), 3u);
   EXPECT_EQ(R.Diagnostics[0].Message, "a");
   EXPECT_EQ(R.Diagnostics[1].Message, "b");
-  // The unmatched BEGIN, once although the file has two findings, after the findings.
+  // The unmatched BEGIN, once although the file has two findings, after the
+  // findings.
   const Diagnostic &P = R.Diagnostics[2];
   EXPECT_EQ(P.Check, "tilefit-nolint");
   EXPECT_EQ(P.Level, Severity::Error);
   EXPECT_EQ(P.Loc.File, "k.cu");
   EXPECT_EQ(P.Loc.Line, 2u);
   EXPECT_EQ(P.Loc.Column, 4u);
-  EXPECT_NE(P.Message.find("unmatched 'NOLINTBEGIN'"), std::string::npos) << P.Message;
+  EXPECT_NE(P.Message.find("unmatched 'NOLINTBEGIN'"), std::string::npos)
+      << P.Message;
   EXPECT_TRUE(R.ToolMessages.empty());
 }
 
-TEST(SuppressionsTest, ApplyReportsUnmatchedCommentsEvenWhenEveryFindingIsSuppressed) {
+TEST(SuppressionsTest,
+     ApplyReportsUnmatchedCommentsEvenWhenEveryFindingIsSuppressed) {
   Files F;
   F.Text["k.cu"] = "__global__ void a() {} // NOLINT\n"
                    "// NOLINTEND(tilefit-optin)\n";

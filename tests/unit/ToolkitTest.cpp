@@ -1,6 +1,6 @@
 //===- ToolkitTest.cpp - Finding the CUDA toolkit as clang does -----------===//
-#include "../support/TestSupport.h"
 #include "tilefit/frontend/Toolkit.h"
+#include "../support/TestSupport.h"
 
 #include <cstdlib>
 
@@ -13,7 +13,8 @@ class ToolkitTest : public test::TempDirTest {
 protected:
   std::string fake(const std::string &Name, int Version, bool Cccl) {
     write(Name + "/include/cuda_runtime.h", "");
-    write(Name + "/include/cuda.h", "#define CUDA_VERSION " + std::to_string(Version) + "\n");
+    write(Name + "/include/cuda.h",
+          "#define CUDA_VERSION " + std::to_string(Version) + "\n");
     if (Cccl)
       write(Name + "/include/cccl/cub/cub.cuh", "");
     return Dir + "/" + Name;
@@ -22,13 +23,15 @@ protected:
     TempDirTest::SetUp();
     for (const char *V : {"CUDA_PATH", "CUDA_HOME"}) {
       const char *Old = std::getenv(V);
-      Saved.emplace_back(V, Old ? std::optional<std::string>(Old) : std::nullopt);
+      Saved.emplace_back(V,
+                         Old ? std::optional<std::string>(Old) : std::nullopt);
       ::unsetenv(V);
     }
   }
   void TearDown() override {
     for (const auto &[Name, Value] : Saved)
-      Value ? ::setenv(Name.c_str(), Value->c_str(), 1) : ::unsetenv(Name.c_str());
+      Value ? ::setenv(Name.c_str(), Value->c_str(), 1)
+            : ::unsetenv(Name.c_str());
     TempDirTest::TearDown();
   }
   std::vector<std::pair<std::string, std::optional<std::string>>> Saved;
@@ -87,8 +90,9 @@ namespace {
 class NvccVersionTest : public test::TempDirTest {};
 
 TEST_F(NvccVersionTest, FromVersionJsonOrDistInfoElseCudaVersionAlone) {
-  // nvcc's full version gives __CUDACC_VER_BUILD__: from version.json (runfile and packages),
-  // or from the wheel layout's dist-info folder; without either, CUDA_VERSION's two parts.
+  // nvcc's full version gives __CUDACC_VER_BUILD__: from version.json (runfile
+  // and packages), or from the wheel layout's dist-info folder; without either,
+  // CUDA_VERSION's two parts.
   write("a/include/cuda_runtime.h", "");
   write("a/include/cuda.h", "#define CUDA_VERSION 12040\n");
   write("a/version.json", R"({"cuda": {"name": "CUDA SDK", "version": "12.4.1"},

@@ -1,4 +1,5 @@
-//===- Analyzer.h - Parsing translation units per architecture ---*- C++ -*-===//
+//===- Analyzer.h - Parsing translation units per architecture ---*- C++
+//-*-===//
 #ifndef TILEFIT_FRONTEND_ANALYZER_H
 #define TILEFIT_FRONTEND_ANALYZER_H
 
@@ -23,85 +24,110 @@ class ResultCache;
 
 /// What every parse shares.
 struct ParseEnvironment {
-  CudaToolkit Toolkit;          ///< Not found: tilefit's built-in CUDA prelude is used instead.
-  std::string ResourceInclude;  ///< tilefit's resource include folder (share/tilefit/include).
+  CudaToolkit
+      Toolkit; ///< Not found: tilefit's built-in CUDA prelude is used instead.
+  std::string ResourceInclude;  ///< tilefit's resource include folder
+                                ///< (share/tilefit/include).
   std::string ClangResourceDir; ///< Clang's builtin headers.
-  /// tilefit's CUDA compatibility header and source fix-ups (what makes Clang accept what
-  /// nvcc accepts); tests turn them off to show what each one is for.
+  /// tilefit's CUDA compatibility header and source fix-ups (what makes Clang
+  /// accept what nvcc accepts); tests turn them off to show what each one is
+  /// for.
   bool NvccCompatibility = true;
-  /// Unsaved editor buffers by absolute path: parses read these instead of the files on disk
-  /// (the language server's overlay).
+  /// Unsaved editor buffers by absolute path: parses read these instead of the
+  /// files on disk (the language server's overlay).
   std::map<std::string, std::string> Unsaved;
-  /// When set and true, jobs not yet started are skipped (a newer edit made them stale).
+  /// When set and true, jobs not yet started are skipped (a newer edit made
+  /// them stale).
   const std::atomic<bool> *Cancelled = nullptr;
-  /// Facts of earlier parses (null: none). Not used while there are unsaved buffers.
+  /// Facts of earlier parses (null: none). Not used while there are unsaved
+  /// buffers.
   ResultCache *Cache = nullptr;
   /// The precompiled CUDA runtime headers (null: parse them every time).
   HeaderPchStore *Pch = nullptr;
-  /// Per-file preambles kept between analyses (the language server; null: none). A parse
-  /// that loads one does not load the precompiled runtime headers: the preamble holds them.
+  /// Per-file preambles kept between analyses (the language server; null:
+  /// none). A parse that loads one does not load the precompiled runtime
+  /// headers: the preamble holds them.
   PreambleStore *Preambles = nullptr;
 };
 
-/// The contents of \p File as parses see it: \p Env's unsaved buffer, else the file on disk.
-std::optional<std::string> readSource(const ParseEnvironment &Env, const std::string &File);
+/// The contents of \p File as parses see it: \p Env's unsaved buffer, else the
+/// file on disk.
+std::optional<std::string> readSource(const ParseEnvironment &Env,
+                                      const std::string &File);
 
 /// One translation unit to parse for one architecture.
 struct UnitJob {
   CompileCommand Command;
   DeviceFlags Flags;
   DeviceTarget Target;
-  /// nvcc's __CUDA_ARCH_LIST__ for the command: every target's __CUDA_ARCH__, ascending.
+  /// nvcc's __CUDA_ARCH_LIST__ for the command: every target's __CUDA_ARCH__,
+  /// ascending.
   std::vector<unsigned> ArchList;
 };
 
-/// Turns commands into jobs: one per CUDA command and architecture. \p ArchOverride (from
+/// Turns commands into jobs: one per CUDA command and architecture. \p
+/// ArchOverride (from
 /// --arch) replaces the commands' own architectures; a command naming none gets
 /// \p DefaultArch.
 std::vector<UnitJob> planJobs(const std::vector<CompileCommand> &Commands,
                               const std::vector<std::string> &ArchOverride);
 
-/// The architecture Clang parses \p Target as: itself when Clang 19 knows it, else the newest
-/// one it knows (sm_90), with __CUDA_ARCH__ set to the target's value.
+/// The architecture Clang parses \p Target as: itself when Clang 19 knows it,
+/// else the newest one it knows (sm_90), with __CUDA_ARCH__ set to the target's
+/// value.
 std::string clangArchFor(const std::string &Target);
 
-/// The clang driver command line for \p Job (for tests and --show-parse-commands): the
-/// device-side parse, or with \p HostSide the host-side one.
-std::vector<std::string> parseCommandLine(const UnitJob &Job, const ParseEnvironment &Env,
+/// The clang driver command line for \p Job (for tests and
+/// --show-parse-commands): the device-side parse, or with \p HostSide the
+/// host-side one.
+std::vector<std::string> parseCommandLine(const UnitJob &Job,
+                                          const ParseEnvironment &Env,
                                           bool HostSide = false);
 
-/// The launches and attribute calls of a host-side parse of \p Job's unit. Problems are
-/// appended to \p Problems (a failed host parse only means those launches stay unseen).
-std::vector<HostKernelCalls> analyzeHostSide(const UnitJob &Job, const ParseEnvironment &Env,
-                                             std::vector<Diagnostic> &Problems,
-                                             std::vector<std::string> *Inputs = nullptr);
+/// The launches and attribute calls of a host-side parse of \p Job's unit.
+/// Problems are appended to \p Problems (a failed host parse only means those
+/// launches stay unseen).
+std::vector<HostKernelCalls>
+analyzeHostSide(const UnitJob &Job, const ParseEnvironment &Env,
+                std::vector<Diagnostic> &Problems,
+                std::vector<std::string> *Inputs = nullptr);
 
-/// Adds to \p Facts' kernels the host-side launches and calls the device-side parse missed.
-void mergeHostCalls(TranslationUnitFacts &Facts, const std::vector<HostKernelCalls> &Host);
+/// Adds to \p Facts' kernels the host-side launches and calls the device-side
+/// parse missed.
+void mergeHostCalls(TranslationUnitFacts &Facts,
+                    const std::vector<HostKernelCalls> &Host);
 
-/// Parses one unit and collects its facts. Never throws; failures are facts with Failed set.
-TranslationUnitFacts analyzeUnit(const UnitJob &Job, const ParseEnvironment &Env);
+/// Parses one unit and collects its facts. Never throws; failures are facts
+/// with Failed set.
+TranslationUnitFacts analyzeUnit(const UnitJob &Job,
+                                 const ParseEnvironment &Env);
 
 /// Called after each job with the number done so far and the job.
-using ProgressFn = std::function<void(size_t Done, size_t Total, const UnitJob &Job)>;
+using ProgressFn =
+    std::function<void(size_t Done, size_t Total, const UnitJob &Job)>;
 
-/// Receives the facts of one job (its index in the jobs), once per job, as soon as they are
-/// final; calls are serialized, in no particular order.
-using FactsConsumer = std::function<void(size_t Job, TranslationUnitFacts &&Facts)>;
+/// Receives the facts of one job (its index in the jobs), once per job, as soon
+/// as they are final; calls are serialized, in no particular order.
+using FactsConsumer =
+    std::function<void(size_t Job, TranslationUnitFacts &&Facts)>;
 
-/// Parses every job on \p Threads threads and hands each job's facts to \p Consume when they
-/// are final (a cache hit at once; a parse when its command's parses are done and, if one is
-/// needed, its host-side parse), so that a run holds the facts of the units in flight, not of
-/// the whole project. The files each parse read (Inputs) are dropped once the cache has them.
-/// A job whose parse crashes Clang is reported as a failed unit; the others finish. Once
-/// Env.Cancelled is set, jobs not yet started are skipped and the results are to be dropped.
-void analyzeAll(const std::vector<UnitJob> &Jobs, const ParseEnvironment &Env, unsigned Threads,
-                const ProgressFn &Progress, const FactsConsumer &Consume);
+/// Parses every job on \p Threads threads and hands each job's facts to \p
+/// Consume when they are final (a cache hit at once; a parse when its command's
+/// parses are done and, if one is needed, its host-side parse), so that a run
+/// holds the facts of the units in flight, not of the whole project. The files
+/// each parse read (Inputs) are dropped once the cache has them. A job whose
+/// parse crashes Clang is reported as a failed unit; the others finish. Once
+/// Env.Cancelled is set, jobs not yet started are skipped and the results are
+/// to be dropped.
+void analyzeAll(const std::vector<UnitJob> &Jobs, const ParseEnvironment &Env,
+                unsigned Threads, const ProgressFn &Progress,
+                const FactsConsumer &Consume);
 
-/// The same, with the results in job order whatever the thread count (Inputs kept).
-std::vector<TranslationUnitFacts> analyzeAll(const std::vector<UnitJob> &Jobs,
-                                             const ParseEnvironment &Env, unsigned Threads,
-                                             const ProgressFn &Progress = nullptr);
+/// The same, with the results in job order whatever the thread count (Inputs
+/// kept).
+std::vector<TranslationUnitFacts>
+analyzeAll(const std::vector<UnitJob> &Jobs, const ParseEnvironment &Env,
+           unsigned Threads, const ProgressFn &Progress = nullptr);
 
 } // namespace frontend
 } // namespace tilefit

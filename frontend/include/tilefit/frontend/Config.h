@@ -1,16 +1,16 @@
 //===- Config.h - .tilefit.yaml ---------------------------------*- C++ -*-===//
 //
-// tilefit's configuration file, looked up like .clang-tidy: the nearest `.tilefit.yaml` (or
-// `.tilefit.json`) in the source's folder or a parent. YAML, or JSON (a subset of YAML):
+// tilefit's configuration file, looked up like .clang-tidy: the nearest
+// `.tilefit.yaml` (or
+// `.tilefit.json`) in the source's folder or a parent. YAML, or JSON (a subset
+// of YAML):
 //
 //   Checks: 'tilefit-*,-tilefit-budget'    # which checks report
 //   WarningsAsErrors: 'tilefit-budget'
-//   Budget: 0.8                            # fraction of the per-block opt-in maximum
-//   Architectures: [sm_80, sm_90]
-//   CapacityDatabase: limits.json          # relative to this file
-//   HeaderFilterRegex: 'include/.*'
-//   AllowParseErrors: true                 # units with errors do not fail the run
-//   KernelBudgets:
+//   Budget: 0.8                            # fraction of the per-block opt-in
+//   maximum Architectures: [sm_80, sm_90] CapacityDatabase: limits.json #
+//   relative to this file HeaderFilterRegex: 'include/.*' AllowParseErrors:
+//   true                 # units with errors do not fail the run KernelBudgets:
 //     - Kernel: 'gemm_*'                   # a glob over kernel names
 //       Bytes: 65536                       # or Fraction: 0.5
 //
@@ -30,17 +30,19 @@
 namespace tilefit {
 namespace frontend {
 
-/// What a configuration sets; unset fields keep the defaults (or what another layer sets).
+/// What a configuration sets; unset fields keep the defaults (or what another
+/// layer sets).
 struct Config {
-  std::string Origin; ///< The file it came from, or `--config`; "" for the defaults.
+  std::string
+      Origin; ///< The file it came from, or `--config`; "" for the defaults.
   std::optional<std::string> Checks;
   std::optional<std::string> WarningsAsErrors;
   std::optional<double> Budget;
   std::optional<std::vector<std::string>> Architectures;
   std::optional<std::string> CapacityDatabase; ///< Absolute path.
   std::optional<std::string> HeaderFilterRegex;
-  /// A unit with parse errors is analysed either way; this says whether it fails the run
-  /// (exit status 2; default) or not.
+  /// A unit with parse errors is analysed either way; this says whether it
+  /// fails the run (exit status 2; default) or not.
   std::optional<bool> AllowParseErrors;
   std::optional<std::vector<KernelBudget>> KernelBudgets;
 
@@ -50,12 +52,15 @@ struct Config {
   std::string toYaml() const;
 };
 
-/// Parses \p Text (YAML or JSON). \p Origin names it in errors; relative paths in it are taken
-/// from \p BaseDir. Unknown keys and wrong types are errors with the origin, line and column.
-llvm::Expected<Config> parseConfig(llvm::StringRef Text, const std::string &Origin,
+/// Parses \p Text (YAML or JSON). \p Origin names it in errors; relative paths
+/// in it are taken from \p BaseDir. Unknown keys and wrong types are errors
+/// with the origin, line and column.
+llvm::Expected<Config> parseConfig(llvm::StringRef Text,
+                                   const std::string &Origin,
                                    const std::string &BaseDir);
 
-/// The nearest `.tilefit.yaml` or `.tilefit.json` in \p Dir or a parent; "" if none.
+/// The nearest `.tilefit.yaml` or `.tilefit.json` in \p Dir or a parent; "" if
+/// none.
 std::string findConfigFile(llvm::StringRef Dir);
 
 /// Reads and parses a configuration file.

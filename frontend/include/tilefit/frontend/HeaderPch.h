@@ -1,11 +1,14 @@
-//===- HeaderPch.h - The CUDA runtime headers, precompiled --------*- C++ -*-===//
+//===- HeaderPch.h - The CUDA runtime headers, precompiled --------*- C++
+//-*-===//
 //
-// Most of a small CUDA unit's parse is the CUDA runtime headers Clang includes implicitly
-// (`-include __clang_cuda_runtime_wrapper.h`), the same for every unit parsed with the same
-// architecture and options. They are precompiled once per such set (keyed by tilefit's version
-// and the parse's options without the unit's own file) into a folder, and each parse loads the
-// precompiled header in their place. Building is atomic (a temporary file, then a rename) and
-// done once per key per process (two parses starting at once may both build); concurrent
+// Most of a small CUDA unit's parse is the CUDA runtime headers Clang includes
+// implicitly
+// (`-include __clang_cuda_runtime_wrapper.h`), the same for every unit parsed
+// with the same architecture and options. They are precompiled once per such
+// set (keyed by tilefit's version and the parse's options without the unit's
+// own file) into a folder, and each parse loads the precompiled header in their
+// place. Building is atomic (a temporary file, then a rename) and done once per
+// key per process (two parses starting at once may both build); concurrent
 // processes may both build, and one wins.
 //
 //===----------------------------------------------------------------------===//
@@ -29,31 +32,34 @@ class HeaderPchStore {
 public:
   explicit HeaderPchStore(std::string Dir) : Dir(std::move(Dir)) {}
 
-  /// Makes \p Invocation load the precompiled CUDA runtime headers instead of including
-  /// them, building the precompiled header first if needed. Returns the header's path, or ""
-  /// (and leaves \p Invocation as it was) when the invocation has no such implicit include or
-  /// the header cannot be built.
+  /// Makes \p Invocation load the precompiled CUDA runtime headers instead of
+  /// including them, building the precompiled header first if needed. Returns
+  /// the header's path, or "" (and leaves \p Invocation as it was) when the
+  /// invocation has no such implicit include or the header cannot be built.
   std::string use(clang::CompilerInvocation &Invocation);
 
-  /// Removes the precompiled header at \p Path (a parse with it failed: one of its inputs
-  /// changed, or it is damaged), so that the next run builds it again; this run no longer
-  /// uses it.
+  /// Removes the precompiled header at \p Path (a parse with it failed: one of
+  /// its inputs changed, or it is damaged), so that the next run builds it
+  /// again; this run no longer uses it.
   void discard(const std::string &Path);
 
-  /// The files the precompiled header at \p Path was built from (the runtime wrapper, the
-  /// toolkit's and the C++ library's headers, tilefit's compatibility header), as recorded
-  /// beside it when it was built: a parse that loads it has read them, and a result stored for
-  /// that parse is valid only while they are unchanged. Empty if none was recorded.
+  /// The files the precompiled header at \p Path was built from (the runtime
+  /// wrapper, the toolkit's and the C++ library's headers, tilefit's
+  /// compatibility header), as recorded beside it when it was built: a parse
+  /// that loads it has read them, and a result stored for that parse is valid
+  /// only while they are unchanged. Empty if none was recorded.
   std::vector<std::string> inputs(const std::string &Path);
 
   const std::string &dir() const { return Dir; }
 
 private:
-  std::string build(const clang::CompilerInvocation &Invocation, const std::string &Path);
+  std::string build(const clang::CompilerInvocation &Invocation,
+                    const std::string &Path);
 
   std::string Dir;
   std::mutex Lock;
-  /// Per key: the precompiled header's path, "-" when it could not be built ("" not yet).
+  /// Per key: the precompiled header's path, "-" when it could not be built (""
+  /// not yet).
   std::map<std::string, std::string> Keys;
   /// Per precompiled header: its recorded inputs, once read.
   std::map<std::string, std::vector<std::string>> Inputs;

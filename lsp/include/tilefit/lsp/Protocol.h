@@ -1,4 +1,5 @@
-//===- Protocol.h - URIs, positions and documents of the LSP ------*- C++ -*-===//
+//===- Protocol.h - URIs, positions and documents of the LSP ------*- C++
+//-*-===//
 #ifndef TILEFIT_LSP_PROTOCOL_H
 #define TILEFIT_LSP_PROTOCOL_H
 
@@ -22,13 +23,14 @@ enum ErrorCode : int {
   RequestCancelled = -32800,
 };
 
-/// How `character` in a Position counts: UTF-16 code units unless the client and the server
-/// agreed on another (LSP 3.17 `positionEncoding`).
+/// How `character` in a Position counts: UTF-16 code units unless the client
+/// and the server agreed on another (LSP 3.17 `positionEncoding`).
 enum class PositionEncoding { Utf8, Utf16, Utf32 };
 
 const char *encodingName(PositionEncoding E);
 
-/// The absolute path of a `file:` URI (percent-decoded), or nothing for another scheme.
+/// The absolute path of a `file:` URI (percent-decoded), or nothing for another
+/// scheme.
 std::optional<std::string> uriToPath(const std::string &Uri);
 /// The `file:` URI of an absolute path.
 std::string pathToUri(const std::string &Path);
@@ -47,18 +49,21 @@ public:
 
   const std::string &text() const { return Text; }
   void setText(std::string NewText);
-  unsigned lineCount() const { return static_cast<unsigned>(LineStarts.size()); }
+  unsigned lineCount() const {
+    return static_cast<unsigned>(LineStarts.size());
+  }
   /// Line \p Line (0-based) without its end of line; empty past the end.
   std::string line(unsigned Line) const;
 
-  /// The byte offset of \p P, clamped to the text (a character past the end of its line is
-  /// the end of the line, as the protocol asks).
+  /// The byte offset of \p P, clamped to the text (a character past the end of
+  /// its line is the end of the line, as the protocol asks).
   size_t offsetOf(Position P, PositionEncoding E) const;
-  /// The position of 1-based line \p Line and 1-based byte column \p Column (Clang's).
+  /// The position of 1-based line \p Line and 1-based byte column \p Column
+  /// (Clang's).
   Position positionOf(unsigned Line, unsigned Column, PositionEncoding E) const;
 
-  /// Applies one `contentChanges` item: with a range, an incremental edit; without, the whole
-  /// text. False (and no change) when the item is malformed.
+  /// Applies one `contentChanges` item: with a range, an incremental edit;
+  /// without, the whole text. False (and no change) when the item is malformed.
   bool applyChange(const nlohmann::json &Change, PositionEncoding E);
 
 private:
@@ -66,9 +71,12 @@ private:
   std::vector<size_t> LineStarts{0};
 };
 
-/// Converts a byte column (0-based) within \p Line to a character count in encoding \p E.
-unsigned charactersOf(const std::string &Line, size_t Bytes, PositionEncoding E);
-/// The byte column of character \p Character of \p Line in encoding \p E (clamped).
+/// Converts a byte column (0-based) within \p Line to a character count in
+/// encoding \p E.
+unsigned charactersOf(const std::string &Line, size_t Bytes,
+                      PositionEncoding E);
+/// The byte column of character \p Character of \p Line in encoding \p E
+/// (clamped).
 size_t bytesOf(const std::string &Line, unsigned Character, PositionEncoding E);
 
 /// Reads a Position from JSON; nothing if malformed.

@@ -1,8 +1,11 @@
-//===- Transport.h - JSON-RPC messages with Content-Length framing -*- C++ -*-===//
+//===- Transport.h - JSON-RPC messages with Content-Length framing -*- C++
+//-*-===//
 //
-// The base protocol of the Language Server Protocol: each message is a header block
-// (`Content-Length: N`, optionally `Content-Type`) ended by an empty line, then N bytes of
-// JSON. Reading never throws and never blocks on a malformed header longer than the stream.
+// The base protocol of the Language Server Protocol: each message is a header
+// block
+// (`Content-Length: N`, optionally `Content-Type`) ended by an empty line, then
+// N bytes of JSON. Reading never throws and never blocks on a malformed header
+// longer than the stream.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEFIT_LSP_TRANSPORT_H
@@ -22,10 +25,11 @@ namespace lsp {
 /// What one read gives.
 struct Incoming {
   enum Kind {
-    Message,     ///< Body holds the parsed JSON.
-    BadHeader,   ///< The header block had no usable Content-Length; Error says what.
-    BadJson,     ///< The body is not JSON; Error says where.
-    End,         ///< The stream ended (between messages, or inside one: Error says so).
+    Message,   ///< Body holds the parsed JSON.
+    BadHeader, ///< The header block had no usable Content-Length; Error says
+               ///< what.
+    BadJson,   ///< The body is not JSON; Error says where.
+    End, ///< The stream ended (between messages, or inside one: Error says so).
   } K = End;
   nlohmann::json Body;
   std::string Error;
@@ -37,7 +41,8 @@ Incoming readMessage(std::istream &In);
 /// Writes \p Msg framed to \p Out and flushes.
 void writeMessage(std::ostream &Out, const nlohmann::json &Msg);
 
-/// A channel of messages: the server reads on one thread and writes from several.
+/// A channel of messages: the server reads on one thread and writes from
+/// several.
 class Transport {
 public:
   virtual ~Transport() = default;
@@ -45,8 +50,9 @@ public:
   virtual void write(const nlohmann::json &Msg) = 0;
 };
 
-/// Over a pair of streams (stdin/stdout for `tilefit lsp`). \p In must not be tied to \p Out
-/// (std::cin.tie(nullptr)): a read would flush Out outside the lock.
+/// Over a pair of streams (stdin/stdout for `tilefit lsp`). \p In must not be
+/// tied to \p Out (std::cin.tie(nullptr)): a read would flush Out outside the
+/// lock.
 class StreamTransport : public Transport {
 public:
   StreamTransport(std::istream &In, std::ostream &Out) : In(In), Out(Out) {}

@@ -1,9 +1,11 @@
-//===- EvaluatedCodeVisitor.h - Walk only code that is evaluated -*- C++ -*-===//
+//===- EvaluatedCodeVisitor.h - Walk only code that is evaluated -*- C++
+//-*-===//
 //
-// A RecursiveASTVisitor base for walking one function's body as code generation sees it:
-// unevaluated operands (sizeof, alignof, decltype, noexcept, typeid of a non-polymorphic
-// operand) and the discarded branch of `if constexpr` are skipped, and the bodies of lambdas
-// and local classes are left to the derived visitor (they are functions of their own).
+// A RecursiveASTVisitor base for walking one function's body as code generation
+// sees it: unevaluated operands (sizeof, alignof, decltype, noexcept, typeid of
+// a non-polymorphic operand) and the discarded branch of `if constexpr` are
+// skipped, and the bodies of lambdas and local classes are left to the derived
+// visitor (they are functions of their own).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEFIT_MATCHERS_EVALUATEDCODEVISITOR_H
@@ -35,7 +37,9 @@ public:
   }
 
   // Unevaluated operands generate no code.
-  bool TraverseUnaryExprOrTypeTraitExpr(clang::UnaryExprOrTypeTraitExpr *) { return true; }
+  bool TraverseUnaryExprOrTypeTraitExpr(clang::UnaryExprOrTypeTraitExpr *) {
+    return true;
+  }
   bool TraverseCXXNoexceptExpr(clang::CXXNoexceptExpr *) { return true; }
   bool TraverseDecltypeTypeLoc(clang::DecltypeTypeLoc) { return true; }
   bool TraverseTypeOfExprTypeLoc(clang::TypeOfExprTypeLoc) { return true; }
@@ -43,14 +47,14 @@ public:
     return E->isPotentiallyEvaluated() ? Base::TraverseCXXTypeidExpr(E) : true;
   }
 
-  // `if constexpr` in non-template code keeps its discarded branch in the AST (an
-  // instantiation drops it already): walk only the branch that is taken. With
-  // PruneConstantBranches, plain `if`s whose condition folds to a constant are treated the
-  // same way (the optimizer removes the dead branch).
+  // `if constexpr` in non-template code keeps its discarded branch in the AST
+  // (an instantiation drops it already): walk only the branch that is taken.
+  // With PruneConstantBranches, plain `if`s whose condition folds to a constant
+  // are treated the same way (the optimizer removes the dead branch).
   bool TraverseIfStmt(clang::IfStmt *S) {
     bool Value = false;
-    if (!(S->isConstexpr() || derived().pruneConstantBranches()) || !S->getCond() ||
-        S->getCond()->isValueDependent() ||
+    if (!(S->isConstexpr() || derived().pruneConstantBranches()) ||
+        !S->getCond() || S->getCond()->isValueDependent() ||
         !S->getCond()->EvaluateAsBooleanCondition(Value, Ctx))
       return Base::TraverseIfStmt(S);
     if (S->getInit())
@@ -63,9 +67,11 @@ public:
   }
   bool pruneConstantBranches() const { return false; }
 
-  // With PruneConstantBranches, what follows a statement that always leaves the function
-  // (`if (use_softcap && DV != 128) { ...; return; }` with a constant condition: ggml's way to
-  // skip a kernel variant) is dead, as for the optimizer: not walked.
+  // With PruneConstantBranches, what follows a statement that always leaves the
+  // function
+  // (`if (use_softcap && DV != 128) { ...; return; }` with a constant
+  // condition: ggml's way to skip a kernel variant) is dead, as for the
+  // optimizer: not walked.
   bool TraverseCompoundStmt(clang::CompoundStmt *S) {
     if (!derived().pruneConstantBranches())
       return Base::TraverseCompoundStmt(S);
@@ -81,10 +87,11 @@ public:
   }
 
 protected:
-  /// Whether \p S, once reached, never lets control reach the statement after it: a `return`,
-  /// an `if` whose taken branch (condition folded) or both branches always leave, a block with
-  /// such a statement. A label in a block (a `goto` could land past the exit) makes it no. Not
-  /// a call of `__trap()`: nvcc keeps the code after it (ptxas counts its shared memory).
+  /// Whether \p S, once reached, never lets control reach the statement after
+  /// it: a `return`, an `if` whose taken branch (condition folded) or both
+  /// branches always leave, a block with such a statement. A label in a block
+  /// (a `goto` could land past the exit) makes it no. Not a call of `__trap()`:
+  /// nvcc keeps the code after it (ptxas counts its shared memory).
   bool alwaysLeaves(const clang::Stmt *S, unsigned Depth) const {
     if (!S || Depth > 32)
       return false;
@@ -114,17 +121,19 @@ protected:
   clang::ASTContext &Ctx;
 };
 
-/// Whether \p FD is a template instantiation: a function template specialization (implicit or
-/// explicitly instantiated) or a member function of a class template specialization. Explicit
-/// specializations (`template<> void f<3>()`) are ordinary functions.
+/// Whether \p FD is a template instantiation: a function template
+/// specialization (implicit or explicitly instantiated) or a member function of
+/// a class template specialization. Explicit specializations (`template<> void
+/// f<3>()`) are ordinary functions.
 inline bool isTemplateInstance(const clang::FunctionDecl *FD) {
   return FD->isTemplateInstantiation();
 }
 
-/// Whether \p FD is nested in another function: a lambda's call operator or a member of a
-/// local class.
+/// Whether \p FD is nested in another function: a lambda's call operator or a
+/// member of a local class.
 inline bool isNestedFunction(const clang::FunctionDecl *FD) {
-  for (const clang::DeclContext *DC = FD->getDeclContext(); DC; DC = DC->getParent())
+  for (const clang::DeclContext *DC = FD->getDeclContext(); DC;
+       DC = DC->getParent())
     if (llvm::isa<clang::FunctionDecl>(DC))
       return true;
   if (const auto *MD = llvm::dyn_cast<clang::CXXMethodDecl>(FD))

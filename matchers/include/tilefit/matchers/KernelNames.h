@@ -1,4 +1,5 @@
-//===- KernelNames.h - Kernel names as ptxas prints them ---------*- C++ -*-===//
+//===- KernelNames.h - Kernel names as ptxas prints them ---------*- C++
+//-*-===//
 #ifndef TILEFIT_MATCHERS_KERNELNAMES_H
 #define TILEFIT_MATCHERS_KERNELNAMES_H
 
@@ -15,7 +16,8 @@ class MangleContext;
 namespace tilefit {
 namespace matchers {
 
-/// Names kernels as nvcc does (see KernelNames.cpp), in device-side and host-side parses alike.
+/// Names kernels as nvcc does (see KernelNames.cpp), in device-side and
+/// host-side parses alike.
 class KernelNamer {
 public:
   explicit KernelNamer(clang::ASTContext &Ctx);

@@ -1,11 +1,12 @@
 //===- SharedMemoryCollector.h - Kernels and __shared__ storage -*- C++ -*-===//
 //
-// AST matchers that find, in one translation unit parsed in CUDA device mode, every kernel
-// (each template instantiation its own) and every `__shared__` variable, and a walk of each
-// kernel's call graph that records which variables it reaches; along the same walk, the
-// per-thread arrays and Tensor Memory requests of each kernel, and the unit's `__constant__`
-// variables (ScopeFacts.h). The callbacks only translate:
-// Clang locations become SourcePos, Clang types become layouts; the model decides the rest.
+// AST matchers that find, in one translation unit parsed in CUDA device mode,
+// every kernel (each template instantiation its own) and every `__shared__`
+// variable, and a walk of each kernel's call graph that records which variables
+// it reaches; along the same walk, the per-thread arrays and Tensor Memory
+// requests of each kernel, and the unit's `__constant__` variables
+// (ScopeFacts.h). The callbacks only translate: Clang locations become
+// SourcePos, Clang types become layouts; the model decides the rest.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEFIT_MATCHERS_SHAREDMEMORYCOLLECTOR_H
@@ -40,11 +41,13 @@ public:
   /// Adds the matchers to \p Finder; the collector must outlive the match run.
   void registerMatchers(clang::ast_matchers::MatchFinder &Finder);
 
-  /// After the finder has run over \p Ctx: walks each kernel's call graph and fills
-  /// \p Out.Vars, \p Out.Kernels, \p Out.LocalArrays and \p Out.ConstantVars. \p Errors are
-  /// the parse's errors (empty for a unit without): each kernel they may have changed gets
-  /// KernelFacts::Error.
-  void finish(clang::ASTContext &Ctx, const InstantiationRecorder &Instantiations,
+  /// After the finder has run over \p Ctx: walks each kernel's call graph and
+  /// fills
+  /// \p Out.Vars, \p Out.Kernels, \p Out.LocalArrays and \p Out.ConstantVars.
+  /// \p Errors are the parse's errors (empty for a unit without): each kernel
+  /// they may have changed gets KernelFacts::Error.
+  void finish(clang::ASTContext &Ctx,
+              const InstantiationRecorder &Instantiations,
               llvm::ArrayRef<ParseError> Errors, TranslationUnitFacts &Out);
 
 private:

@@ -13,9 +13,11 @@ class SourceManager;
 namespace tilefit {
 namespace matchers {
 
-/// The file, line and column clang's diagnostics would show for \p Loc (the expansion point of
-/// a macro), with the file name made absolute and free of `.`/`..`.
-SourcePos toSourcePos(const clang::SourceManager &SM, clang::SourceLocation Loc);
+/// The file, line and column clang's diagnostics would show for \p Loc (the
+/// expansion point of a macro), with the file name made absolute and free of
+/// `.`/`..`.
+SourcePos toSourcePos(const clang::SourceManager &SM,
+                      clang::SourceLocation Loc);
 
 } // namespace matchers
 } // namespace tilefit

@@ -12,11 +12,11 @@ class VarDecl;
 namespace tilefit {
 namespace matchers {
 
-/// Fills \p Out's type, element type, shape, element size, alignment and size from Clang's
-/// record layout for \p VD (on the device target), or its unknown reason. `extern __shared__`
-/// arrays without a size are marked dynamic.
-void describeVariableLayout(const clang::ASTContext &Ctx, const clang::VarDecl *VD,
-                            SharedVar &Out);
+/// Fills \p Out's type, element type, shape, element size, alignment and size
+/// from Clang's record layout for \p VD (on the device target), or its unknown
+/// reason. `extern __shared__` arrays without a size are marked dynamic.
+void describeVariableLayout(const clang::ASTContext &Ctx,
+                            const clang::VarDecl *VD, SharedVar &Out);
 
 } // namespace matchers
 } // namespace tilefit

@@ -15,8 +15,8 @@ namespace tilefit {
 
 /// A budget of its own for the kernels whose name matches a glob.
 struct KernelBudget {
-  std::string Kernel;             ///< Glob over kernel names: `gemm_*`.
-  std::optional<uint64_t> Bytes;  ///< Shared memory per block, static + dynamic.
+  std::string Kernel;            ///< Glob over kernel names: `gemm_*`.
+  std::optional<uint64_t> Bytes; ///< Shared memory per block, static + dynamic.
   std::optional<double> Fraction; ///< Of the per-block opt-in maximum.
 };
 
@@ -25,52 +25,60 @@ struct AnalysisOptions {
   double Budget = 0.9;
   /// The first one whose glob matches a kernel replaces Budget for it.
   std::vector<KernelBudget> KernelBudgets;
-  /// The checks that report (clang-tidy's glob list); problems with the unit itself
-  /// (tilefit-input, clang-diagnostic-error) always do.
+  /// The checks that report (clang-tidy's glob list); problems with the unit
+  /// itself (tilefit-input, clang-diagnostic-error) always do.
   std::string Checks = "*";
-  /// Registers per thread for occupancy (--registers); else the command's -maxrregcount.
+  /// Registers per thread for occupancy (--registers); else the command's
+  /// -maxrregcount.
   std::optional<uint64_t> Registers;
 };
 
-/// The launch asking for the most shared memory (by TotalBytes; the first of equals), if any
-/// is known: KernelReport::WorstLaunch, for the analysis and for a report read back from JSON.
+/// The launch asking for the most shared memory (by TotalBytes; the first of
+/// equals), if any is known: KernelReport::WorstLaunch, for the analysis and
+/// for a report read back from JSON.
 std::optional<size_t> worstLaunch(const std::vector<LaunchReport> &Launches);
 
-/// Sets each kernel's Worst (the summary's `!` and `~`) from the findings the report holds:
-/// after the policy pass (NOLINT, the header filter, --warnings-as-errors), and for a report
-/// read back from JSON. A kernel in a header counts the findings about it from any unit.
+/// Sets each kernel's Worst (the summary's `!` and `~`) from the findings the
+/// report holds: after the policy pass (NOLINT, the header filter,
+/// --warnings-as-errors), and for a report read back from JSON. A kernel in a
+/// header counts the findings about it from any unit.
 void markWorstFindings(Report &R);
 
-/// Lays out every kernel of \p TU, checks it against \p DB, and appends the unit, its kernels
-/// and its findings to \p Out.
+/// Lays out every kernel of \p TU, checks it against \p DB, and appends the
+/// unit, its kernels and its findings to \p Out.
 void analyzeUnit(const TranslationUnitFacts &TU, const CapacityDatabase &DB,
                  const AnalysisOptions &Opts, Report &Out);
 
-/// The checks over the whole program rather than one unit: the `__constant__` data of the
-/// units compiled with -rdc, which nvlink links into one constant bank, per architecture, is
-/// checked against the per-module limit (as if they were linked together, as in one project).
-/// Call after every unit's analyzeUnit.
+/// The checks over the whole program rather than one unit: the `__constant__`
+/// data of the units compiled with -rdc, which nvlink links into one constant
+/// bank, per architecture, is checked against the per-module limit (as if they
+/// were linked together, as in one project). Call after every unit's
+/// analyzeUnit.
 void checkProgram(const AnalysisOptions &Opts, Report &R);
 
-/// Sorts the report (units, kernels, diagnostics by file, line, architecture) and drops
-/// duplicate diagnostics, e.g. the same header kernel seen from two translation units.
+/// Sorts the report (units, kernels, diagnostics by file, line, architecture)
+/// and drops duplicate diagnostics, e.g. the same header kernel seen from two
+/// translation units.
 void finalizeReport(Report &R);
 
-/// Drops findings located outside their translation unit's own file unless \p Keep (given the
-/// finding) says otherwise (clang-tidy's --header-filter); returns how many were dropped. Unit messages (parse
-/// errors) are always kept.
-template <typename Predicate> size_t filterHeaderFindings(Report &R, Predicate Keep) {
+/// Drops findings located outside their translation unit's own file unless \p
+/// Keep (given the finding) says otherwise (clang-tidy's --header-filter);
+/// returns how many were dropped. Unit messages (parse errors) are always kept.
+template <typename Predicate>
+size_t filterHeaderFindings(Report &R, Predicate Keep) {
   size_t Before = R.Diagnostics.size();
   R.Diagnostics.erase(std::remove_if(R.Diagnostics.begin(), R.Diagnostics.end(),
                                      [&](const Diagnostic &D) {
                                        return !D.TranslationUnit.empty() &&
-                                              D.Loc.File != D.TranslationUnit && !Keep(D);
+                                              D.Loc.File != D.TranslationUnit &&
+                                              !Keep(D);
                                      }),
                       R.Diagnostics.end());
   return Before - R.Diagnostics.size();
 }
 
-/// The most severe level among the report's findings and unit messages; nothing if none.
+/// The most severe level among the report's findings and unit messages; nothing
+/// if none.
 std::optional<Severity> worstSeverity(const Report &R);
 
 } // namespace tilefit

@@ -1,14 +1,22 @@
-//===- CallGraph.h - What each kernel reaches, from the raw call graph -*- C++ -*-===//
+//===- CallGraph.h - What each kernel reaches, from the raw call graph -*- C++
+//-*-===//
 //
-// The model's first stage: from the functions the matchers recorded (FunctionFacts: callees,
-// `__shared__` variables named and declared, per-thread arrays, Tensor Memory requests,
+// The model's first stage: from the functions the matchers recorded
+// (FunctionFacts: callees,
+// `__shared__` variables named and declared, per-thread arrays, Tensor Memory
+// requests,
 // `__noinline__`), decide per kernel what NVVM's inlining leaves of them:
 //
-// - the `__shared__` variables the kernel and everything it calls refer to (KernelFacts::Reached);
-// - those declared in reached functions and never referenced (Unreferenced: nvcc emits none);
-// - the variables a function NVVM keeps out of line refers to (`__noinline__`, or on a call
-//   cycle, which NVVM does not inline): SharedVar::ReferencedOutOfLine, at module scope;
-// - the per-thread arrays live at once (the kernel's own and those of its heaviest chain of
+// - the `__shared__` variables the kernel and everything it calls refer to
+// (KernelFacts::Reached);
+// - those declared in reached functions and never referenced (Unreferenced:
+// nvcc emits none);
+// - the variables a function NVVM keeps out of line refers to (`__noinline__`,
+// or on a call
+//   cycle, which NVVM does not inline): SharedVar::ReferencedOutOfLine, at
+//   module scope;
+// - the per-thread arrays live at once (the kernel's own and those of its
+// heaviest chain of
 //   calls, with every array whose size is unknown): KernelFacts::LocalArrays;
 // - the Tensor Memory requests of every function reached (TmemAllocations).
 //
@@ -23,12 +31,14 @@
 
 namespace tilefit {
 
-/// The functions reached from \p Root (an index into TU.Functions), \p Root first, depth-first
-/// with callees in source order, each once.
-std::vector<size_t> functionsReachedFrom(const TranslationUnitFacts &TU, size_t Root);
+/// The functions reached from \p Root (an index into TU.Functions), \p Root
+/// first, depth-first with callees in source order, each once.
+std::vector<size_t> functionsReachedFrom(const TranslationUnitFacts &TU,
+                                         size_t Root);
 
-/// Fills every kernel's Reached, Unreferenced, LocalArrays and TmemAllocations, and the
-/// variables' ReferencedOutOfLine, from TU.Functions (replacing what they held).
+/// Fills every kernel's Reached, Unreferenced, LocalArrays and TmemAllocations,
+/// and the variables' ReferencedOutOfLine, from TU.Functions (replacing what
+/// they held).
 void resolveCallGraph(TranslationUnitFacts &TU);
 
 } // namespace tilefit

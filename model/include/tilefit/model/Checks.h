@@ -16,7 +16,7 @@ enum class CheckId {
 
 struct CheckInfo {
   CheckId Id;
-  std::string_view Name;       ///< The check's id: `tilefit-static-limit`.
+  std::string_view Name;        ///< The check's id: `tilefit-static-limit`.
   std::string_view DisplayName; ///< For people: `StaticLimit`.
   Severity DefaultSeverity;
   std::string_view Summary;

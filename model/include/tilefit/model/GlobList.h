@@ -1,8 +1,9 @@
 //===- GlobList.h - clang-tidy's check lists --------------------*- C++ -*-===//
 //
-// `tilefit-*,-tilefit-budget`: globs separated by commas or new lines (`*` matches anything),
-// each optionally negated with `-`; a name matches the list when the last glob that matches it is positive.
-// The same semantics as clang-tidy's -checks and -warnings-as-errors.
+// `tilefit-*,-tilefit-budget`: globs separated by commas or new lines (`*`
+// matches anything), each optionally negated with `-`; a name matches the list
+// when the last glob that matches it is positive. The same semantics as
+// clang-tidy's -checks and -warnings-as-errors.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEFIT_MODEL_GLOBLIST_H
@@ -14,7 +15,8 @@
 
 namespace tilefit {
 
-/// Whether \p Name matches the glob \p Pattern (`*` any run of characters, `?` one).
+/// Whether \p Name matches the glob \p Pattern (`*` any run of characters, `?`
+/// one).
 bool globMatch(std::string_view Pattern, std::string_view Name);
 
 class GlobList {

@@ -1,7 +1,9 @@
-//===- Result.h - A value or an error message, for the Clang-free layers -*- C++ -*-===//
+//===- Result.h - A value or an error message, for the Clang-free layers -*- C++
+//-*-===//
 //
-// The model cannot use llvm::Expected (it links no LLVM), so loaders return this instead. The
-// message is complete and user-facing: it names the input, the place and the problem.
+// The model cannot use llvm::Expected (it links no LLVM), so loaders return
+// this instead. The message is complete and user-facing: it names the input,
+// the place and the problem.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEFIT_MODEL_RESULT_H

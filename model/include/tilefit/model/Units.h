@@ -1,4 +1,5 @@
-//===- Units.h - Byte counts for people, and overflow-safe arithmetic -*- C++ -*-===//
+//===- Units.h - Byte counts for people, and overflow-safe arithmetic -*- C++
+//-*-===//
 #ifndef TILEFIT_MODEL_UNITS_H
 #define TILEFIT_MODEL_UNITS_H
 
@@ -8,11 +9,12 @@
 
 namespace tilefit {
 
-/// `812 B`, `12.2 KiB`, `1.5 MiB`: KiB = 1024 bytes. Exact values keep no decimals (`48 KiB`).
+/// `812 B`, `12.2 KiB`, `1.5 MiB`: KiB = 1024 bytes. Exact values keep no
+/// decimals (`48 KiB`).
 std::string humanBytes(uint64_t Bytes);
 
-/// `262144 bytes (256 KiB)`, `32 bytes`, `1 byte`: the exact count, and above 1 KiB as people
-/// read it.
+/// `262144 bytes (256 KiB)`, `32 bytes`, `1 byte`: the exact count, and above 1
+/// KiB as people read it.
 std::string bytesPhrase(uint64_t Bytes);
 /// `1 version`, `3 versions`.
 std::string countPhrase(uint64_t N, const char *One, const char *Many);

@@ -14,15 +14,18 @@ namespace tilefit {
 ///   elements      32768
 ///   per copy      131072 bytes (128 KiB)
 ///   total         262144 bytes (256 KiB)
-///   sm_90 shared  232448 bytes (227 KiB) per block with opt-in: does not fit (29696 bytes over)
+///   sm_90 shared  232448 bytes (227 KiB) per block with opt-in: does not fit
+///   (29696 bytes over)
 void renderCalcText(const CalcResult &R, std::ostream &OS);
-/// One JSON document (`tilefit-calc/1`; the fields are described in the README).
+/// One JSON document (`tilefit-calc/1`; the fields are described in the
+/// README).
 void renderCalcJson(const CalcResult &R, std::ostream &OS);
-/// One tile checked against several architectures (`--arch sm_80,sm_90`): the tile once, then
-/// a column per architecture with its capacity and verdict. One result: as above.
+/// One tile checked against several architectures (`--arch sm_80,sm_90`): the
+/// tile once, then a column per architecture with its capacity and verdict. One
+/// result: as above.
 void renderCalcText(const std::vector<CalcResult> &Rs, std::ostream &OS);
-/// Several architectures: the first one's document, `capacities` (one object per
-/// architecture, as `capacity`) and `fits` (every one fits).
+/// Several architectures: the first one's document, `capacities` (one object
+/// per architecture, as `capacity`) and `fits` (every one fits).
 void renderCalcJson(const std::vector<CalcResult> &Rs, std::ostream &OS);
 /// The arithmetic of \p R, line by line (the worked example).
 void renderCalcArithmetic(const CalcResult &R, std::ostream &OS);

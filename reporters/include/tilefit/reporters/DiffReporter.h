@@ -11,8 +11,10 @@ namespace tilefit {
 
 enum class DiffFormat { Text, Json, Markdown };
 
-/// Kernels added, removed, grown and shrunk (unchanged ones are counted, not listed).
-void renderDiff(const std::vector<KernelDelta> &Deltas, DiffFormat Format, std::ostream &OS);
+/// Kernels added, removed, grown and shrunk (unchanged ones are counted, not
+/// listed).
+void renderDiff(const std::vector<KernelDelta> &Deltas, DiffFormat Format,
+                std::ostream &OS);
 
 } // namespace tilefit
 

@@ -1,4 +1,5 @@
-//===- JsonReader.h - Reading tilefit-report/1 back --------------*- C++ -*-===//
+//===- JsonReader.h - Reading tilefit-report/1 back --------------*- C++
+//-*-===//
 #ifndef TILEFIT_REPORTERS_JSONREADER_H
 #define TILEFIT_REPORTERS_JSONREADER_H
 
@@ -10,8 +11,9 @@
 
 namespace tilefit {
 
-/// Parses a report written by renderJson (for `tilefit diff`, `merge` and `--baseline`).
-/// Rendering the result again gives the same document. \p Origin names the input in errors.
+/// Parses a report written by renderJson (for `tilefit diff`, `merge` and
+/// `--baseline`). Rendering the result again gives the same document. \p Origin
+/// names the input in errors.
 Result<Report> readJsonReport(std::string_view Text, const std::string &Origin);
 Result<Report> loadJsonReport(const std::string &Path);
 

@@ -14,7 +14,8 @@ struct ToolInfo {
   std::string Version;
 };
 
-/// Writes the report as one JSON document (schema `tilefit-report/1`, described in README.md).
+/// Writes the report as one JSON document (schema `tilefit-report/1`, described
+/// in README.md).
 void renderJson(const Report &R, const ToolInfo &Tool, std::ostream &OS);
 
 } // namespace tilefit

@@ -12,17 +12,20 @@
 namespace tilefit {
 
 struct SarifOptions {
-  /// Absolute folder URIs are made relative to (the `SRCROOT` base); "" for absolute URIs.
+  /// Absolute folder URIs are made relative to (the `SRCROOT` base); "" for
+  /// absolute URIs.
   std::string SourceRoot;
   /// Where the tool's documentation lives (tool.driver.informationUri).
   std::string InformationUri;
 };
 
-/// One SARIF 2.1.0 log with one run: the driver with a rule per check, a result per finding
-/// (unit messages included) with its notes as related locations, the architecture and figures
-/// in properties, and fingerprints that survive edits elsewhere in the file.
-void renderSarif(const Report &R, const ToolInfo &Tool, const SarifOptions &Opts,
-                 SourceLines &Lines, std::ostream &OS);
+/// One SARIF 2.1.0 log with one run: the driver with a rule per check, a result
+/// per finding (unit messages included) with its notes as related locations,
+/// the architecture and figures in properties, and fingerprints that survive
+/// edits elsewhere in the file.
+void renderSarif(const Report &R, const ToolInfo &Tool,
+                 const SarifOptions &Opts, SourceLines &Lines,
+                 std::ostream &OS);
 
 } // namespace tilefit
 

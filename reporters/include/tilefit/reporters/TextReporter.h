@@ -12,16 +12,18 @@ namespace tilefit {
 
 class KernelNames;
 
-/// One diagnostic in clang's format: `file:line:col: severity: message [check]`, the source
-/// line with a caret, then each note the same way.
+/// One diagnostic in clang's format: `file:line:col: severity: message
+/// [check]`, the source line with a caret, then each note the same way.
 /// \p Names (null: none) shortens the kernel names quoted in its messages.
 void renderDiagnostic(const Diagnostic &D, SourceLines &Lines, std::ostream &OS,
                       const KernelNames *Names = nullptr);
 
-/// Every unit message and finding, then the per-kernel, per-architecture summary table.
-/// \p NameWidth: kernel names past it are shortened (KernelNameWidth.h); 0 keeps them whole.
-void renderText(const Report &R, SourceLines &Lines, std::ostream &OS, size_t NameWidth = 0,
-                bool OnlyFindings = false);
+/// Every unit message and finding, then the per-kernel, per-architecture
+/// summary table.
+/// \p NameWidth: kernel names past it are shortened (KernelNameWidth.h); 0
+/// keeps them whole.
+void renderText(const Report &R, SourceLines &Lines, std::ostream &OS,
+                size_t NameWidth = 0, bool OnlyFindings = false);
 
 /// The summary table alone.
 /// \p OnlyFindings: --summary=findings (buildSummary).
