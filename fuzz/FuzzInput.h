@@ -1,5 +1,6 @@
-//===- FuzzInput.h - Reading structured values from a fuzzer's bytes -*- C++
-//-*-===//
+//===- FuzzInput.h ----------------------------------------------*- C++ -*-===//
+//
+// Reading structured values from a fuzzer's bytes.
 //
 // A small stand-in for libFuzzer's FuzzedDataProvider, so that the fuzz targets
 // also build with g++ and no compiler-rt headers (as replay tests in the normal

@@ -1,5 +1,4 @@
-//===- ReplayMain.cpp - Runs a fuzz target over files, without libFuzzer
-//---===//
+//===- ReplayMain.cpp - Runs a fuzz target over files, without libFuzzer --===//
 //
 // In the normal build (g++, no fuzzing engine) each fuzz target links this main
 // instead of libFuzzer's: it calls LLVMFuzzerTestOneInput once per file of the

@@ -1,5 +1,5 @@
-//===- TempDir.h - A private scratch folder for fuzz targets that read files -*-
-//C++ -*-===//
+//===- TempDir.h ------------------------------------------------*- C++ -*-===//
+// A private scratch folder for fuzz targets that read files.
 #ifndef TILEFIT_FUZZ_TEMPDIR_H
 #define TILEFIT_FUZZ_TEMPDIR_H
 

@@ -1,5 +1,4 @@
-//===- fuzz_capacity.cpp - The capacity-database loader
-//--------------------===//
+//===- fuzz_capacity.cpp - The capacity-database loader -------------------===//
 //
 // The input is a capacity database (data/README.md). When it parses, it is
 // merged over the built-in database and the built-in one over it, every

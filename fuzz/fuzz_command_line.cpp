@@ -1,5 +1,4 @@
-//===- fuzz_command_line.cpp - nvcc and clang command-line translation
-//-----===//
+//===- fuzz_command_line.cpp - nvcc and clang command-line translation ----===//
 //
 // The first byte picks the compiler (nvcc or a clang, by several spellings) and
 // whether the rest is one shell-quoted "command" string or an argv with one

@@ -1,5 +1,4 @@
-//===- fuzz_compile_db.cpp - The compilation-database loader
-//---------------===//
+//===- fuzz_compile_db.cpp - The compilation-database loader --------------===//
 //
 // The input is a compile_commands.json. Every command it yields goes through
 // the same steps the driver takes: response-file expansion (relative to the

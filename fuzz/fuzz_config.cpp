@@ -1,5 +1,4 @@
-//===- fuzz_config.cpp - The configuration loader (.tilefit.yaml)
-//----------===//
+//===- fuzz_config.cpp - The configuration loader (.tilefit.yaml) ---------===//
 //
 // The input is a configuration, YAML or JSON. When it parses, --dump-config's
 // YAML of it must parse again to the same configuration (a configuration

@@ -1,5 +1,6 @@
-//===- fuzz_json_report.cpp - Reading reports back (diff, merge, --baseline)
-//-===//
+//===- fuzz_json_report.cpp -----------------------------------------------===//
+//
+// Reading reports back (diff, merge, --baseline).
 //
 // The input is a tilefit-report/1 document. When it reads, rendering it again
 // must give a document that reads back and renders the same (JsonReader.h

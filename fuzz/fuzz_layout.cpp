@@ -1,5 +1,4 @@
-//===- fuzz_layout.cpp - The model's arithmetic on random shapes
-//-----------===//
+//===- fuzz_layout.cpp - The model's arithmetic on random shapes ----------===//
 //
 // The first byte picks what is fed random numbers:
 //   0  a translation unit's facts (variables with random sizes, alignments,

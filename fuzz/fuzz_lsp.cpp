@@ -1,5 +1,4 @@
-//===- fuzz_lsp.cpp - The language server's framing and dispatch
-//-----------===//
+//===- fuzz_lsp.cpp - The language server's framing and dispatch ----------===//
 //
 // The first byte picks what the rest is fed to:
 //   even  the Content-Length framing reader alone, message after message to the

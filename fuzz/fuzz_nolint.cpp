@@ -1,5 +1,4 @@
-//===- fuzz_nolint.cpp - NOLINT comment parsing
-//----------------------------===//
+//===- fuzz_nolint.cpp - NOLINT comment parsing ---------------------------===//
 //
 // The input is a source file. Its NOLINT comments are read, every line is asked
 // about a few checks, and a report with findings (and notes) on its lines is

@@ -1,5 +1,4 @@
-//===- fuzz_response_file.cpp - Response files (@file, --options-file)
-//-----===//
+//===- fuzz_response_file.cpp - Response files (@file, --options-file) ----===//
 //
 // The input is up to four files, separated by NUL bytes, written as r0 ... r3
 // in a scratch folder. The command names r0 with `@`, and r1 and r2 with nvcc's

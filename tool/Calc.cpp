@@ -1,5 +1,4 @@
-//===- Calc.cpp - tilefit calc: the options and the run
-//----------------------===//
+//===- Calc.cpp - tilefit calc: the options and the run -------------------===//
 //
 // The figures and their rendering are the model's (tilefit/model/Calc.h); this
 // file reads the options, loads the capacity database when an architecture is

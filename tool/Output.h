@@ -1,5 +1,4 @@
-//===- Output.h - Writing the report, and the exit status --------*- C++
-//-*-===//
+//===- Output.h - Writing the report, and the exit status -------*- C++ -*-===//
 #ifndef TILEFIT_TOOL_OUTPUT_H
 #define TILEFIT_TOOL_OUTPUT_H
 

@@ -1,5 +1,5 @@
-//===- AtomicFile.h - Write a file so that readers see all or nothing -*- C++
-//-*-===//
+//===- AtomicFile.h ---------------------------------------------*- C++ -*-===//
+// Write a file so that readers see all or nothing.
 #ifndef TILEFIT_FRONTEND_ATOMICFILE_H
 #define TILEFIT_FRONTEND_ATOMICFILE_H
 

@@ -1,5 +1,6 @@
-//===- ClangOptions.h - Clang's driver options, from its own table -*- C++
-//-*-===//
+//===- ClangOptions.h -------------------------------------------*- C++ -*-===//
+//
+// Clang's driver options, from its own table.
 //
 // How many arguments after a Clang driver flag are its values, read from the
 // option table Clang's driver is generated from (clang/Driver/Options.inc, as

@@ -1,5 +1,4 @@
-//===- FilesRead.h - The files a parse read ----------------------*- C++
-//-*-===//
+//===- FilesRead.h - The files a parse read ---------------------*- C++ -*-===//
 //
 // Internal to the front end: shared by the parses (Analyzer.cpp) and the
 // preambles (PreambleStore.cpp).

@@ -1,5 +1,4 @@
-//===- NvccOnlyCode.h - Code the parse skips and nvcc compiles ---*- C++
-//-*-===//
+//===- NvccOnlyCode.h - Code the parse skips and nvcc compiles --*- C++ -*-===//
 //
 // The parse leaves __NVCC__ undefined (README.md, "Limits"): code of the
 // project's own under

@@ -1,5 +1,6 @@
-//===- SourceFixups.h - nvcc-accepted code Clang rejects, rewritten -*- C++
-//-*-===//
+//===- SourceFixups.h -------------------------------------------*- C++ -*-===//
+//
+// nvcc-accepted code Clang rejects, rewritten.
 //
 // A few constructs that nvcc compiles are errors for Clang 19, and no
 // declaration can make Clang accept them: Clang's parser or Sema rejects the

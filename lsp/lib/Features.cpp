@@ -1,5 +1,4 @@
-//===- Features.cpp - Diagnostics, hover, inlay hints and code lenses
-//------===//
+//===- Features.cpp - Diagnostics, hover, inlay hints and code lenses -----===//
 #include "tilefit/lsp/Features.h"
 
 #include "tilefit/model/Messages.h"

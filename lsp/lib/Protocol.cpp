@@ -1,5 +1,4 @@
-//===- Protocol.cpp - URIs, positions and documents of the LSP
-//-------------===//
+//===- Protocol.cpp - URIs, positions and documents of the LSP ------------===//
 #include "tilefit/lsp/Protocol.h"
 
 #include <algorithm>

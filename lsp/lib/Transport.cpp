@@ -1,5 +1,4 @@
-//===- Transport.cpp - JSON-RPC messages with Content-Length framing
-//-------===//
+//===- Transport.cpp - JSON-RPC messages with Content-Length framing ------===//
 #include "tilefit/lsp/Transport.h"
 
 #include <cctype>

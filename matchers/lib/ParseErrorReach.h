@@ -1,5 +1,5 @@
-//===- ParseErrorReach.h - Errors inside the code a kernel uses --*- C++
-//-*-===//
+//===- ParseErrorReach.h ----------------------------------------*- C++ -*-===//
+// Errors inside the code a kernel uses.
 #ifndef TILEFIT_MATCHERS_PARSEERRORREACH_H
 #define TILEFIT_MATCHERS_PARSEERRORREACH_H
 

@@ -1,5 +1,4 @@
-//===- CallGraph.cpp - What each kernel reaches, from the raw call graph
-//----===//
+//===- CallGraph.cpp - What each kernel reaches, from the raw call graph --===//
 #include "tilefit/model/CallGraph.h"
 
 #include <algorithm>

@@ -1,5 +1,4 @@
-//===- FactsJson.cpp - Translation-unit facts to JSON and back
-//-------------===//
+//===- FactsJson.cpp - Translation-unit facts to JSON and back ------------===//
 #include "tilefit/model/FactsJson.h"
 
 #include <nlohmann/json.hpp>

@@ -1,5 +1,4 @@
-//===- CalcReporter.cpp - The calculator's results, for people and tools
-//---===//
+//===- CalcReporter.cpp - The calculator's results, for people and tools --===//
 #include "tilefit/reporters/CalcReporter.h"
 
 #include "tilefit/model/Units.h"

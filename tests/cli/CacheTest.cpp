@@ -1,5 +1,4 @@
-//===- CacheTest.cpp - The result cache: hits, misses, corruption, races
-//---===//
+//===- CacheTest.cpp - The result cache: hits, misses, corruption, races --===//
 #include "CliFixture.h"
 
 #include "tilefit/frontend/Analyzer.h"

@@ -1,5 +1,5 @@
-//===- CiGateTest.cpp - Exit statuses, NOLINT, configuration, SARIF, diff,
-//shards, launcher -===//
+//===- CiGateTest.cpp -----------------------------------------------------===//
+// Exit statuses, NOLINT, configuration, SARIF, diff,.
 #include "CliFixture.h"
 
 #include "llvm/Support/FileSystem.h"

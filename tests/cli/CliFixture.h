@@ -1,5 +1,4 @@
-//===- CliFixture.h - Running the built tilefit in tests ---------*- C++
-//-*-===//
+//===- CliFixture.h - Running the built tilefit in tests --------*- C++ -*-===//
 #ifndef TILEFIT_TESTS_CLIFIXTURE_H
 #define TILEFIT_TESTS_CLIFIXTURE_H
 

@@ -1,5 +1,6 @@
-//===- CutlassTest.cpp - CuTe's own tutorials, with CUTLASS's real headers
-//-----===//
+//===- CutlassTest.cpp ----------------------------------------------------===//
+//
+// CuTe's own tutorials, with CUTLASS's real headers.
 //
 // Where the machine has a CUTLASS 4.x checkout (TILEFIT_CUTLASS_DIR names it:
 // include/ and examples/cute/tutorial/ under it), CuTe's tutorials are analysed

@@ -1,5 +1,6 @@
-//===- RealCodeTest.cpp - Units written like public projects, with their flags
-//-===//
+//===- RealCodeTest.cpp ---------------------------------------------------===//
+//
+// Units written like public projects, with their flags.
 //
 // tests/real_code holds sources in the style of public CUDA projects, each with
 // a construct nvcc compiles and Clang rejects as written

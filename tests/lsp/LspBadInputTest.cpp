@@ -1,5 +1,4 @@
-//===- LspBadInputTest.cpp - What the language server reads
-//-----------------===//
+//===- LspBadInputTest.cpp - What the language server reads ---------------===//
 //
 // The server reads the files the editor opens (wherever they are: the editor
 // named them) and, to find their flags, compilation databases inside the

@@ -1,5 +1,4 @@
-//===- LspClient.h - A language-server client for tests -----------*- C++
-//-*-===//
+//===- LspClient.h - A language-server client for tests ---------*- C++ -*-===//
 //
 // Runs `tilefit lsp` as a child process over pipes and speaks the protocol to
 // it: requests, notifications, and waiting (with a deadline) for a message that

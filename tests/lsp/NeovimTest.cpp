@@ -1,5 +1,4 @@
-//===- NeovimTest.cpp - A real editor's LSP client against tilefit lsp
-//-----===//
+//===- NeovimTest.cpp - A real editor's LSP client against tilefit lsp ----===//
 //
 // Neovim, headless, runs the set-up the README gives (taken from README.md
 // itself, so the README works as written), opens a CUDA file, and writes down

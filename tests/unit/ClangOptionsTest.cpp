@@ -1,5 +1,6 @@
-//===- ClangOptionsTest.cpp - Clang's flags and their values, from its table
-//-===//
+//===- ClangOptionsTest.cpp -----------------------------------------------===//
+//
+// Clang's flags and their values, from its table.
 //
 // Built into tilefit_project_tests, which links tilefit_project and no Clang
 // library: the command translation links without Clang.

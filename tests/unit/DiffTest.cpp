@@ -1,5 +1,4 @@
-//===- DiffTest.cpp - Footprints of two reports compared
-//-------------------===//
+//===- DiffTest.cpp - Footprints of two reports compared ------------------===//
 //
 // parseGrowthThreshold (--max-growth), diffReports on hand-built reports
 // (kernels matched by mangled name and architecture, the per-block figure at

@@ -1,5 +1,4 @@
-//===- FactsJsonTest.cpp - Translation-unit facts to JSON and back
-//---------===//
+//===- FactsJsonTest.cpp - Translation-unit facts to JSON and back --------===//
 //
 // factsToJson/factsFromJson, as the result cache uses them: facts with every
 // field of every struct set to a value unlike its default come back equal,

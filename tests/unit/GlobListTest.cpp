@@ -1,5 +1,4 @@
-//===- GlobListTest.cpp - clang-tidy's check lists
-//-------------------------===//
+//===- GlobListTest.cpp - clang-tidy's check lists ------------------------===//
 //
 // globMatch's `*` and `?`, and GlobList's -checks semantics: comma-separated
 // globs, `-` to negate, the last glob that matches a name decides, items

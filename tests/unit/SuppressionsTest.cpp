@@ -1,5 +1,4 @@
-//===- SuppressionsTest.cpp - NOLINT comments, as clang-tidy reads them
-//----===//
+//===- SuppressionsTest.cpp - NOLINT comments, as clang-tidy reads them ---===//
 //
 // NolintMap on source text (NOLINT, NOLINTNEXTLINE, NOLINTBEGIN/END with and
 // without check lists, unmatched BEGIN/END), and applySuppressions on a

@@ -1,5 +1,5 @@
-//===- Analyze.h - One run of tilefit over sources or a database -*- C++
-//-*-===//
+//===- Analyze.h ------------------------------------------------*- C++ -*-===//
+// One run of tilefit over sources or a database.
 #ifndef TILEFIT_DRIVER_ANALYZE_H
 #define TILEFIT_DRIVER_ANALYZE_H
 

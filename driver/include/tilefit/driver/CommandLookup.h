@@ -1,5 +1,4 @@
-//===- CommandLookup.h - Flags for a file an editor has open -----*- C++
-//-*-===//
+//===- CommandLookup.h - Flags for a file an editor has open ----*- C++ -*-===//
 //
 // The compile command of one file, found as clangd finds it: the nearest
 // compile_commands.json (in the file's folder or above it, or in a build/

@@ -1,5 +1,4 @@
-//===- Session.h - What lasts across analysis runs ---------------*- C++
-//-*-===//
+//===- Session.h - What lasts across analysis runs --------------*- C++ -*-===//
 //
 // The command line makes one run in its session; the language server makes
 // every analysis of its lifetime in one. A session owns what runs share and

@@ -1,5 +1,6 @@
-//===- CommandTranslation.h - From a build's command to parse flags -*- C++
-//-*-===//
+//===- CommandTranslation.h -------------------------------------*- C++ -*-===//
+//
+// From a build's command to parse flags.
 //
 // A compile command as the build ran it (nvcc's or clang's) becomes the flags
 // that matter for parsing the source in CUDA device mode, in clang's spelling,

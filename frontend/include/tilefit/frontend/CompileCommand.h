@@ -1,5 +1,5 @@
-//===- CompileCommand.h - Compile commands and compilation databases -*- C++
-//-*-===//
+//===- CompileCommand.h -----------------------------------------*- C++ -*-===//
+// Compile commands and compilation databases.
 #ifndef TILEFIT_FRONTEND_COMPILECOMMAND_H
 #define TILEFIT_FRONTEND_COMPILECOMMAND_H
 

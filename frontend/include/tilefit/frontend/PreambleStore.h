@@ -1,5 +1,4 @@
-//===- PreambleStore.h - Per-file precompiled preambles ----------*- C++
-//-*-===//
+//===- PreambleStore.h - Per-file precompiled preambles ---------*- C++ -*-===//
 //
 // The language server analyses the same file again at every edit. As clangd
 // does, it keeps for each file (and each parse of it: architecture, device or

@@ -1,5 +1,4 @@
-//===- ResultCache.h - Facts of earlier parses, reused -----------*- C++
-//-*-===//
+//===- ResultCache.h - Facts of earlier parses, reused ----------*- C++ -*-===//
 //
 // A parse's facts depend only on tilefit's version, the parse's command line
 // (architecture, flags, toolkit, resource folders) and the content of every

@@ -1,5 +1,4 @@
-//===- Toolkit.h - Finding the CUDA toolkit ----------------------*- C++
-//-*-===//
+//===- Toolkit.h - Finding the CUDA toolkit ---------------------*- C++ -*-===//
 #ifndef TILEFIT_FRONTEND_TOOLKIT_H
 #define TILEFIT_FRONTEND_TOOLKIT_H
 

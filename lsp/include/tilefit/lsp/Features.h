@@ -1,5 +1,6 @@
-//===- Features.h - Diagnostics, hover, inlay hints and code lenses -*- C++
-//-*-===//
+//===- Features.h -----------------------------------------------*- C++ -*-===//
+//
+// Diagnostics, hover, inlay hints and code lenses.
 //
 // What the editor shows, computed from the model's report of one file and the
 // text the editor has: no Clang here. Positions are converted with the

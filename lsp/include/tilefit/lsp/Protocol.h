@@ -1,5 +1,4 @@
-//===- Protocol.h - URIs, positions and documents of the LSP ------*- C++
-//-*-===//
+//===- Protocol.h - URIs, positions and documents of the LSP ----*- C++ -*-===//
 #ifndef TILEFIT_LSP_PROTOCOL_H
 #define TILEFIT_LSP_PROTOCOL_H
 

@@ -1,5 +1,6 @@
-//===- Transport.h - JSON-RPC messages with Content-Length framing -*- C++
-//-*-===//
+//===- Transport.h ----------------------------------------------*- C++ -*-===//
+//
+// JSON-RPC messages with Content-Length framing.
 //
 // The base protocol of the Language Server Protocol: each message is a header
 // block

@@ -1,5 +1,6 @@
-//===- EvaluatedCodeVisitor.h - Walk only code that is evaluated -*- C++
-//-*-===//
+//===- EvaluatedCodeVisitor.h -----------------------------------*- C++ -*-===//
+//
+// Walk only code that is evaluated.
 //
 // A RecursiveASTVisitor base for walking one function's body as code generation
 // sees it: unevaluated operands (sizeof, alignof, decltype, noexcept, typeid of

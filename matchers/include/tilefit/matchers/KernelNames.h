@@ -1,5 +1,4 @@
-//===- KernelNames.h - Kernel names as ptxas prints them ---------*- C++
-//-*-===//
+//===- KernelNames.h - Kernel names as ptxas prints them --------*- C++ -*-===//
 #ifndef TILEFIT_MATCHERS_KERNELNAMES_H
 #define TILEFIT_MATCHERS_KERNELNAMES_H
 

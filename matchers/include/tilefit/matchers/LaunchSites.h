@@ -1,5 +1,6 @@
-//===- LaunchSites.h - Kernel launches and attributes in host code -*- C++
-//-*-===//
+//===- LaunchSites.h --------------------------------------------*- C++ -*-===//
+//
+// Kernel launches and attributes in host code.
 //
 // Launches (`<<<...>>>`, cudaLaunchKernel, cudaLaunchCooperativeKernel,
 // cudaLaunchKernelEx and cudaLaunchKernelExC with a cudaLaunchConfig_t),

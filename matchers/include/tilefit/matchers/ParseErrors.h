@@ -1,5 +1,6 @@
-//===- ParseErrors.h - Which kernels a unit's errors can have changed -*- C++
-//-*-===//
+//===- ParseErrors.h --------------------------------------------*- C++ -*-===//
+//
+// Which kernels a unit's errors can have changed.
 //
 // A unit with errors is analysed as Clang built it, as clangd does for broken
 // code: an error changes only the code around it. A kernel keeps its figures

@@ -1,5 +1,4 @@
-//===- ScopeFacts.h - Constant memory, per-thread arrays, TMEM ---*- C++
-//-*-===//
+//===- ScopeFacts.h - Constant memory, per-thread arrays, TMEM --*- C++ -*-===//
 //
 // The facts about the on-chip scopes besides shared memory, translated from
 // Clang's AST: every `__constant__` variable the unit defines (with the walk

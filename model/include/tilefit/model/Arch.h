@@ -1,5 +1,4 @@
-//===- Arch.h - GPU architecture names ---------------------------*- C++
-//-*-===//
+//===- Arch.h - GPU architecture names --------------------------*- C++ -*-===//
 #ifndef TILEFIT_MODEL_ARCH_H
 #define TILEFIT_MODEL_ARCH_H
 

@@ -1,5 +1,6 @@
-//===- CallGraph.h - What each kernel reaches, from the raw call graph -*- C++
-//-*-===//
+//===- CallGraph.h ----------------------------------------------*- C++ -*-===//
+//
+// What each kernel reaches, from the raw call graph.
 //
 // The model's first stage: from the functions the matchers recorded
 // (FunctionFacts: callees,

@@ -1,5 +1,4 @@
-//===- Diff.h - Footprints of two reports compared ---------------*- C++
-//-*-===//
+//===- Diff.h - Footprints of two reports compared --------------*- C++ -*-===//
 #ifndef TILEFIT_MODEL_DIFF_H
 #define TILEFIT_MODEL_DIFF_H
 

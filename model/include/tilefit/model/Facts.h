@@ -1,5 +1,6 @@
-//===- Facts.h - What the front end found in one translation unit -*- C++
-//-*-===//
+//===- Facts.h --------------------------------------------------*- C++ -*-===//
+//
+// What the front end found in one translation unit.
 //
 // The records the matchers fill while Clang's AST is alive. They hold no Clang
 // types: every location is already a file/line/column, every type already a

@@ -1,5 +1,4 @@
-//===- FactsJson.h - Translation-unit facts to JSON and back -----*- C++
-//-*-===//
+//===- FactsJson.h - Translation-unit facts to JSON and back ----*- C++ -*-===//
 //
 // The facts of one parse, stored by the result cache: what the front end found,
 // before any check. Reading never throws: a malformed or foreign document is an

@@ -1,5 +1,4 @@
-//===- Layout.h - ptxas's static shared-memory layout ------------*- C++
-//-*-===//
+//===- Layout.h - ptxas's static shared-memory layout -----------*- C++ -*-===//
 //
 // Where ptxas puts each `__shared__` variable of a kernel, and the "bytes smem"
 // figure it prints. The rules, and the probes they were worked out from, are

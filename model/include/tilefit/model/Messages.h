@@ -1,5 +1,6 @@
-//===- Messages.h - What a finding's words name, for its renderers -*- C++
-//-*-===//
+//===- Messages.h -----------------------------------------------*- C++ -*-===//
+//
+// What a finding's words name, for its renderers.
 //
 // The checks write whole sentences with full names (`kernel 'gemm<128, 64>'
 // uses ... on sm_90`). The renderers spell two things their own way: the text

@@ -1,5 +1,6 @@
-//===- Result.h - A value or an error message, for the Clang-free layers -*- C++
-//-*-===//
+//===- Result.h -------------------------------------------------*- C++ -*-===//
+//
+// A value or an error message, for the Clang-free layers.
 //
 // The model cannot use llvm::Expected (it links no LLVM), so loaders return
 // this instead. The message is complete and user-facing: it names the input,

@@ -1,5 +1,6 @@
-//===- Suppressions.h - NOLINT comments, as clang-tidy reads them -*- C++
-//-*-===//
+//===- Suppressions.h -------------------------------------------*- C++ -*-===//
+//
+// NOLINT comments, as clang-tidy reads them.
 //
 // `// NOLINT`, `// NOLINT(tilefit-budget)`, `// NOLINTNEXTLINE(tilefit-*)` and
 // `// NOLINTBEGIN(...)` ... `// NOLINTEND(...)`, with clang-tidy's semantics:

@@ -1,5 +1,5 @@
-//===- Units.h - Byte counts for people, and overflow-safe arithmetic -*- C++
-//-*-===//
+//===- Units.h --------------------------------------------------*- C++ -*-===//
+// Byte counts for people, and overflow-safe arithmetic.
 #ifndef TILEFIT_MODEL_UNITS_H
 #define TILEFIT_MODEL_UNITS_H
 

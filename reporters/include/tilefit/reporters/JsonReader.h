@@ -1,5 +1,4 @@
-//===- JsonReader.h - Reading tilefit-report/1 back --------------*- C++
-//-*-===//
+//===- JsonReader.h - Reading tilefit-report/1 back -------------*- C++ -*-===//
 #ifndef TILEFIT_REPORTERS_JSONREADER_H
 #define TILEFIT_REPORTERS_JSONREADER_H
 

@@ -1,5 +1,4 @@
-//===- KernelNameWidth.h - Kernel names as people read them -------*- C++
-//-*-===//
+//===- KernelNameWidth.h - Kernel names as people read them -----*- C++ -*-===//
 //
 // CuTe and CUTLASS kernels are named by their template arguments: thousands of
 // characters

@@ -1,5 +1,5 @@
-//===- MarkdownReporter.h - Tables for pull requests and job summaries -*- C++
-//-*-===//
+//===- MarkdownReporter.h ---------------------------------------*- C++ -*-===//
+// Tables for pull requests and job summaries.
 #ifndef TILEFIT_REPORTERS_MARKDOWNREPORTER_H
 #define TILEFIT_REPORTERS_MARKDOWNREPORTER_H
 
