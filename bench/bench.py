@@ -242,6 +242,32 @@ class Bench:
             argv += ["--"] + list(flags)
         return argv
 
+    def cache_footprint(self, ex_build):
+        """The cache folder one run over the example project (3 architectures) leaves, from
+        empty: its size, and its precompiled headers: the runtime headers' (one per
+        architecture and side is the target) and the shared #include lines' (prefix-*)."""
+        if not self.has_cache:
+            return None
+        d = os.path.join(self.work, "footprint-cache")
+        shutil.rmtree(d, ignore_errors=True)
+        subprocess.run(self.tilefit_argv(THREE_ARCHS, db=ex_build)[:1] +
+                       ["-p", ex_build, "--arch=" + ",".join(THREE_ARCHS), "--quiet",
+                        "--cache-dir=" + d], cwd=ex_build, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        size, runtime, prefix = 0, 0, 0
+        for root, _, files in os.walk(d):
+            for f in files:
+                size += os.path.getsize(os.path.join(root, f))
+                if f.endswith(".pch"):
+                    if f.startswith("prefix-"):
+                        prefix += 1
+                    else:
+                        runtime += 1
+        log("  cache folder after the example project: %.1f MB, %d runtime-header and %d "
+            "shared-include precompiled headers" % (size / 1e6, runtime, prefix))
+        return {"bytes": size, "runtime_pch": runtime, "prefix_pch": prefix,
+                "archs": len(THREE_ARCHS)}
+
     def parse_commands(self, tilefit_argv, cwd, expected):
         """The Clang command lines tilefit parses with (--show-parse-commands, on stderr, one
         per unit and architecture, printed before any parse starts). Once all are printed the
@@ -379,6 +405,7 @@ class Bench:
                      [self.nvcc_argv(os.path.join(ex_src, u), abs_example_flags(), THREE_ARCHS)
                       for u in EXAMPLE_UNITS],
                      any(mentions_cuda_arch(os.path.join(ex_src, u)) for u in EXAMPLE_UNITS))
+        self.results["cache_after_example"] = self.cache_footprint(ex_build)
 
         # (b) the heavy unit.
         heavy = os.path.join(BENCH, "inputs", "heavy_cub.cu")
@@ -929,6 +956,26 @@ def render(R):
         ",".join(worst_rss["archs"]),
         "%.2f (%s)" % (worst_rss1["ratios"]["rss_tilefit_over_clang"], worst_rss1["label"]) if worst_rss1 else "—",
         g3, mark(worst_rss["ratios"]["rss_tilefit_over_clang"] <= TARGET_RSS_RATIO)))
+    # A whole project's memory: the largest unit-count run against Clang's parse of one of its
+    # units (the generated project's Clang column is the largest single parse).
+    S = R.get("scale_units") or []
+    gen = [c for c in comps if c["label"].startswith("generated project, all")]
+    if S and gen and gen[0]["clang"].get("peak_rss_kb"):
+        big = max(S, key=lambda s: s["units"])
+        r = ratio(big["tilefit"]["peak_rss_kb"], gen[0]["clang"]["peak_rss_kb"])
+        L.append("| peak memory of a %d-unit run ≤ %.1f× one unit's Clang parse | %.2f (%s MiB "
+                 "against %s MiB) | %s |" % (big["units"], TARGET_RSS_RATIO, r,
+                                             fmt_rss(big["tilefit"]), fmt_rss(gen[0]["clang"]),
+                                             mark(r <= TARGET_RSS_RATIO)))
+    C = R.get("cache_after_example")
+    if C:
+        # One per architecture on the device side, one for the host side (its parse is the
+        # same for every architecture).
+        L.append("| one precompiled runtime header per architecture and side (example project, "
+                 "%d architectures, from an empty cache) | %d runtime, %d shared-include; "
+                 "folder %.1f MB | %s |" % (C["archs"], C["runtime_pch"], C["prefix_pch"],
+                                            C["bytes"] / 1e6,
+                                            mark(C["runtime_pch"] <= C["archs"] + 1)))
     L.append("")
 
     noisy = [(k, m["other_load_cores"], m.get("contended")) for k, m in R["measurements"].items()

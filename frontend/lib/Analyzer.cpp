@@ -4,6 +4,7 @@
 #include "NvccOnlyCode.h"
 #include "SourceFixups.h"
 #include "tilefit/frontend/HeaderPch.h"
+#include "tilefit/frontend/IncludePrefix.h"
 #include "tilefit/frontend/PreambleStore.h"
 #include "tilefit/frontend/ResultCache.h"
 
@@ -175,7 +176,7 @@ struct ParseOutcome {
 class TopLevelDecls {
 public:
   /// \p FromPreamble: the parse loads a preamble of the file's own headers
-  /// (PreambleStore).
+  /// (PreambleStore), or its leading #include lines precompiled (HeaderPch).
   explicit TopLevelDecls(bool FromPreamble) : FromPreamble(FromPreamble) {}
   void add(clang::DeclGroupRef Group) {
     // Sema hands over the functions it instantiates at the end of the unit as
@@ -367,13 +368,19 @@ void makeReadOnly(clang::CompilerInvocation &Inv) {
 /// precompiled CUDA runtime headers when it has a store for those.
 class PchActionFactory : public clang::tooling::FrontendActionFactory {
 public:
+  /// \p SharedIncludes: the unit's #include lines to load precompiled with
+  /// the runtime headers (UnitJob::SharedIncludes).
   PchActionFactory(
       std::function<std::unique_ptr<clang::FrontendAction>(bool)> Create,
-      const ParseEnvironment &Env)
+      const ParseEnvironment &Env, std::vector<std::string> SharedIncludes = {})
       : Create(std::move(Create)), Store(Env.Pch), Preambles(Env.Preambles),
-        Unsaved(Env.Unsaved) {}
+        Unsaved(Env.Unsaved), SharedIncludes(std::move(SharedIncludes)) {}
+  /// The action is told whether what the parse loads holds the file's own
+  /// headers (a preamble, or a precompiled prefix of its #include lines): its
+  /// traversal then covers them.
   std::unique_ptr<clang::FrontendAction> create() override {
-    return Create(UsedPreamble != nullptr);
+    return Create(UsedPreamble != nullptr ||
+                  llvm::sys::path::filename(UsedPch).starts_with("prefix-"));
   }
   bool runInvocation(std::shared_ptr<clang::CompilerInvocation> Invocation,
                      clang::FileManager *Files,
@@ -394,7 +401,7 @@ public:
       }
     }
     if (Store)
-      UsedPch = Store->use(*Invocation);
+      UsedPch = Store->use(*Invocation, SharedIncludes);
     return FrontendActionFactory::runInvocation(std::move(Invocation), Files,
                                                 std::move(Ops), Diags);
   }
@@ -479,6 +486,7 @@ private:
       UsedPch; ///< The precompiled header the parse loaded ("" if none).
   std::shared_ptr<const Preamble>
       UsedPreamble; ///< The preamble it loaded (null if none).
+  std::vector<std::string> SharedIncludes; ///< UnitJob::SharedIncludes.
 };
 
 /// The host-side parse: launches and attribute calls only.
@@ -920,11 +928,14 @@ static TranslationUnitFacts analyzeUnitWith(const UnitJob &Job,
   Outcome.Errors = &Errors;
   Outcome.AllowFixups = FixupsLeft > 0;
   Outcome.Relocatable = Job.Flags.Rdc;
+  // The shared #include lines only over the files on disk: a rewritten or
+  // unsaved header would be read from the precompiled one instead.
   PchActionFactory Factory(
       [&Facts, &Outcome](bool FromPreamble) {
         return std::make_unique<CollectAction>(Facts, FromPreamble, Outcome);
       },
-      Env);
+      Env,
+      Env.Unsaved.empty() ? Job.SharedIncludes : std::vector<std::string>());
   clang::tooling::ToolInvocation Invocation(
       parseCommandLine(Job, Env), &Factory, Files.get(),
       std::make_shared<clang::PCHContainerOperations>());
@@ -1150,6 +1161,7 @@ public:
     }
     Groups.resize(Members.size());
     Cache = Env.Unsaved.empty() ? Env.Cache : nullptr;
+    findSharedIncludes();
   }
 
   /// Earlier parses of the same command over the same files: their facts are
@@ -1176,6 +1188,35 @@ public:
         Groups[G].Pending += !Cached[I];
   }
 
+  /// The leading #include lines each job shares with another of the same
+  /// options (IncludePrefix.h), to be precompiled once (HeaderPch.h); only with
+  /// a store for them and over the files on disk. Group is set (the
+  /// constructor's first step).
+  void findSharedIncludes() {
+    Shared.resize(Jobs.size());
+    if (!Env.Pch || Env.Preambles || !Env.Unsaved.empty())
+      return;
+    std::vector<std::vector<std::string>> Includes(Jobs.size());
+    std::vector<std::string> Options(Jobs.size());
+    for (size_t I = 0; I < Jobs.size(); ++I) {
+      std::optional<std::string> Main = readSource(Env, Jobs[I].Command.File);
+      if (!Main || !Jobs[I].Flags.IsCuda)
+        continue;
+      Includes[I] =
+          resolvedIncludes(leadingIncludes(*Main),
+                           llvm::sys::path::parent_path(Jobs[I].Command.File));
+      for (const std::string &A : parseCommandLine(Jobs[I], Env))
+        if (A != Jobs[I].Command.File)
+          Options[I] += A + "\n";
+    }
+    // A run of one command (one file, checked again and again, as in an edit
+    // loop or a CI job) has its own lines precompiled: the next run loads them.
+    const bool OneCommand = std::all_of(Group.begin(), Group.end(),
+                                        [](size_t G) { return G == 0; });
+    Shared = sharedIncludePrefixes(Includes, Options,
+                                   Env.PrecompileSoleIncludes || OneCommand);
+  }
+
   bool cached(size_t I) const { return Cached[I]; }
   size_t groups() const { return Members.size(); }
 
@@ -1187,7 +1228,13 @@ public:
       Results[I].Arch = Jobs[I].Target.Real;
       Results[I].Failed = true;
     } else {
-      Results[I] = analyzeUnitSafely(Jobs[I], Env);
+      if (Shared[I].empty()) {
+        Results[I] = analyzeUnitSafely(Jobs[I], Env);
+      } else {
+        UnitJob J = Jobs[I];
+        J.SharedIncludes = Shared[I];
+        Results[I] = analyzeUnitSafely(J, Env);
+      }
       progress(I);
     }
     const size_t G = Group[I];
@@ -1282,6 +1329,7 @@ private:
   std::vector<size_t> Group;
   std::vector<std::vector<size_t>> Members;
   std::vector<GroupState> Groups;
+  std::vector<std::vector<std::string>> Shared; ///< Per job.
   std::mutex Lock, ProgressLock, ConsumeLock;
   size_t Done = 0;
 };

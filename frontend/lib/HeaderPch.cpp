@@ -4,12 +4,16 @@
 
 #include "AtomicFile.h"
 #include "FilesRead.h"
+#include "NvccOnlyCode.h"
 
 #include "clang/Basic/DiagnosticOptions.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/CompilerInvocation.h"
 #include "clang/Frontend/FrontendActions.h"
 #include "clang/Frontend/TextDiagnosticBuffer.h"
+#include "clang/Lex/HeaderSearch.h"
+#include "clang/Lex/PPCallbacks.h"
+#include "clang/Lex/Preprocessor.h"
 #include "clang/Lex/PreprocessorOptions.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -17,6 +21,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <chrono>
@@ -102,20 +107,150 @@ std::string keyOf(const clang::CompilerInvocation &CI) {
 /// Where the list of a precompiled header's inputs is kept.
 std::string inputsPath(const std::string &Pch) { return Pch + ".inputs"; }
 
+/// Where a refused prefix keeps the files that made it so, with their sizes and
+/// times.
+std::string refusedPath(const std::string &Pch) { return Pch + ".refused"; }
+
+std::string stamp(StringRef File) {
+  sys::fs::file_status S;
+  if (sys::fs::status(File, S))
+    return "-";
+  return std::to_string(S.getSize()) + ":" +
+         std::to_string(S.getLastModificationTime().time_since_epoch().count());
+}
+
+/// Whether the prefix at \p Pch was refused by an earlier run and the files
+/// that made it so are unchanged.
+bool stillRefused(const std::string &Pch) {
+  auto Buffer = MemoryBuffer::getFile(refusedPath(Pch));
+  if (!Buffer)
+    return false;
+  SmallVector<StringRef, 0> Lines;
+  (*Buffer)->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
+  for (StringRef L : Lines) {
+    auto [File, Stamp] = L.rsplit('\t');
+    if (stamp(File) != Stamp)
+      return false;
+  }
+  return true;
+}
+
+/// Watches the build of a prefix: which headers its #include lines name and
+/// whether each has an include guard or `#pragma once`, and which project
+/// headers (not system headers) stand behind them.
+class PrefixWatcher : public clang::PPCallbacks {
+public:
+  PrefixWatcher(clang::Preprocessor &PP, std::vector<std::string> &Unguarded,
+                std::vector<std::string> &ProjectFiles)
+      : PP(PP), SM(PP.getSourceManager()), Unguarded(Unguarded),
+        ProjectFiles(ProjectFiles) {}
+
+  void InclusionDirective(clang::SourceLocation HashLoc, const clang::Token &,
+                          StringRef, bool, clang::CharSourceRange,
+                          clang::OptionalFileEntryRef File, StringRef,
+                          StringRef, const clang::Module *, bool,
+                          clang::SrcMgr::CharacteristicKind) override {
+    if (File && SM.getFileID(SM.getExpansionLoc(HashLoc)) == SM.getMainFileID())
+      Direct.push_back(*File);
+  }
+  void FileChanged(clang::SourceLocation Loc, FileChangeReason Reason,
+                   clang::SrcMgr::CharacteristicKind Kind,
+                   clang::FileID) override {
+    if (Reason != EnterFile)
+      return;
+    const clang::FileID F = SM.getFileID(Loc);
+    const clang::SourceLocation From = SM.getIncludeLoc(F);
+    if (From.isInvalid())
+      return;
+    const clang::FileID Parent = SM.getFileID(From);
+    if (Parent != SM.getMainFileID() && !Behind.count(Parent))
+      return;
+    Behind.insert(F);
+    if (Kind == clang::SrcMgr::C_User)
+      if (auto Entry = SM.getFileEntryRefForID(F))
+        ProjectFiles.push_back(Entry->getName().str());
+  }
+  void EndOfMainFile() override {
+    for (clang::FileEntryRef F : Direct)
+      if (!PP.getHeaderSearchInfo().isFileMultipleIncludeGuarded(F))
+        Unguarded.push_back(F.getName().str());
+  }
+
+private:
+  clang::Preprocessor &PP;
+  const clang::SourceManager &SM;
+  std::vector<std::string> &Unguarded, &ProjectFiles;
+  std::vector<clang::FileEntryRef> Direct;
+  std::set<clang::FileID> Behind;
+};
+
+/// Builds a precompiled header; for a prefix (\p PrefixFile, the unit of its
+/// #include lines), watches what it includes and says whether the prefix may
+/// stand for the units' own #include lines (acceptable).
+class PrefixBuild : public clang::GeneratePCHAction {
+public:
+  explicit PrefixBuild(std::string PrefixFile)
+      : PrefixFile(std::move(PrefixFile)) {}
+  bool BeginSourceFileAction(clang::CompilerInstance &CI) override {
+    if (!clang::GeneratePCHAction::BeginSourceFileAction(CI))
+      return false;
+    if (!PrefixFile.empty())
+      CI.getPreprocessor().addPPCallbacks(std::make_unique<PrefixWatcher>(
+          CI.getPreprocessor(), Unguarded, ProjectFiles));
+    return true;
+  }
+  /// No header of the prefix without a guard, and no project header behind it
+  /// with a directive the parse must see itself.
+  bool acceptable() const { return Why().empty(); }
+  /// The files that make the prefix unacceptable.
+  std::vector<std::string> Why() const {
+    std::vector<std::string> Out = Unguarded;
+    for (const std::string &File : ProjectFiles) {
+      auto Buffer = MemoryBuffer::getFile(File);
+      if (!Buffer)
+        continue;
+      StringRef Text = (*Buffer)->getBuffer();
+      bool Watched = Text.contains("__CUDA_ARCH__");
+      for (const char *M : nvccOnlyMacros())
+        Watched |= Text.contains(M);
+      if (Watched)
+        Out.push_back(File);
+    }
+    return Out;
+  }
+
+private:
+  std::string PrefixFile;
+  std::vector<std::string> Unguarded, ProjectFiles;
+};
+
 } // namespace
 
 std::string HeaderPchStore::build(const clang::CompilerInvocation &Invocation,
-                                  const std::string &Path) {
+                                  const std::string &Path,
+                                  const std::vector<std::string> &Includes) {
   if (sys::fs::create_directories(Dir))
     return "";
-  // An empty unit whose implicit include is the whole content.
+  // An empty unit whose implicit include is the whole content; with a prefix,
+  // a unit of its #include lines.
   SmallString<256> Empty(Dir);
-  sys::path::append(Empty, "empty.cu");
+  std::string Content;
+  if (Includes.empty()) {
+    sys::path::append(Empty, "empty.cu");
+  } else {
+    sys::path::append(Empty, sys::path::stem(Path) + ".cu");
+    for (const std::string &Line : Includes)
+      Content += Line + "\n";
+  }
   if (!sys::fs::exists(Empty)) {
     int FD;
     SmallString<256> Temp;
     if (sys::fs::createUniqueFile(Twine(Empty) + ".%%%%%%.tmp", FD, Temp))
       return "";
+    if (!Content.empty()) {
+      raw_fd_ostream Out(FD, /*shouldClose=*/false);
+      Out << Content;
+    }
     // Two builds at once (two processes, or two jobs with a new set of options)
     // may each write it, and Clang records its time in the precompiled header
     // it builds: the same fixed time makes either file the one both recorded.
@@ -150,10 +285,10 @@ std::string HeaderPchStore::build(const clang::CompilerInvocation &Invocation,
   Compiler.createDiagnostics(&Diags, /*ShouldOwnClient=*/false);
   if (!Compiler.hasDiagnostics())
     return "";
-  clang::GeneratePCHAction Action;
+  PrefixBuild Action(Includes.empty() ? "" : std::string(Empty));
   bool Ok = Compiler.ExecuteAction(Action) &&
             !Compiler.getDiagnostics().hasErrorOccurred() &&
-            Compiler.hasSourceManager();
+            Compiler.hasSourceManager() && Action.acceptable();
   // What it read, beside it (written first: a header without its list is built
   // again).
   if (Ok) {
@@ -162,6 +297,13 @@ std::string HeaderPchStore::build(const clang::CompilerInvocation &Invocation,
       if (File != std::string(Empty))
         List += File + "\n";
     Ok = writeFileAtomically(inputsPath(Path), List);
+  }
+  if (!Includes.empty() && !Action.acceptable()) {
+    // Refused: remembered with the files that made it so.
+    std::string List;
+    for (const std::string &File : Action.Why())
+      List += File + "\t" + stamp(File) + "\n";
+    writeFileAtomically(refusedPath(Path), List);
   }
   if (!Ok || sys::fs::rename(Temp, Path)) {
     sys::fs::remove(Temp);
@@ -197,20 +339,10 @@ void HeaderPchStore::discard(const std::string &Path) {
   sys::fs::remove(inputsPath(Path));
 }
 
-std::string HeaderPchStore::use(clang::CompilerInvocation &Invocation) {
-  clang::PreprocessorOptions &PP = Invocation.getPreprocessorOpts();
-  auto It =
-      std::find(PP.Includes.begin(), PP.Includes.end(), CudaRuntimeWrapper);
-  if (It == PP.Includes.end() || !PP.ImplicitPCHInclude.empty())
-    return "";
-  // The wrapper must be the first implicit include: what comes before it would
-  // be missing.
-  if (It != PP.Includes.begin())
-    return "";
-  std::string Key = keyOf(Invocation);
-  SmallString<256> Path(Dir);
-  sys::path::append(Path, Key + ".pch");
-
+std::string HeaderPchStore::obtain(const clang::CompilerInvocation &Invocation,
+                                   const std::string &Key,
+                                   const std::string &Path,
+                                   const std::vector<std::string> &Includes) {
   std::string Result;
   {
     std::lock_guard<std::mutex> Guard(Lock);
@@ -220,17 +352,61 @@ std::string HeaderPchStore::use(clang::CompilerInvocation &Invocation) {
     // Built by an earlier run, or now. Not under the lock: a crash in Clang
     // (contained by the caller's CrashRecoveryContext, which runs no
     // destructor) must not leave it held. Two parses with the same key at once
-    // may both build; the renames are atomic.
-    Result =
-        sys::fs::exists(Path) && sys::fs::exists(inputsPath(std::string(Path)))
-            ? std::string(Path)
-            : build(Invocation, std::string(Path));
+    // may both build; the renames are atomic. A prefix refused by an earlier
+    // run stays refused while the files that made it so are unchanged.
+    if (sys::fs::exists(Path) && sys::fs::exists(inputsPath(Path)))
+      Result = Path;
+    else if (!Includes.empty() && stillRefused(Path))
+      Result = "";
+    else
+      Result = build(Invocation, Path, Includes);
     if (Result.empty())
       Result = "-"; // Could not: do not try again in this run.
     std::lock_guard<std::mutex> Guard(Lock);
     Keys[Key] = Result;
   }
-  if (Result == "-")
+  return Result == "-" ? "" : Result;
+}
+
+std::string HeaderPchStore::use(clang::CompilerInvocation &Invocation) {
+  return use(Invocation, {});
+}
+
+std::string HeaderPchStore::use(clang::CompilerInvocation &Invocation,
+                                const std::vector<std::string> &Includes) {
+  clang::PreprocessorOptions &PP = Invocation.getPreprocessorOpts();
+  auto It =
+      std::find(PP.Includes.begin(), PP.Includes.end(), CudaRuntimeWrapper);
+  if (It == PP.Includes.end() || !PP.ImplicitPCHInclude.empty())
+    return "";
+  // The wrapper must be the first implicit include: what comes before it would
+  // be missing.
+  if (It != PP.Includes.begin())
+    return "";
+  const std::string Key = keyOf(Invocation);
+  std::string Result;
+  if (!Includes.empty()) {
+    // The prefix's key: the options' and its lines (a quoted include found
+    // beside the unit is written with its folder, so the lines tell the
+    // headers apart).
+    BLAKE3 H;
+    H.update(Key);
+    for (const std::string &Line : Includes) {
+      H.update("\n");
+      H.update(Line);
+    }
+    const std::string PrefixKey =
+        "prefix-" + toHex(H.final<16>(), /*LowerCase=*/true);
+    SmallString<256> Path(Dir);
+    sys::path::append(Path, PrefixKey + ".pch");
+    Result = obtain(Invocation, PrefixKey, std::string(Path), Includes);
+  }
+  if (Result.empty()) {
+    SmallString<256> Path(Dir);
+    sys::path::append(Path, Key + ".pch");
+    Result = obtain(Invocation, Key, std::string(Path), {});
+  }
+  if (Result.empty())
     return "";
   PP.Includes.erase(PP.Includes.begin());
   PP.ImplicitPCHInclude = Result;

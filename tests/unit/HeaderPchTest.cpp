@@ -1,5 +1,4 @@
-//===- HeaderPchTest.cpp - The precompiled CUDA runtime headers go stale
-//---===//
+//===- HeaderPchTest.cpp - The precompiled CUDA runtime headers go stale --===//
 //
 // The precompiled runtime headers hold what the parse includes ahead of the
 // unit: the CUDA runtime wrapper, the toolkit's headers, tilefit's
@@ -144,6 +143,171 @@ TEST_F(HeaderPchTest, AUnitWithErrorsDropsAHeaderClangRejects) {
   expectTheUnitsFacts(Third);
   EXPECT_FALSE(loaded(Third).empty())
       << "the next run builds it again and loads it";
+}
+
+} // namespace
+} // namespace frontend
+} // namespace tilefit
+
+namespace tilefit {
+namespace frontend {
+namespace {
+
+// Units of one project that start with the same #include lines: the lines are
+// precompiled once, after the runtime headers, and every unit loads them.
+class SharedIncludesTest : public test::TempDirTest {
+protected:
+  void SetUp() override {
+    TempDirTest::SetUp();
+    Env = test::environmentWithoutPch();
+    if (!Env.Toolkit.found())
+      GTEST_SKIP() << "no CUDA toolkit: nothing is precompiled without its "
+                      "runtime headers";
+    write("src/common.cuh", R"(#pragma once
+template <int N> struct Tile { float v[N]; };
+__device__ float helper(float x) {
+  __shared__ float scratch[64];
+  scratch[threadIdx.x % 64] = x;
+  __syncthreads();
+  return scratch[0];
+}
+)");
+    for (const char *Name : {"a", "b"})
+      Units.push_back(write(std::string("src/") + Name + ".cu", std::string(
+                                                                    R"(// unit
+#include <cooperative_groups.h>
+#include "common.cuh"
+
+__global__ void k_)") + Name + R"((float *o) {
+  __shared__ Tile<)" + (Name[0] == 'a' ? "128" : "256") + R"(> t;
+  t.v[threadIdx.x % 8] = helper(o[0]);
+  o[threadIdx.x] = t.v[0];
+}
+)"));
+  }
+
+  /// One run over both units: a store of its own over the same folder, as a
+  /// new tilefit process has (none: no precompiled headers).
+  std::vector<TranslationUnitFacts> run(bool WithPch) {
+    std::vector<CompileCommand> Commands;
+    for (const std::string &U : Units) {
+      CompileCommand C;
+      C.File = U;
+      C.Directory = Dir;
+      C.Arguments = {"clang++", "-std=c++17", U};
+      Commands.push_back(C);
+    }
+    HeaderPchStore Store(Dir + "/pch");
+    ParseEnvironment E = Env;
+    if (WithPch)
+      E.Pch = &Store;
+    return analyzeAll(planJobs(Commands, {"sm_90"}), E, 1);
+  }
+
+  std::vector<std::string> files(llvm::StringRef Prefix, llvm::StringRef Ext) {
+    std::vector<std::string> Out;
+    std::error_code EC;
+    for (auto &E : std::filesystem::directory_iterator(Dir + "/pch", EC)) {
+      std::string Name = E.path().filename().string();
+      if (llvm::StringRef(Name).starts_with(Prefix) &&
+          llvm::StringRef(Name).ends_with(Ext))
+        Out.push_back(Name);
+    }
+    return Out;
+  }
+
+  /// The figures of a run: each kernel's name, variables and their sizes.
+  static std::string figures(const std::vector<TranslationUnitFacts> &Facts) {
+    std::string Out;
+    for (const TranslationUnitFacts &TU : Facts) {
+      EXPECT_FALSE(TU.Failed || TU.Partial) << TU.File;
+      for (const KernelFacts &K : TU.Kernels) {
+        Out += K.Name + ":";
+        for (size_t V : K.Reached)
+          Out += " " + TU.Vars[V].QualifiedName + "=" +
+                 std::to_string(TU.Vars[V].Bytes.value_or(0)) + "@" +
+                 std::to_string(TU.Vars[V].Loc.Line);
+        Out += "\n";
+      }
+    }
+    return Out;
+  }
+
+  static std::string read(const std::string &Path) {
+    std::ifstream In(Path);
+    return std::string(std::istreambuf_iterator<char>(In), {});
+  }
+
+  static bool loadedPrefix(const TranslationUnitFacts &TU) {
+    return std::any_of(TU.Inputs.begin(), TU.Inputs.end(),
+                       [](const std::string &In) {
+                         return llvm::StringRef(In).contains("/prefix-") &&
+                                llvm::StringRef(In).ends_with(".pch");
+                       });
+  }
+
+  ParseEnvironment Env;
+  std::vector<std::string> Units;
+};
+
+TEST_F(SharedIncludesTest, PrecompiledOnceAndEveryFigureAsWithout) {
+  const std::string Plain = figures(run(false));
+  EXPECT_NE(Plain.find("k_a: k_a::t=512@6 helper::scratch=256@4"),
+            std::string::npos)
+      << Plain;
+  std::vector<TranslationUnitFacts> With = run(true);
+  EXPECT_EQ(figures(With), Plain);
+  EXPECT_EQ(files("prefix-", ".pch").size(), 1u) << "one for both units";
+  for (const TranslationUnitFacts &TU : With) {
+    EXPECT_TRUE(loadedPrefix(TU)) << TU.File;
+    // The project's header is among the parse's inputs (the result cache
+    // checks it).
+    EXPECT_TRUE(std::any_of(
+        TU.Inputs.begin(), TU.Inputs.end(), [](const std::string &In) {
+          return llvm::StringRef(In).ends_with("common.cuh");
+        }));
+  }
+  // The next run loads it without building.
+  const auto Time = std::filesystem::last_write_time(
+      Dir + "/pch/" + files("prefix-", ".pch")[0]);
+  EXPECT_EQ(figures(run(true)), Plain);
+  EXPECT_EQ(std::filesystem::last_write_time(Dir + "/pch/" +
+                                             files("prefix-", ".pch")[0]),
+            Time);
+}
+
+TEST_F(SharedIncludesTest, AHeaderEditedOnDiskIsPrecompiledAnew) {
+  run(true);
+  ASSERT_EQ(files("prefix-", ".pch").size(), 1u);
+  // The tile grows: the figures follow the header on disk, not the old
+  // precompiled one.
+  {
+    std::ofstream Out(Dir + "/src/common.cuh", std::ios::app);
+    Out << "template <> struct Tile<128> { float v[200]; };\n";
+  }
+  auto Later = std::filesystem::last_write_time(Dir + "/src/common.cuh") +
+               std::chrono::seconds(5);
+  std::filesystem::last_write_time(Dir + "/src/common.cuh", Later);
+  const std::string Plain = figures(run(false));
+  EXPECT_NE(Plain.find("k_a::t=800"), std::string::npos) << Plain;
+  EXPECT_EQ(figures(run(true)), Plain) << "the stale header was used";
+  EXPECT_EQ(figures(run(true)), Plain);
+}
+
+TEST_F(SharedIncludesTest,
+       AHeaderWithoutAGuardOrWithArchDirectivesIsNotPrecompiled) {
+  const std::string Guarded = read(Dir + "/src/common.cuh");
+  for (const std::string &Text :
+       {Guarded.substr(std::string("#pragma once\n").size()),
+        Guarded + "#ifndef __CUDA_ARCH__\nvoid host_only();\n#endif\n"}) {
+    write("src/common.cuh", Text);
+    std::filesystem::remove_all(Dir + "/pch");
+    const std::string Plain = figures(run(false));
+    EXPECT_EQ(figures(run(true)), Plain);
+    EXPECT_TRUE(files("prefix-", ".pch").empty()) << Text;
+    EXPECT_EQ(files("prefix-", ".refused").size(), 1u) << "remembered";
+    EXPECT_EQ(files("", ".pch").size(), 1u) << "the runtime headers alone";
+  }
 }
 
 } // namespace

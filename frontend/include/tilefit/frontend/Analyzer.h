@@ -1,5 +1,4 @@
-//===- Analyzer.h - Parsing translation units per architecture ---*- C++
-//-*-===//
+//===- Analyzer.h - Parsing translation units per architecture --*- C++ -*-===//
 #ifndef TILEFIT_FRONTEND_ANALYZER_H
 #define TILEFIT_FRONTEND_ANALYZER_H
 
@@ -42,8 +41,12 @@ struct ParseEnvironment {
   /// Facts of earlier parses (null: none). Not used while there are unsaved
   /// buffers.
   ResultCache *Cache = nullptr;
-  /// The precompiled CUDA runtime headers (null: parse them every time).
+  /// The precompiled CUDA runtime headers (null: parse them every time), and
+  /// the #include lines units share.
   HeaderPchStore *Pch = nullptr;
+  /// A unit no other shares options with has its own leading #include lines
+  /// precompiled too (the fixtures' twin tests, which parse units one by one).
+  bool PrecompileSoleIncludes = false;
   /// Per-file preambles kept between analyses (the language server; null:
   /// none). A parse that loads one does not load the precompiled runtime
   /// headers: the preamble holds them.
@@ -63,6 +66,11 @@ struct UnitJob {
   /// nvcc's __CUDA_ARCH_LIST__ for the command: every target's __CUDA_ARCH__,
   /// ascending.
   std::vector<unsigned> ArchList;
+  /// The leading #include lines of the unit that another unit with the same
+  /// options starts with too (IncludePrefix.h), resolved: precompiled once with
+  /// the runtime headers. Set by analyzeAll where the environment has a store
+  /// of precompiled headers.
+  std::vector<std::string> SharedIncludes;
 };
 
 /// Turns commands into jobs: one per CUDA command and architecture. \p

@@ -1,5 +1,4 @@
-//===- HeaderPch.h - The CUDA runtime headers, precompiled --------*- C++
-//-*-===//
+//===- HeaderPch.h - The CUDA runtime headers, precompiled ------*- C++ -*-===//
 //
 // Most of a small CUDA unit's parse is the CUDA runtime headers Clang includes
 // implicitly
@@ -9,7 +8,9 @@
 // own file) into a folder, and each parse loads the precompiled header in their
 // place. Building is atomic (a temporary file, then a rename) and done once per
 // key per process (two parses starting at once may both build); concurrent
-// processes may both build, and one wins.
+// processes may both build, and one wins. The leading #include lines units
+// share (IncludePrefix.h) are precompiled the same way, after the runtime
+// headers.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEFIT_FRONTEND_HEADERPCH_H
@@ -38,6 +39,18 @@ public:
   /// invocation has no such implicit include or the header cannot be built.
   std::string use(clang::CompilerInvocation &Invocation);
 
+  /// The same with the unit's leading #include lines (\p Includes, as
+  /// IncludePrefix.h's resolvedIncludes writes them) precompiled after the
+  /// runtime headers, in one header for every unit with these options that
+  /// starts so. The unit's own #include lines then find their headers already
+  /// included (their include guards skip them). Refused, and the runtime
+  /// headers alone used, when a header of the prefix has no include guard nor
+  /// `#pragma once`, when a project header behind it holds a directive on a
+  /// macro nvcc defines and the parse does not, or on __CUDA_ARCH__ (the parse
+  /// must see those to say what they skip), or when the prefix does not build.
+  std::string use(clang::CompilerInvocation &Invocation,
+                  const std::vector<std::string> &Includes);
+
   /// Removes the precompiled header at \p Path (a parse with it failed: one of
   /// its inputs changed, or it is damaged), so that the next run builds it
   /// again; this run no longer uses it.
@@ -53,8 +66,15 @@ public:
   const std::string &dir() const { return Dir; }
 
 private:
+  /// Builds the precompiled header at \p Path: the invocation's implicit
+  /// includes, then \p Includes (none: the runtime headers alone).
   std::string build(const clang::CompilerInvocation &Invocation,
-                    const std::string &Path);
+                    const std::string &Path,
+                    const std::vector<std::string> &Includes);
+  /// The header for \p Key at \p Path, built if needed; "" when it cannot be.
+  std::string obtain(const clang::CompilerInvocation &Invocation,
+                     const std::string &Key, const std::string &Path,
+                     const std::vector<std::string> &Includes);
 
   std::string Dir;
   std::mutex Lock;
