@@ -278,7 +278,7 @@ class Bench:
         cmds = []
         for line in p.stderr:
             if line.startswith("clang++ "):
-                cmds.append(line.split())
+                cmds.append(shlex.split(line))
                 if len(cmds) >= expected:
                     break
         p.kill()

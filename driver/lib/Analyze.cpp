@@ -8,6 +8,7 @@
 #include "Stages.h"
 
 #include "tilefit/frontend/CommandTranslation.h"
+#include "tilefit/frontend/CompileCommand.h"
 #include "tilefit/frontend/ResultCache.h"
 #include "tilefit/frontend/Toolkit.h"
 #include "tilefit/model/Checks.h"
@@ -123,8 +124,11 @@ AnalyzeResult analyze(const AnalyzeRequest &Req, Session &Ses) {
       continue;
     }
     UnitSettings[C.File] = It->second.get();
-    for (frontend::UnitJob &J : frontend::planJobs({C}, It->second->Archs))
+    for (frontend::UnitJob &J : frontend::planJobs({C}, It->second->Archs)) {
+      J.PrecompileIncludes = It->second->Cfg.PrecompileIncludes.value_or(
+          std::vector<std::string>());
       UnitJobs.push_back(std::move(J));
+    }
   }
 
   // Flags tilefit dropped: one warning each for the whole run.
@@ -159,7 +163,8 @@ AnalyzeResult analyze(const AnalyzeRequest &Req, Session &Ses) {
             "without limits or checks");
   if (SO.ShowCommands)
     for (const frontend::UnitJob &J : UnitJobs)
-      errs() << join(frontend::parseCommandLine(J, Env), " ") << "\n";
+      errs() << frontend::joinCommandLine(frontend::parseCommandLine(J, Env))
+             << "\n";
 
   unsigned Threads = Req.Threads
                          ? Req.Threads

@@ -1198,13 +1198,15 @@ public:
       return;
     std::vector<std::vector<std::string>> Includes(Jobs.size());
     std::vector<std::string> Options(Jobs.size());
+    std::vector<size_t> Named(Jobs.size());
     for (size_t I = 0; I < Jobs.size(); ++I) {
       std::optional<std::string> Main = readSource(Env, Jobs[I].Command.File);
       if (!Main || !Jobs[I].Flags.IsCuda)
         continue;
-      Includes[I] =
-          resolvedIncludes(leadingIncludes(*Main),
-                           llvm::sys::path::parent_path(Jobs[I].Command.File));
+      std::vector<std::string> Lines = leadingIncludes(*Main);
+      Named[I] = namedIncludePrefix(Lines, Jobs[I].PrecompileIncludes);
+      Includes[I] = resolvedIncludes(
+          Lines, llvm::sys::path::parent_path(Jobs[I].Command.File));
       for (const std::string &A : parseCommandLine(Jobs[I], Env))
         if (A != Jobs[I].Command.File)
           Options[I] += A + "\n";
@@ -1213,8 +1215,8 @@ public:
     // loop or a CI job) has its own lines precompiled: the next run loads them.
     const bool OneCommand = std::all_of(Group.begin(), Group.end(),
                                         [](size_t G) { return G == 0; });
-    Shared = sharedIncludePrefixes(Includes, Options,
-                                   Env.PrecompileSoleIncludes || OneCommand);
+    Shared = sharedIncludePrefixes(
+        Includes, Options, Env.PrecompileSoleIncludes || OneCommand, Named);
   }
 
   bool cached(size_t I) const { return Cached[I]; }

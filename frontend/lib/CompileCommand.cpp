@@ -1,7 +1,9 @@
 //===- CompileCommand.cpp -------------------------------------------------===//
 #include "tilefit/frontend/CompileCommand.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -22,6 +24,31 @@ std::vector<std::string> splitCommandLine(llvm::StringRef Command) {
   for (const char *A : Argv)
     if (A)
       Out.emplace_back(A);
+  return Out;
+}
+
+std::string joinCommandLine(llvm::ArrayRef<std::string> Arguments) {
+  auto Plain = [](char C) {
+    return llvm::isAlnum(C) || llvm::StringRef("_-+=/.,:@%^").contains(C);
+  };
+  std::string Out;
+  for (const std::string &A : Arguments) {
+    if (!Out.empty())
+      Out += ' ';
+    if (!A.empty() && llvm::all_of(A, Plain)) {
+      Out += A;
+      continue;
+    }
+    // Double quotes, in which a shell and splitCommandLine both read a
+    // backslash before these four as the character itself.
+    Out += '"';
+    for (char C : A) {
+      if (llvm::StringRef("\\\"$`").contains(C))
+        Out += '\\';
+      Out += C;
+    }
+    Out += '"';
+  }
   return Out;
 }
 

@@ -7,6 +7,7 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/GlobPattern.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -96,6 +97,18 @@ public:
           Archs.push_back(A);
         });
         C.Architectures = std::move(Archs);
+      } else if (Key == "PrecompileIncludes") {
+        std::vector<std::string> Globs;
+        forEachItem(V, "a list of #include name globs", [&](yaml::Node *N) {
+          std::string G = scalar(N, "a glob over #include names");
+          if (Error.empty()) {
+            if (auto P = llvm::GlobPattern::create(G); !P)
+              problem(N, "'" + G + "' is not a glob: " +
+                             llvm::toString(P.takeError()));
+          }
+          Globs.push_back(G);
+        });
+        C.PrecompileIncludes = std::move(Globs);
       } else if (Key == "KernelBudgets") {
         std::vector<KernelBudget> Budgets;
         forEachItem(V, "a list of {Kernel, Bytes or Fraction}",
@@ -106,8 +119,8 @@ public:
             KV.getKey(),
             "unknown key '" + Key +
                 "' (expected Checks, WarningsAsErrors, Budget, Architectures, "
-                "CapacityDatabase, HeaderFilterRegex, AllowParseErrors or "
-                "KernelBudgets)");
+                "CapacityDatabase, HeaderFilterRegex, AllowParseErrors, "
+                "KernelBudgets or PrecompileIncludes)");
       }
     }
     if (!Error.empty())
@@ -325,6 +338,8 @@ void Config::overlay(const Config &Over) {
     AllowParseErrors = Over.AllowParseErrors;
   if (Over.KernelBudgets)
     KernelBudgets = Over.KernelBudgets;
+  if (Over.PrecompileIncludes)
+    PrecompileIncludes = Over.PrecompileIncludes;
   if (!Over.Origin.empty())
     Origin = Origin.empty() ? Over.Origin : Origin + ", " + Over.Origin;
 }
@@ -359,6 +374,11 @@ std::string Config::toYaml() const {
       if (B.Fraction)
         OS << "    Fraction: " << number(*B.Fraction) << "\n";
     }
+  OS << "PrecompileIncludes: [";
+  if (PrecompileIncludes)
+    for (size_t I = 0; I < PrecompileIncludes->size(); ++I)
+      OS << (I ? ", " : "") << flowItem((*PrecompileIncludes)[I]);
+  OS << "]\n";
   OS << "...\n";
   return OS.str();
 }

@@ -1,7 +1,9 @@
 //===- IncludePrefix.cpp - The #include lines units start with ------------===//
 #include "tilefit/frontend/IncludePrefix.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/GlobPattern.h"
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
@@ -84,9 +86,30 @@ std::vector<std::string> resolvedIncludes(const std::vector<std::string> &Lines,
   return Out;
 }
 
+size_t namedIncludePrefix(const std::vector<std::string> &Lines,
+                          const std::vector<std::string> &Globs) {
+  std::vector<llvm::GlobPattern> Patterns;
+  for (const std::string &G : Globs)
+    if (auto P = llvm::GlobPattern::create(G))
+      Patterns.push_back(std::move(*P));
+    else
+      llvm::consumeError(P.takeError());
+  size_t N = 0;
+  for (size_t I = 0; I < Lines.size(); ++I) {
+    // `#include "name"` or `#include <name>`, as leadingIncludes writes them.
+    llvm::StringRef Name =
+        llvm::StringRef(Lines[I]).drop_front(9).drop_front().drop_back();
+    if (llvm::any_of(Patterns,
+                     [&](const llvm::GlobPattern &P) { return P.match(Name); }))
+      N = I + 1;
+  }
+  return N;
+}
+
 std::vector<std::vector<std::string>>
 sharedIncludePrefixes(const std::vector<std::vector<std::string>> &Includes,
-                      const std::vector<std::string> &Keys, bool EvenAlone) {
+                      const std::vector<std::string> &Keys, bool EvenAlone,
+                      const std::vector<size_t> &Named) {
   std::vector<std::vector<std::string>> Out(Includes.size());
   std::map<std::string, std::vector<size_t>> ByKey;
   for (size_t I = 0; I < Includes.size() && I < Keys.size(); ++I)
@@ -105,6 +128,8 @@ sharedIncludePrefixes(const std::vector<std::vector<std::string>> &Includes,
       }
       if (EvenAlone && Units.size() == 1)
         Best = Includes[A].size();
+      if (A < Named.size())
+        Best = std::max(Best, std::min(Named[A], Includes[A].size()));
       Out[A].assign(Includes[A].begin(), Includes[A].begin() + Best);
     }
   return Out;

@@ -232,6 +232,37 @@ TEST_F(PrecompiledHeadersTest, OnePerArchitectureForUnitsWithTheSameFlags) {
   EXPECT_EQ(pchFiles().size(), 2u) << "one per architecture";
 }
 
+// Leading #include lines no other unit starts with are precompiled where the
+// unit's configuration names them (PrecompileIncludes), and only there.
+TEST_F(PrecompiledHeadersTest, AConfigurationNamesTheIncludesToPrecompile) {
+  std::string D =
+      write("d.cu", "#include <cstdint>\n__global__ void d(int *o) {\n"
+                    "  __shared__ int32_t s[32];\n  s[threadIdx.x] = o[0];\n"
+                    "  __syncthreads();\n  o[1] = s[threadIdx.x + 1];\n}\n");
+  auto Run = [&](const std::string &Folder) {
+    return tilefit({"--arch=sm_90", "--format=json", "--cache-dir=" + Folder, C,
+                    D, "--", "-std=c++17"});
+  };
+  auto Prefixes = [&](const std::string &Folder) {
+    size_t N = 0;
+    std::error_code EC;
+    for (llvm::sys::fs::recursive_directory_iterator It(Folder, EC), End;
+         It != End && !EC; It.increment(EC)) {
+      llvm::StringRef Name = llvm::sys::path::filename(It->path());
+      N += Name.starts_with("prefix-") && Name.ends_with(".pch");
+    }
+    return N;
+  };
+  CommandResult Plain = Run(Dir + "/plain");
+  ASSERT_EQ(Plain.Status, 0) << Plain.Err;
+  EXPECT_EQ(Prefixes(Dir + "/plain"), 0u) << "the two units share no line";
+  write(".tilefit.yaml", "PrecompileIncludes: ['cm*']\n");
+  CommandResult Named = Run(Dir + "/named");
+  ASSERT_EQ(Named.Status, 0) << Named.Err;
+  EXPECT_EQ(Prefixes(Dir + "/named"), 1u) << "c.cu's <cuda_runtime.h>, <cmath>";
+  EXPECT_EQ(Named.Out, Plain.Out);
+}
+
 TEST_F(PrecompiledHeadersTest,
        ADamagedPrecompiledHeaderIsNotTrustedAndIsRebuilt) {
   CommandResult First = runC();

@@ -209,8 +209,9 @@ TEST_F(CiGate, ConfigurationChecksKernelBudgetsHeaderFilterAndDatabase) {
 }
 
 TEST_F(CiGate, DumpConfig) {
-  write(".tilefit.yaml", "Checks: 'tilefit-*'\nBudget: 0.5\nKernelBudgets:\n  "
-                         "- Kernel: 'g*'\n    Fraction: 0.25\n");
+  write(".tilefit.yaml",
+        "Checks: 'tilefit-*'\nBudget: 0.5\nKernelBudgets:\n  "
+        "- Kernel: 'g*'\n    Fraction: 0.25\nPrecompileIncludes: ['cub/*']\n");
   std::string K = write("k.cu", BudgetKernel);
   CommandResult R = tilefit({"--dump-config", "--arch=sm_80", K});
   EXPECT_EQ(R.Status, 0) << R.Err;
@@ -220,6 +221,8 @@ TEST_F(CiGate, DumpConfig) {
       << "the command line wins";
   EXPECT_NE(R.Out.find("  - Kernel: 'g*'\n    Fraction: 0.25"),
             std::string::npos)
+      << R.Out;
+  EXPECT_NE(R.Out.find("PrecompileIncludes: ['cub/*']"), std::string::npos)
       << R.Out;
   EXPECT_NE(R.Out.find(".tilefit.yaml"), std::string::npos)
       << "says where it came from";
@@ -249,6 +252,12 @@ TEST_F(CiGate, ConfigurationErrorsNameFileLineAndColumn) {
   R = tilefit({K, "--"});
   EXPECT_NE(R.Err.find(".tilefit.yaml:2:5: a kernel budget needs a Kernel glob "
                        "and one of Bytes or Fraction"),
+            std::string::npos)
+      << R.Err;
+  write(".tilefit.yaml", "PrecompileIncludes: ['cub/*', '[']\n");
+  R = tilefit({K, "--"});
+  EXPECT_EQ(R.Status, 2);
+  EXPECT_NE(R.Err.find(".tilefit.yaml:1:31: '[' is not a glob"),
             std::string::npos)
       << R.Err;
   write(".tilefit.yaml", "Checks: [unclosed\n");

@@ -159,6 +159,36 @@ TEST(SplitCommandLineTest, ShellQuoting) {
             (std::vector<std::string>{"nvcc", "-DA=a b", "x y", "-I dir"}));
 }
 
+TEST(JoinCommandLineTest, ReadsBackAsTheSameArguments) {
+  // What --show-parse-commands prints: every parse defines a macro whose value
+  // holds spaces and parentheses.
+  std::vector<std::string> Args = {
+      "clang++",
+      "-D__tf_rsh__=register __attribute__((shared))",
+      "-I/a dir/include",
+      "it's",
+      "$HOME",
+      "a\\b",
+      "-DX=\"q\"",
+      "`x`",
+      "-fsyntax-only"};
+  const std::string Line = joinCommandLine(Args);
+  EXPECT_EQ(splitCommandLine(Line), Args);
+  // A POSIX shell reads the same arguments (an empty one too).
+  Args.push_back("");
+  test::CommandResult Sh = test::runCommand(
+      {"/bin/sh", "-c", "printf '%s\\n' " + joinCommandLine(Args)});
+  ASSERT_EQ(Sh.Status, 0) << Sh.Err;
+  std::string Expected;
+  for (const std::string &A : Args)
+    Expected += A + "\n";
+  EXPECT_EQ(Sh.Out, Expected);
+  EXPECT_EQ(joinCommandLine(
+                {"clang++", "-x", "cuda", "-DN=4", "--cuda-gpu-arch=sm_90"}),
+            "clang++ -x cuda -DN=4 --cuda-gpu-arch=sm_90");
+  EXPECT_EQ(joinCommandLine({"-DA=a b", "$x"}), "\"-DA=a b\" \"\\$x\"");
+}
+
 } // namespace
 } // namespace frontend
 } // namespace tilefit

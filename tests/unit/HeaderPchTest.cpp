@@ -186,11 +186,14 @@ __global__ void k_)") + Name + R"((float *o) {
 )"));
   }
 
-  /// One run over both units: a store of its own over the same folder, as a
-  /// new tilefit process has (none: no precompiled headers).
-  std::vector<TranslationUnitFacts> run(bool WithPch) {
+  /// One run over both units (or \p Over): a store of its own over the same
+  /// folder, as a new tilefit process has (none: no precompiled headers);
+  /// \p Globs as a configuration's PrecompileIncludes.
+  std::vector<TranslationUnitFacts>
+  run(bool WithPch, const std::vector<std::string> &Over = {},
+      const std::vector<std::string> &Globs = {}) {
     std::vector<CompileCommand> Commands;
-    for (const std::string &U : Units) {
+    for (const std::string &U : Over.empty() ? Units : Over) {
       CompileCommand C;
       C.File = U;
       C.Directory = Dir;
@@ -201,7 +204,23 @@ __global__ void k_)") + Name + R"((float *o) {
     ParseEnvironment E = Env;
     if (WithPch)
       E.Pch = &Store;
-    return analyzeAll(planJobs(Commands, {"sm_90"}), E, 1);
+    std::vector<UnitJob> Jobs = planJobs(Commands, {"sm_90"});
+    for (UnitJob &J : Jobs)
+      J.PrecompileIncludes = Globs;
+    return analyzeAll(Jobs, E, 1);
+  }
+
+  /// A third unit, whose leading #include lines no other starts with.
+  std::string writeThirdUnit() {
+    return write("src/c.cu", R"(#include <cuda/pipeline>
+#include "common.cuh"
+
+__global__ void k_c(float *o) {
+  __shared__ Tile<32> t;
+  t.v[threadIdx.x % 8] = helper(o[0]);
+  o[threadIdx.x] = t.v[0];
+}
+)");
   }
 
   std::vector<std::string> files(llvm::StringRef Prefix, llvm::StringRef Ext) {
@@ -292,6 +311,38 @@ TEST_F(SharedIncludesTest, AHeaderEditedOnDiskIsPrecompiledAnew) {
   EXPECT_NE(Plain.find("k_a::t=800"), std::string::npos) << Plain;
   EXPECT_EQ(figures(run(true)), Plain) << "the stale header was used";
   EXPECT_EQ(figures(run(true)), Plain);
+}
+
+TEST_F(SharedIncludesTest,
+       AUnitAloneWithItsIncludesHasThemPrecompiledWhenNamed) {
+  const std::string C = writeThirdUnit();
+  std::vector<std::string> All = Units;
+  All.push_back(C);
+  const std::string Plain = figures(run(false, All));
+  EXPECT_NE(Plain.find("k_c: k_c::t=128@5 helper::scratch=256@4"),
+            std::string::npos)
+      << Plain;
+  // Nothing names its headers: the two units' shared lines only.
+  std::vector<TranslationUnitFacts> Shared = run(true, All);
+  EXPECT_EQ(figures(Shared), Plain);
+  EXPECT_EQ(files("prefix-", ".pch").size(), 1u);
+  EXPECT_FALSE(loadedPrefix(Shared[2])) << "no other unit starts with them";
+  // A configuration names them: precompiled for it alone too.
+  std::vector<TranslationUnitFacts> Named = run(true, All, {"cuda/*"});
+  EXPECT_EQ(figures(Named), Plain);
+  EXPECT_EQ(files("prefix-", ".pch").size(), 2u);
+  EXPECT_TRUE(loadedPrefix(Named[2])) << Named[2].File;
+  EXPECT_TRUE(loadedPrefix(Named[0])) << "the shared prefix stays";
+}
+
+TEST_F(SharedIncludesTest, ARunOfOneCommandPrecompilesItsOwnLines) {
+  const std::string C = writeThirdUnit();
+  const std::string Plain = figures(run(false, {C}));
+  std::vector<TranslationUnitFacts> With = run(true, {C});
+  EXPECT_EQ(figures(With), Plain);
+  ASSERT_EQ(With.size(), 1u);
+  EXPECT_TRUE(loadedPrefix(With[0])) << "the next run of it loads them";
+  EXPECT_EQ(files("prefix-", ".pch").size(), 1u);
 }
 
 TEST_F(SharedIncludesTest,

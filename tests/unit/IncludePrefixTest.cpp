@@ -56,6 +56,30 @@ TEST(IncludePrefixTest, TheLongestPrefixAnotherUnitWithTheSameOptionsShares) {
             Includes[3]);
 }
 
+TEST(IncludePrefixTest, AConfigurationNamesHeadersToPrecompileEvenAlone) {
+  const Lines Reduce = {"#include <cub/block/block_reduce.cuh>",
+                        "#include \"kernels.h\"", "#include <vector>"};
+  EXPECT_EQ(namedIncludePrefix(Reduce, {"cub/*"}), 1u);
+  EXPECT_EQ(namedIncludePrefix(Reduce, {"cub/*", "kernels.h"}), 2u)
+      << "up to the last one named";
+  EXPECT_EQ(namedIncludePrefix(Reduce, {"*.h"}), 2u);
+  EXPECT_EQ(namedIncludePrefix(Reduce, {"cub"}), 0u) << "whole names only";
+  EXPECT_EQ(namedIncludePrefix(Reduce, {}), 0u);
+  EXPECT_EQ(namedIncludePrefix(Reduce, {"[", "vector"}), 3u)
+      << "a glob that does not parse matches nothing";
+
+  const std::vector<Lines> Includes = {
+      Reduce,
+      {"#include \"kernels.h\"", "#include <x>"},
+      {"#include \"kernels.h\"", "#include <y>"}};
+  const std::vector<std::string> Keys = {"sm_90", "sm_90", "sm_90"};
+  const auto Shared = sharedIncludePrefixes(Includes, Keys, false, {1, 0, 5});
+  EXPECT_EQ(Shared[0], Lines{Reduce[0]}) << "named, though no other has it";
+  EXPECT_EQ(Shared[1], Lines{"#include \"kernels.h\""}) << "shared";
+  EXPECT_EQ(Shared[2], Includes[2]) << "named beyond its end: all of them";
+  EXPECT_EQ(sharedIncludePrefixes(Includes, Keys)[0], Lines{});
+}
+
 TEST(IncludePrefixTest, QuotedHeadersBesideTheUnitAreWrittenWithTheirFolder) {
   llvm::SmallString<128> Dir;
   ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("tilefit-prefix", Dir));

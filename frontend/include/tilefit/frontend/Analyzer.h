@@ -71,6 +71,9 @@ struct UnitJob {
   /// the runtime headers. Set by analyzeAll where the environment has a store
   /// of precompiled headers.
   std::vector<std::string> SharedIncludes;
+  /// The unit's configuration's PrecompileIncludes globs: leading #include
+  /// lines they name are precompiled even where no other unit shares them.
+  std::vector<std::string> PrecompileIncludes;
 };
 
 /// Turns commands into jobs: one per CUDA command and architecture. \p

@@ -36,6 +36,13 @@ loadCompilationDatabase(llvm::StringRef Path,
 /// compilation database format uses (quotes and backslashes).
 std::vector<std::string> splitCommandLine(llvm::StringRef Command);
 
+/// The inverse of splitCommandLine: \p Arguments as one line that a POSIX
+/// shell, and splitCommandLine but for empty arguments (which it drops), read
+/// back into the same arguments. An argument made only of characters no
+/// shell treats specially is written as it is; any other is
+/// double-quoted, with a backslash before each backslash, `"`, `$` and `` ` ``.
+std::string joinCommandLine(llvm::ArrayRef<std::string> Arguments);
+
 /// Expands response files in \p Cmd's arguments, relative to its directory:
 /// `@file` (clang, nvcc) and nvcc's `--options-file F` / `-optf F` (F may be a
 /// comma-separated list). Nested response files are expanded too, to a fixed

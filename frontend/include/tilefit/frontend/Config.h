@@ -45,6 +45,11 @@ struct Config {
   /// fails the run (exit status 2; default) or not.
   std::optional<bool> AllowParseErrors;
   std::optional<std::vector<KernelBudget>> KernelBudgets;
+  /// Globs over the names of #include lines (`cub/*`, `"common.cuh"` is
+  /// `common.cuh`): a unit whose leading #include lines name one has them
+  /// precompiled, up to the last one named, with the CUDA runtime headers, even
+  /// where no other unit starts with them (IncludePrefix.h).
+  std::optional<std::vector<std::string>> PrecompileIncludes;
 
   /// Fields \p Over sets replace this one's.
   void overlay(const Config &Over);

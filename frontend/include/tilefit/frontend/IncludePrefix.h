@@ -31,14 +31,24 @@ std::vector<std::string> leadingIncludes(llvm::StringRef Text);
 std::vector<std::string> resolvedIncludes(const std::vector<std::string> &Lines,
                                           llvm::StringRef Dir);
 
+/// How many of \p Lines (from leadingIncludes) a configuration's
+/// PrecompileIncludes globs ask to precompile: up to the last line whose name
+/// (between the quotes or angle brackets) one of \p Globs matches; 0 if none
+/// does. A glob that does not parse matches nothing (the configuration reader
+/// refuses it).
+size_t namedIncludePrefix(const std::vector<std::string> &Lines,
+                          const std::vector<std::string> &Globs);
+
 /// For each unit (its leading includes and the key of its options), the longest
-/// prefix of its includes that another unit with the same key starts with too;
-/// empty where none shares one. With \p EvenAlone, a unit no other shares
-/// options with keeps its own includes (the fixtures' twin tests).
+/// prefix of its includes that another unit with the same key starts with too,
+/// or the first \p Named[I] of them when longer (namedIncludePrefix; \p Named
+/// may be empty); empty where neither applies. With \p EvenAlone, a unit no
+/// other shares options with keeps its own includes (the fixtures' twin tests).
 std::vector<std::vector<std::string>>
 sharedIncludePrefixes(const std::vector<std::vector<std::string>> &Includes,
                       const std::vector<std::string> &Keys,
-                      bool EvenAlone = false);
+                      bool EvenAlone = false,
+                      const std::vector<size_t> &Named = {});
 
 } // namespace frontend
 } // namespace tilefit
