@@ -185,23 +185,25 @@ AnalyzeResult analyze(const AnalyzeRequest &Req, Session &Ses) {
   // out).
   Env.Pch = Ses.pch();
   // Each unit analysed as its facts become final, into its own part of the
-  // report: the run holds the facts of the units in flight and the parts, not
-  // every unit's facts; the parts joined in job order are the report of the
-  // units analysed one after another.
-  std::vector<Report> Parts(UnitJobs.size());
+  // report, packed (Parts.cpp): the run holds the facts of the units in flight
+  // and the packed parts, not every unit's facts; the parts joined in job
+  // order are the report of the units analysed one after another.
+  std::vector<PackedPart> Parts(UnitJobs.size());
   frontend::analyzeAll(
       UnitJobs, Env, Threads, Progress,
       [&](size_t I, TranslationUnitFacts &&TU) {
         const Settings &S = *UnitSettings.at(UnitJobs[I].Command.File);
-        analyzeUnit(TU, S.Db, S.Opts, Parts[I]);
+        Report Part;
+        analyzeUnit(TU, S.Db, S.Opts, Part);
         // A unit with errors is analysed all the same; it fails the run unless
         // the configuration (--allow-parse-errors, AllowParseErrors) accepts
         // it.
         const bool Allowed =
             TU.Partial && S.Cfg.AllowParseErrors.value_or(false);
         if (Allowed)
-          Parts[I].Units.back().ErrorsAllowed = true;
+          Part.Units.back().ErrorsAllowed = true;
         Result.Failed |= TU.Failed || (TU.Partial && !Allowed);
+        Parts[I].pack(std::move(Part), UnitJobs.size() > 1);
 #ifdef __GLIBC__
         // The parse's memory back to the system before the next one: what
         // glibc keeps of it would add up over a project.
@@ -220,15 +222,18 @@ AnalyzeResult analyze(const AnalyzeRequest &Req, Session &Ses) {
     Result.Cancelled = true;
     return Result;
   }
-  for (Report &P : Parts) {
-    auto Append = [](auto &To, auto &From) {
-      To.insert(To.end(), std::make_move_iterator(From.begin()),
-                std::make_move_iterator(From.end()));
-    };
-    Append(R.Units, P.Units);
-    Append(R.Kernels, P.Kernels);
-    Append(R.Diagnostics, P.Diagnostics);
-  }
+  size_t Kernels = R.Kernels.size();
+  for (const PackedPart &P : Parts)
+    Kernels += P.kernels();
+  R.Kernels.reserve(Kernels);
+  for (PackedPart &P : Parts)
+    if (llvm::Error E = P.unpackInto(R)) {
+      // Never seen: the codec reads back every document it writes.
+      R.ToolMessages.push_back(
+          inputProblem("", "a unit's part of the report was lost: " +
+                               toString(std::move(E))));
+      Result.Failed = true;
+    }
   Parts.clear();
   // The program-wide checks follow the checks of the first unit's
   // configuration.

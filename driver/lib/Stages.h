@@ -19,6 +19,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,27 @@ std::string configFileFor(const AnalyzeRequest &Req, const Session &S,
 /// The settings of the configuration at \p Path ("": none).
 llvm::Expected<std::unique_ptr<Settings>>
 settingsFrom(const AnalyzeRequest &Req, const std::string &Path);
+
+// Parts.cpp
+/// One unit's part of the report (Report::Units, Kernels and Diagnostics, as
+/// analyzeUnit writes them) from the moment it is final until the report is
+/// assembled, packed into one compressed block (its JSON document).
+class PackedPart {
+public:
+  /// Packs \p Part, which is left empty; with \p Compress false (a run of one
+  /// unit: nothing to save) keeps it as it is.
+  void pack(Report &&Part, bool Compress = true);
+  /// Appends the part's units, kernels and diagnostics to \p R's, as they were
+  /// in the part, and frees it.
+  llvm::Error unpackInto(Report &R);
+  size_t kernels() const { return Kernels; }
+
+private:
+  std::vector<uint8_t> Packed;
+  size_t RawBytes = 0;
+  size_t Kernels = 0;
+  std::optional<Report> Plain; ///< Not compressed.
+};
 
 // Policy.cpp
 

@@ -499,6 +499,45 @@ TEST_F(CiGate, DiffAcrossTemplateArguments) {
   EXPECT_TRUE(Found) << J.dump(1);
 }
 
+// A run over several units keeps each finished unit's part of the report
+// packed (compressed JSON) until the report is assembled; a run of one unit
+// keeps it as it is. Both give the same report: the units' parts, merged, are
+// byte for byte the report of one run over all of them, with parse errors,
+// rewritten nvcc constructs, findings with notes, launches and opt-ins.
+TEST_F(CiGate, PackedPartsGiveTheSameReportAsUnitsAnalysedAlone) {
+  std::vector<std::string> Files;
+  for (const char *F :
+       {"checks/capacity.cu", "launch/optin.cu", "input/parse_error.cu",
+        "nvcc_compat/shared_constructor.cu", "layout/namespace_scope.cu"})
+    Files.push_back(fixturesDir() + "/" + F);
+  auto Run = [&](const std::vector<std::string> &Units,
+                 const std::string &Out) {
+    std::vector<std::string> Args = {
+        "--arch=sm_90", "--format=json",
+        "--no-cache",   "--source-root=" + fixturesDir(),
+        "-o",           Out};
+    Args.insert(Args.end(), Units.begin(), Units.end());
+    Args.insert(Args.end(), {"--", "-std=c++17"});
+    return tilefit(Args);
+  };
+  EXPECT_EQ(Run(Files, Dir + "/whole.json").Status, 2)
+      << "parse_error.cu fails";
+  std::vector<std::string> Merge = {"merge", "--format=json"};
+  for (size_t I = 0; I < Files.size(); ++I) {
+    Merge.push_back(Dir + "/alone" + std::to_string(I) + ".json");
+    Run({Files[I]}, Merge.back());
+  }
+  auto Whole = llvm::MemoryBuffer::getFile(Dir + "/whole.json");
+  ASSERT_TRUE(static_cast<bool>(Whole));
+  const std::string Text = (*Whole)->getBuffer().str();
+  for (const char *Seen :
+       {"\"rule\": \"shared-constructor\"", "\"status\": \"partial\"",
+        "\"check\": \"tilefit-optin\"", "\"qualified_name\": \"global_tag\"",
+        "cudaFuncAttributeMaxDynamicSharedMemorySize"})
+    EXPECT_NE(Text.find(Seen), std::string::npos) << Seen;
+  EXPECT_EQ(tilefit(Merge).Out, Text);
+}
+
 TEST_F(CiGate, ShardsMergeIntoTheSameReportAsOneRun) {
   std::vector<std::string> Files;
   for (int I = 0; I < 5; ++I)
