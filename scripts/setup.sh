@@ -4,11 +4,13 @@
 set -euo pipefail
 
 # Build: cmake, g++, LLVM/Clang 19, nlohmann-json, GoogleTest; libomp-19-dev for Clang's own
-# omp.h (CUDA units that include it parse with Clang's, as nvcc's host compiler has GCC's).
+# omp.h (CUDA units that include it parse with Clang's, as nvcc's host compiler has GCC's);
+# zlib1g-dev and libzstd-dev, which LLVM's static Support library links (CMakeLists.txt:
+# TILEFIT_STATIC_LLVM).
 # Tests: make and bear (a compilation database from a plain Makefile), pre-commit (the hook
 # recipe), neovim (a real editor's LSP client), python3 (fixture tools).
 packages=(cmake make g++ clang-19 libclang-19-dev libclang-cpp19-dev llvm-19-dev libomp-19-dev
-          nlohmann-json3-dev libgtest-dev libgmock-dev bear pre-commit neovim python3)
+          zlib1g-dev libzstd-dev nlohmann-json3-dev libgtest-dev libgmock-dev bear pre-commit neovim python3)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,18 +1,21 @@
 //===- Config.h - .tilefit.yaml ---------------------------------*- C++ -*-===//
 //
 // tilefit's configuration file, looked up like .clang-tidy: the nearest
-// `.tilefit.yaml` (or
-// `.tilefit.json`) in the source's folder or a parent. YAML, or JSON (a subset
-// of YAML):
+// `.tilefit.yaml` (or `.tilefit.json`) in the source's folder or a parent.
+// YAML, or JSON (a subset of YAML):
 //
-//   Checks: 'tilefit-*,-tilefit-budget'    # which checks report
+//   Checks: 'tilefit-*,-tilefit-budget'   # which checks report
 //   WarningsAsErrors: 'tilefit-budget'
-//   Budget: 0.8                            # fraction of the per-block opt-in
-//   maximum Architectures: [sm_80, sm_90] CapacityDatabase: limits.json #
-//   relative to this file HeaderFilterRegex: 'include/.*' AllowParseErrors:
-//   true                 # units with errors do not fail the run KernelBudgets:
+//   Budget: 0.8                # fraction of the per-block opt-in maximum
+//   Architectures: [sm_80, sm_90]
+//   CapacityDatabase: limits.json          # relative to this file
+//   HeaderFilterRegex: 'include/.*'
+//   AllowParseErrors: true     # units with errors do not fail the run
+//   KernelBudgets:
 //     - Kernel: 'gemm_*'                   # a glob over kernel names
 //       Bytes: 65536                       # or Fraction: 0.5
+//   PrecompileIncludes: ['cub/*']          # leading #include lines to
+//                                          # precompile (IncludePrefix.h)
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEFIT_FRONTEND_CONFIG_H
