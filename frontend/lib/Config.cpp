@@ -307,6 +307,15 @@ std::string flowItem(const std::string &S) {
   return Plain ? S : quote(S);
 }
 
+/// A flow sequence of \p Items (none: `[]`).
+std::string flowList(const std::optional<std::vector<std::string>> &Items) {
+  std::string Out = "[";
+  if (Items)
+    for (size_t I = 0; I < Items->size(); ++I)
+      Out += (I ? ", " : "") + flowItem((*Items)[I]);
+  return Out + "]";
+}
+
 /// The shortest decimal form of \p V that reads back as \p V (0.9, not
 /// 0.90000000000000002).
 std::string number(double V) {
@@ -352,11 +361,7 @@ std::string Config::toYaml() const {
   OS << "Checks: " << quote(Checks.value_or("*")) << "\n";
   OS << "WarningsAsErrors: " << quote(WarningsAsErrors.value_or("")) << "\n";
   OS << "Budget: " << number(Budget.value_or(0.9)) << "\n";
-  OS << "Architectures: [";
-  if (Architectures)
-    for (size_t I = 0; I < Architectures->size(); ++I)
-      OS << (I ? ", " : "") << flowItem((*Architectures)[I]);
-  OS << "]\n";
+  OS << "Architectures: " << flowList(Architectures) << "\n";
   if (CapacityDatabase)
     OS << "CapacityDatabase: " << quote(*CapacityDatabase) << "\n";
   OS << "HeaderFilterRegex: " << quote(HeaderFilterRegex.value_or("")) << "\n";
@@ -374,11 +379,7 @@ std::string Config::toYaml() const {
       if (B.Fraction)
         OS << "    Fraction: " << number(*B.Fraction) << "\n";
     }
-  OS << "PrecompileIncludes: [";
-  if (PrecompileIncludes)
-    for (size_t I = 0; I < PrecompileIncludes->size(); ++I)
-      OS << (I ? ", " : "") << flowItem((*PrecompileIncludes)[I]);
-  OS << "]\n";
+  OS << "PrecompileIncludes: " << flowList(PrecompileIncludes) << "\n";
   OS << "...\n";
   return OS.str();
 }
