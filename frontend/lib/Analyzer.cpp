@@ -3,6 +3,7 @@
 #include "FilesRead.h"
 #include "NvccOnlyCode.h"
 #include "SourceFixups.h"
+#include "TraversalScope.h"
 #include "tilefit/frontend/HeaderPch.h"
 #include "tilefit/frontend/IncludePrefix.h"
 #include "tilefit/frontend/PreambleStore.h"
@@ -170,14 +171,22 @@ struct ParseOutcome {
   bool SkippedHostCalls = false;
 };
 
+/// What a parse loads in place of headers, as its traversal needs to know.
+struct LoadedHeaders {
+  /// A preamble of the file's own headers (PreambleStore), or its leading
+  /// #include lines precompiled (HeaderPch): the traversal covers those.
+  bool OwnHeaders = false;
+  /// For the latter, the record of what to visit of them
+  /// (HeaderPchStore::scope); empty if none.
+  std::string PrefixScope;
+};
+
 /// Collects the declarations a parse reads itself, for a traversal limited to
 /// them (ASTContext::setTraversalScope) when a precompiled header holds the
 /// rest.
 class TopLevelDecls {
 public:
-  /// \p FromPreamble: the parse loads a preamble of the file's own headers
-  /// (PreambleStore), or its leading #include lines precompiled (HeaderPch).
-  explicit TopLevelDecls(bool FromPreamble) : FromPreamble(FromPreamble) {}
+  explicit TopLevelDecls(LoadedHeaders Loaded) : Loaded(std::move(Loaded)) {}
   void add(clang::DeclGroupRef Group) {
     // Sema hands over the functions it instantiates at the end of the unit as
     // well; the traversals reach them through their templates, where the unit's
@@ -194,18 +203,24 @@ public:
   /// launch and no __shared__ or __constant__ variable; their functions are
   /// still reached through the calls of the kernels.
   ///
-  /// A preamble holds the file's own headers as well, whose declarations
-  /// (kernels, __shared__ variables, functions in the emission order) a parse
-  /// without it visits: the traversal then covers the unit's top-level
-  /// declarations but those of the CUDA runtime headers.
+  /// A preamble or a precompiled prefix holds the file's own headers as well,
+  /// whose declarations (kernels, __shared__ variables, functions in the
+  /// emission order) a parse without it visits: the traversal then covers the
+  /// unit's top-level declarations but those of the CUDA runtime headers. A
+  /// prefix's record names them without reading the others.
   void limitTraversal(clang::ASTContext &Ctx) const {
     if (!Ctx.getExternalSource())
       return;
-    if (!FromPreamble) {
+    if (!Loaded.OwnHeaders) {
       Ctx.setTraversalScope(Decls);
       return;
     }
     std::vector<clang::Decl *> Scope;
+    if (!Loaded.PrefixScope.empty() &&
+        prefixTraversalScope(Ctx, Loaded.PrefixScope, Scope)) {
+      Ctx.setTraversalScope(Scope);
+      return;
+    }
     const clang::SourceManager &SM = Ctx.getSourceManager();
     llvm::DenseMap<clang::FileID, bool> Runtime;
     for (clang::Decl *D : Ctx.getTranslationUnitDecl()->decls())
@@ -215,34 +230,7 @@ public:
   }
 
 private:
-  /// Whether \p Loc is in a file the CUDA runtime wrapper includes (or in the
-  /// wrapper).
-  static bool fromRuntimeHeaders(const clang::SourceManager &SM,
-                                 clang::SourceLocation Loc,
-                                 llvm::DenseMap<clang::FileID, bool> &Known) {
-    if (Loc.isInvalid())
-      return false;
-    clang::FileID First = SM.getFileID(SM.getExpansionLoc(Loc));
-    if (auto It = Known.find(First); It != Known.end())
-      return It->second;
-    bool Result = false;
-    for (clang::FileID F = First; F.isValid();) {
-      if (auto Entry = SM.getFileEntryRefForID(F);
-          Entry &&
-          llvm::sys::path::filename(Entry->getName()) == CudaRuntimeWrapper) {
-        Result = true;
-        break;
-      }
-      clang::SourceLocation Included = SM.getIncludeLoc(F);
-      if (Included.isInvalid())
-        break;
-      F = SM.getFileID(SM.getExpansionLoc(Included));
-    }
-    Known[First] = Result;
-    return Result;
-  }
-
-  bool FromPreamble;
+  LoadedHeaders Loaded;
   std::vector<clang::Decl *> Decls;
 };
 
@@ -267,9 +255,9 @@ class CollectConsumer : public clang::ASTConsumer {
 public:
   CollectConsumer(TranslationUnitFacts &Out,
                   const matchers::InstantiationRecorder &Recorder,
-                  bool FromPreamble, ParseOutcome &Outcome)
-      : Out(Out), Recorder(Recorder), TopLevel(FromPreamble), Outcome(Outcome) {
-  }
+                  LoadedHeaders Loaded, ParseOutcome &Outcome)
+      : Out(Out), Recorder(Recorder), TopLevel(std::move(Loaded)),
+        Outcome(Outcome) {}
   bool HandleTopLevelDecl(clang::DeclGroupRef Group) override {
     TopLevel.add(Group);
     return true;
@@ -309,16 +297,15 @@ private:
 
 class CollectAction : public clang::ASTFrontendAction {
 public:
-  CollectAction(TranslationUnitFacts &Out, bool FromPreamble,
+  CollectAction(TranslationUnitFacts &Out, LoadedHeaders Loaded,
                 ParseOutcome &Outcome)
-      : Out(Out), FromPreamble(FromPreamble), Outcome(Outcome) {}
+      : Out(Out), Loaded(std::move(Loaded)), Outcome(Outcome) {}
   std::unique_ptr<clang::ASTConsumer>
   CreateASTConsumer(clang::CompilerInstance &CI, llvm::StringRef) override {
     watchNvccOnlyCode(CI.getPreprocessor(), Outcome.NvccOnly);
     watchSkippedHostCalls(CI.getPreprocessor(), Outcome.SkippedHostCalls);
     Recorder = std::make_unique<matchers::InstantiationRecorder>();
-    return std::make_unique<CollectConsumer>(Out, *Recorder, FromPreamble,
-                                             Outcome);
+    return std::make_unique<CollectConsumer>(Out, *Recorder, Loaded, Outcome);
   }
 
   /// Sema is created here rather than by the base class so that the
@@ -337,7 +324,7 @@ public:
 
 private:
   TranslationUnitFacts &Out;
-  bool FromPreamble;
+  LoadedHeaders Loaded;
   ParseOutcome &Outcome;
   std::unique_ptr<matchers::InstantiationRecorder> Recorder;
 };
@@ -363,7 +350,7 @@ void makeReadOnly(clang::CompilerInvocation &Inv) {
   Inv.getDiagnosticOpts().DiagnosticSerializationFile.clear();
 }
 
-/// Runs the actions \p Create makes (told whether a preamble is loaded),
+/// Runs the actions \p Create makes (told what the parse loads),
 /// loading the file's preamble when \p Env has a store for them, else the
 /// precompiled CUDA runtime headers when it has a store for those.
 class PchActionFactory : public clang::tooling::FrontendActionFactory {
@@ -371,16 +358,24 @@ public:
   /// \p SharedIncludes: the unit's #include lines to load precompiled with
   /// the runtime headers (UnitJob::SharedIncludes).
   PchActionFactory(
-      std::function<std::unique_ptr<clang::FrontendAction>(bool)> Create,
+      std::function<std::unique_ptr<clang::FrontendAction>(LoadedHeaders)>
+          Create,
       const ParseEnvironment &Env, std::vector<std::string> SharedIncludes = {})
       : Create(std::move(Create)), Store(Env.Pch), Preambles(Env.Preambles),
         Unsaved(Env.Unsaved), SharedIncludes(std::move(SharedIncludes)) {}
   /// The action is told whether what the parse loads holds the file's own
   /// headers (a preamble, or a precompiled prefix of its #include lines): its
-  /// traversal then covers them.
+  /// traversal then covers them; for a prefix, with its record of what to
+  /// visit.
   std::unique_ptr<clang::FrontendAction> create() override {
-    return Create(UsedPreamble != nullptr ||
-                  llvm::sys::path::filename(UsedPch).starts_with("prefix-"));
+    LoadedHeaders Loaded;
+    if (UsedPreamble) {
+      Loaded.OwnHeaders = true;
+    } else if (llvm::sys::path::filename(UsedPch).starts_with("prefix-")) {
+      Loaded.OwnHeaders = true;
+      Loaded.PrefixScope = Store->scope(UsedPch);
+    }
+    return Create(std::move(Loaded));
   }
   bool runInvocation(std::shared_ptr<clang::CompilerInvocation> Invocation,
                      clang::FileManager *Files,
@@ -478,7 +473,7 @@ public:
   }
 
 private:
-  std::function<std::unique_ptr<clang::FrontendAction>(bool)> Create;
+  std::function<std::unique_ptr<clang::FrontendAction>(LoadedHeaders)> Create;
   HeaderPchStore *Store;
   PreambleStore *Preambles;
   const std::map<std::string, std::string> &Unsaved;
@@ -493,9 +488,10 @@ private:
 class HostConsumer : public clang::ASTConsumer {
 public:
   HostConsumer(std::vector<HostKernelCalls> &Out,
-               std::vector<std::string> &Inputs, bool FromPreamble,
+               std::vector<std::string> &Inputs, LoadedHeaders Loaded,
                ParseOutcome &Outcome)
-      : Out(Out), Inputs(Inputs), TopLevel(FromPreamble), Outcome(Outcome) {}
+      : Out(Out), Inputs(Inputs), TopLevel(std::move(Loaded)),
+        Outcome(Outcome) {}
   bool HandleTopLevelDecl(clang::DeclGroupRef Group) override {
     TopLevel.add(Group);
     return true;
@@ -531,19 +527,18 @@ private:
 class HostAction : public clang::ASTFrontendAction {
 public:
   HostAction(std::vector<HostKernelCalls> &Out,
-             std::vector<std::string> &Inputs, bool FromPreamble,
+             std::vector<std::string> &Inputs, LoadedHeaders Loaded,
              ParseOutcome &Outcome)
-      : Out(Out), Inputs(Inputs), FromPreamble(FromPreamble), Outcome(Outcome) {
-  }
+      : Out(Out), Inputs(Inputs), Loaded(std::move(Loaded)), Outcome(Outcome) {}
   std::unique_ptr<clang::ASTConsumer>
   CreateASTConsumer(clang::CompilerInstance &, llvm::StringRef) override {
-    return std::make_unique<HostConsumer>(Out, Inputs, FromPreamble, Outcome);
+    return std::make_unique<HostConsumer>(Out, Inputs, Loaded, Outcome);
   }
 
 private:
   std::vector<HostKernelCalls> &Out;
   std::vector<std::string> &Inputs;
-  bool FromPreamble;
+  LoadedHeaders Loaded;
   ParseOutcome &Outcome;
 };
 
@@ -931,8 +926,9 @@ static TranslationUnitFacts analyzeUnitWith(const UnitJob &Job,
   // The shared #include lines only over the files on disk: a rewritten or
   // unsaved header would be read from the precompiled one instead.
   PchActionFactory Factory(
-      [&Facts, &Outcome](bool FromPreamble) {
-        return std::make_unique<CollectAction>(Facts, FromPreamble, Outcome);
+      [&Facts, &Outcome](LoadedHeaders Loaded) {
+        return std::make_unique<CollectAction>(Facts, std::move(Loaded),
+                                               Outcome);
       },
       Env,
       Env.Unsaved.empty() ? Job.SharedIncludes : std::vector<std::string>());
@@ -1045,8 +1041,9 @@ analyzeHostSideWith(const UnitJob &Job, const ParseEnvironment &Env,
   Outcome.AllowFixups = FixupsLeft > 0;
   Outcome.Relocatable = Job.Flags.Rdc;
   PchActionFactory Factory(
-      [&](bool FromPreamble) {
-        return std::make_unique<HostAction>(Calls, Read, FromPreamble, Outcome);
+      [&](LoadedHeaders Loaded) {
+        return std::make_unique<HostAction>(Calls, Read, std::move(Loaded),
+                                            Outcome);
       },
       Env);
   clang::tooling::ToolInvocation Invocation(

@@ -5,16 +5,21 @@
 #include "AtomicFile.h"
 #include "FilesRead.h"
 #include "NvccOnlyCode.h"
+#include "TraversalScope.h"
 
+#include "clang/AST/ASTConsumer.h"
 #include "clang/Basic/DiagnosticOptions.h"
+#include "clang/Basic/SourceManager.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/CompilerInvocation.h"
 #include "clang/Frontend/FrontendActions.h"
+#include "clang/Frontend/MultiplexConsumer.h"
 #include "clang/Frontend/TextDiagnosticBuffer.h"
 #include "clang/Lex/HeaderSearch.h"
 #include "clang/Lex/PPCallbacks.h"
 #include "clang/Lex/Preprocessor.h"
 #include "clang/Lex/PreprocessorOptions.h"
+#include "clang/Sema/Sema.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/BLAKE3.h"
@@ -107,6 +112,10 @@ std::string keyOf(const clang::CompilerInvocation &CI) {
 /// Where the list of a precompiled header's inputs is kept.
 std::string inputsPath(const std::string &Pch) { return Pch + ".inputs"; }
 
+/// Where a prefix keeps the record of what a parse that loads it visits
+/// (recordPrefixScope).
+std::string scopePath(const std::string &Pch) { return Pch + ".scope"; }
+
 /// Where a refused prefix keeps the files that made it so, with their sizes and
 /// times.
 std::string refusedPath(const std::string &Pch) { return Pch + ".refused"; }
@@ -184,6 +193,72 @@ private:
   std::set<clang::FileID> Behind;
 };
 
+/// Sema keeps its list of declarations to check for deferred diagnostics
+/// private, and nothing public edits it; its address is taken through an
+/// explicit instantiation, where access is not checked ([temp.explicit]p12).
+/// A change of the member's type in a later Clang stops the build here.
+using DeferredDiagsList = llvm::SmallSetVector<clang::Decl *, 4>;
+struct DeferredDiagsOfSema {
+  using Member = DeferredDiagsList clang::Sema::*;
+  friend Member memberOf(DeferredDiagsOfSema);
+};
+template <typename Tag, typename Tag::Member M> struct MemberAccess {
+  friend typename Tag::Member memberOf(Tag) { return M; }
+};
+template struct MemberAccess<DeferredDiagsOfSema,
+                             &clang::Sema::DeclsToCheckForDeferredDiags>;
+
+/// Runs before the precompiled header is written. It trims two lists of Sema's
+/// that every unit loading the header would read back whole, deserializing
+/// each declaration on them, for nothing:
+///
+/// - the declarations to check for deferred diagnostics (CUDA's diagnostics
+///   that wait until a function is known to be emitted on the side parsed):
+///   Clang lists every function definition there in CUDA mode, and reading
+///   them back was a sixth of a small unit's parse. The system headers' leave
+///   it. Nothing is lost: the header was built without an error, the deferred
+///   diagnostics themselves are not serialized, and a unit's functions are
+///   checked with what they call. The project's own headers keep theirs (a
+///   kernel of theirs may call a function the unit defines);
+/// - the file-scope declarations not used yet (for -Wunused-function and the
+///   like, which speak only of the main file's): the system headers' leave it.
+///
+/// For a prefix it also records which top-level declarations a parse that
+/// loads it visits (recordPrefixScope).
+class BeforeWriting : public clang::ASTConsumer {
+public:
+  BeforeWriting(clang::CompilerInstance &CI, std::string *Scope)
+      : CI(CI), Scope(Scope) {}
+  void HandleTranslationUnit(clang::ASTContext &Ctx) override {
+    if (Scope)
+      *Scope = recordPrefixScope(Ctx);
+    if (!CI.hasSema())
+      return;
+    clang::Sema &S = CI.getSema();
+    const clang::SourceManager &SM = Ctx.getSourceManager();
+    auto InSystemHeader = [&](const clang::Decl *D) {
+      return SM.isInSystemHeader(SM.getExpansionLoc(D->getLocation()));
+    };
+    DeferredDiagsList &Deferred = S.*memberOf(DeferredDiagsOfSema());
+    Deferred.remove_if(InSystemHeader);
+    std::vector<const clang::DeclaratorDecl *> Unused;
+    for (auto It = S.UnusedFileScopedDecls.begin(nullptr, /*LocalOnly=*/true),
+              End = S.UnusedFileScopedDecls.end();
+         It != End; ++It)
+      if (!InSystemHeader(*It))
+        Unused.push_back(*It);
+    S.UnusedFileScopedDecls.erase(
+        S.UnusedFileScopedDecls.begin(nullptr, /*LocalOnly=*/true),
+        S.UnusedFileScopedDecls.end());
+    for (const clang::DeclaratorDecl *D : Unused)
+      S.UnusedFileScopedDecls.push_back(D);
+  }
+
+private:
+  clang::CompilerInstance &CI;
+  std::string *Scope;
+};
+
 /// Builds a precompiled header; for a prefix (\p PrefixFile, the unit of its
 /// #include lines), watches what it includes and says whether the prefix may
 /// stand for the units' own #include lines (acceptable).
@@ -198,6 +273,19 @@ public:
       CI.getPreprocessor().addPPCallbacks(std::make_unique<PrefixWatcher>(
           CI.getPreprocessor(), Unguarded, ProjectFiles));
     return true;
+  }
+  /// The header's writer, after the consumer that trims what it writes.
+  std::unique_ptr<clang::ASTConsumer>
+  CreateASTConsumer(clang::CompilerInstance &CI, StringRef InFile) override {
+    std::unique_ptr<clang::ASTConsumer> Writer =
+        clang::GeneratePCHAction::CreateASTConsumer(CI, InFile);
+    if (!Writer)
+      return nullptr;
+    std::vector<std::unique_ptr<clang::ASTConsumer>> Consumers;
+    Consumers.push_back(std::make_unique<BeforeWriting>(
+        CI, PrefixFile.empty() ? nullptr : &Scope));
+    Consumers.push_back(std::move(Writer));
+    return std::make_unique<clang::MultiplexConsumer>(std::move(Consumers));
   }
   /// No header of the prefix without a guard, and no project header behind it
   /// with a directive the parse must see itself.
@@ -218,6 +306,9 @@ public:
     }
     return Out;
   }
+
+  /// For a prefix: recordPrefixScope's record, once built.
+  std::string Scope;
 
 private:
   std::string PrefixFile;
@@ -278,6 +369,11 @@ std::string HeaderPchStore::build(const clang::CompilerInvocation &Invocation,
   FO.OutputFile = std::string(Temp);
   FO.ProgramAction = clang::frontend::GeneratePCH;
   CI->getPreprocessorOpts().ImplicitPCHInclude.clear();
+  // The implicit instantiations the headers need are done once, here, and kept
+  // in the precompiled header, instead of at the end of every unit that loads
+  // it (Clang defers them out of a precompiled header unless told otherwise:
+  // -fpch-instantiate-templates, a benign language option).
+  CI->getLangOpts().PCHInstantiateTemplates = true;
 
   clang::CompilerInstance Compiler;
   Compiler.setInvocation(CI);
@@ -297,6 +393,10 @@ std::string HeaderPchStore::build(const clang::CompilerInvocation &Invocation,
       if (File != std::string(Empty))
         List += File + "\n";
     Ok = writeFileAtomically(inputsPath(Path), List);
+    // A prefix without its record is still used: its parses then read every
+    // declaration it holds to choose what they visit.
+    if (Ok && !Includes.empty())
+      writeFileAtomically(scopePath(Path), Action.Scope);
   }
   if (!Includes.empty() && !Action.acceptable()) {
     // Refused: remembered with the files that made it so.
@@ -328,6 +428,19 @@ std::vector<std::string> HeaderPchStore::inputs(const std::string &Path) {
   return Files;
 }
 
+std::string HeaderPchStore::scope(const std::string &Path) {
+  std::lock_guard<std::mutex> Guard(Lock);
+  auto It = Scopes.find(Path);
+  if (It != Scopes.end())
+    return It->second;
+  std::string Record;
+  if (auto Buffer = MemoryBuffer::getFile(scopePath(Path), /*IsText=*/false,
+                                          /*RequiresNullTerminator=*/false))
+    Record = (*Buffer)->getBuffer().str();
+  Scopes[Path] = Record;
+  return Record;
+}
+
 void HeaderPchStore::discard(const std::string &Path) {
   {
     std::lock_guard<std::mutex> Guard(Lock);
@@ -337,6 +450,7 @@ void HeaderPchStore::discard(const std::string &Path) {
   }
   sys::fs::remove(Path);
   sys::fs::remove(inputsPath(Path));
+  sys::fs::remove(scopePath(Path));
 }
 
 std::string HeaderPchStore::obtain(const clang::CompilerInvocation &Invocation,

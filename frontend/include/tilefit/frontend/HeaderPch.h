@@ -63,6 +63,11 @@ public:
   /// only while they are unchanged. Empty if none was recorded.
   std::vector<std::string> inputs(const std::string &Path);
 
+  /// For a prefix (a header that holds a unit's leading #include lines): which
+  /// of its top-level declarations a parse that loads it visits, as recorded
+  /// beside it when it was built (TraversalScope.h). Empty if none was
+  /// recorded.
+  std::string scope(const std::string &Path);
   const std::string &dir() const { return Dir; }
 
 private:
@@ -83,6 +88,8 @@ private:
   std::map<std::string, std::string> Keys;
   /// Per precompiled header: its recorded inputs, once read.
   std::map<std::string, std::vector<std::string>> Inputs;
+  /// Per prefix: its recorded scope, once read.
+  std::map<std::string, std::string> Scopes;
 };
 
 /// The implicit include HeaderPchStore precompiles.
