@@ -386,10 +386,22 @@ std::optional<AnalyzeRequest> analyzeRequest(const char *Argv0,
     }
     Req.Overrides.Budget = Budget;
   }
-  if (Checks.getNumOccurrences())
+  // A glob that matches no check is a typo that would turn a gate off.
+  if (Checks.getNumOccurrences()) {
+    if (auto Problem = checkListProblem(Checks, "--checks", true)) {
+      toolMessage("error", *Problem);
+      return std::nullopt;
+    }
     Req.Overrides.Checks = Checks;
-  if (WarningsAsErrors.getNumOccurrences())
+  }
+  if (WarningsAsErrors.getNumOccurrences()) {
+    if (auto Problem =
+            checkListProblem(WarningsAsErrors, "--warnings-as-errors", false)) {
+      toolMessage("error", *Problem);
+      return std::nullopt;
+    }
     Req.Overrides.WarningsAsErrors = WarningsAsErrors;
+  }
   if (HeaderFilter.getNumOccurrences()) {
     std::string RegexError;
     if (!Regex(HeaderFilter).isValid(RegexError)) {

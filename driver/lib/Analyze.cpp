@@ -18,6 +18,7 @@
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <set>
@@ -83,6 +84,13 @@ AnalyzeResult analyze(const AnalyzeRequest &Req, Session &Ses) {
   Env.Unsaved = Ses.Unsaved;
   Env.Cancelled = Ses.Cancelled;
   Env.Preambles = Ses.preambles();
+  // A crash on a fast path costs a second parse, not the unit: said once a
+  // run.
+  auto Said = std::make_shared<std::atomic<bool>>(false);
+  Env.FastPathCrashed = [&Ses, Said](const std::string &Text) {
+    if (!Said->exchange(true))
+      Ses.message("warning", Text + " (said once a run)");
+  };
 
   std::vector<frontend::CompileCommand> Commands =
       selectCommands(Req, R, Result.Failed);

@@ -362,12 +362,15 @@ public:
           Create,
       const ParseEnvironment &Env, std::vector<std::string> SharedIncludes = {})
       : Create(std::move(Create)), Store(Env.Pch), Preambles(Env.Preambles),
-        Unsaved(Env.Unsaved), SharedIncludes(std::move(SharedIncludes)) {}
+        Unsaved(Env.Unsaved), SharedIncludes(std::move(SharedIncludes)),
+        FastPathStarts(Env.FastPathStarts) {}
   /// The action is told whether what the parse loads holds the file's own
   /// headers (a preamble, or a precompiled prefix of its #include lines): its
   /// traversal then covers them; for a prefix, with its record of what to
   /// visit.
   std::unique_ptr<clang::FrontendAction> create() override {
+    if (loadedAnything() && FastPathStarts)
+      FastPathStarts();
     LoadedHeaders Loaded;
     if (UsedPreamble) {
       Loaded.OwnHeaders = true;
@@ -482,6 +485,7 @@ private:
   std::shared_ptr<const Preamble>
       UsedPreamble; ///< The preamble it loaded (null if none).
   std::vector<std::string> SharedIncludes; ///< UnitJob::SharedIncludes.
+  std::function<void()> FastPathStarts; ///< ParseEnvironment's.
 };
 
 /// The host-side parse: launches and attribute calls only.
@@ -629,14 +633,8 @@ std::string join(const std::vector<unsigned> &V) {
 
 } // namespace
 
-/// analyzeUnit, with a crash of Clang (or of tilefit's walk) contained to the
-/// unit.
-static TranslationUnitFacts analyzeUnitSafely(const UnitJob &Job,
-                                              const ParseEnvironment &Env) {
-  TranslationUnitFacts Facts;
-  llvm::CrashRecoveryContext CRC;
-  if (CRC.RunSafely([&] { Facts = analyzeUnit(Job, Env); }))
-    return Facts;
+/// The facts of a unit Clang crashed on: none, and the error that says so.
+static TranslationUnitFacts crashedFacts(const UnitJob &Job) {
   TranslationUnitFacts Crashed;
   Crashed.File = Job.Command.File;
   Crashed.Arch = Job.Target.Real;
@@ -650,6 +648,18 @@ static TranslationUnitFacts analyzeUnitSafely(const UnitJob &Job,
   Crashed.Diagnostics.push_back(std::move(D));
   return Crashed;
 }
+
+/// analyzeUnit, with a crash of Clang (or of tilefit's walk) contained to the
+/// unit.
+static TranslationUnitFacts analyzeUnitSafely(const UnitJob &Job,
+                                              const ParseEnvironment &Env) {
+  TranslationUnitFacts Facts;
+  llvm::CrashRecoveryContext CRC;
+  if (CRC.RunSafely([&] { Facts = analyzeUnit(Job, Env); }))
+    return Facts;
+  return crashedFacts(Job);
+}
+
 
 std::string clangArchFor(const std::string &Target) {
   if (clang::StringToOffloadArch(Target) != clang::OffloadArch::UNKNOWN)
@@ -794,6 +804,16 @@ std::vector<std::string> parseCommandLine(const UnitJob &Job,
     Args.push_back("-D__CUDA_ARCH_FAMILY_SPECIFIC__=" +
                    std::to_string(Real->cudaArchMacro()));
   }
+  // No C++20 named modules (nvcc has none): with them on, as -std=c++20 turns
+  // them on, Clang 19 loses the host declarations of the aligned global
+  // operator new a precompiled header holds (<new>'s, included by the runtime
+  // headers), finds only the implicit __device__ one, and crashed in
+  // Sema::ActOnCXXDelete on the next libstdc++ header that deletes (<iomanip>,
+  // <iostream>). Every parse is given it, precompiled or not, so the fast
+  // paths parse as the plain one does.
+  // (The driver does not pass its -fno-cxx-modules on: said to the front end.)
+  Args.push_back("-Xclang");
+  Args.push_back("-fno-cxx-modules");
   Args.push_back("-fsyntax-only");
   Args.push_back("-w");
   // A unit with errors is analysed as Clang built it: let it report them all
@@ -936,7 +956,28 @@ static TranslationUnitFacts analyzeUnitWith(const UnitJob &Job,
       parseCommandLine(Job, Env), &Factory, Files.get(),
       std::make_shared<clang::PCHContainerOperations>());
   Invocation.setDiagnosticConsumer(&Errors);
-  bool Ok = Invocation.run();
+  bool Ok = false;
+  llvm::CrashRecoveryContext CRC;
+  if (!CRC.RunSafely([&] { Ok = Invocation.run(); })) {
+    // A crash on a fast path (a precompiled header, a prefix, a preamble)
+    // is the fast path's: the plain parse decides, and loses nothing.
+    if (!Factory.loadedAnything())
+      return crashedFacts(Job);
+    ParseEnvironment Plain = Env;
+    Plain.Pch = nullptr;
+    Plain.Preambles = nullptr;
+    TranslationUnitFacts Again = analyzeUnitWith(Job, Plain, FixupsLeft);
+    // What was loaded is kept: built again, it would crash the same way, at
+    // the cost of a build on top of the second parse.
+    if (Env.FastPathCrashed)
+      Env.FastPathCrashed(
+          "Clang crashed parsing '" + Job.Command.File + "' for " +
+          Job.Target.Real +
+          " with what was precompiled for it (runtime headers, #include "
+          "prefix or preamble); it was parsed again without that" +
+          (Again.Failed ? std::string() : ", and nothing is lost"));
+    return Again;
+  }
   if ((!Ok || Errors.getNumErrors() > 0) &&
       Factory.retryWithout(Problems, Job.Command.File, Env)) {
     // The parse without the precompiled header or preamble decides; either is

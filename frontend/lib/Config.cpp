@@ -3,6 +3,7 @@
 #include "tilefit/frontend/CompileCommand.h"
 
 #include "tilefit/model/Arch.h"
+#include "tilefit/model/Checks.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -68,9 +69,9 @@ public:
       if (!Error.empty() || !V)
         break;
       if (Key == "Checks")
-        C.Checks = scalar(V, "a string of check globs");
+        C.Checks = checkList(V, Key, /*MustEnable=*/true);
       else if (Key == "WarningsAsErrors")
-        C.WarningsAsErrors = scalar(V, "a string of check globs");
+        C.WarningsAsErrors = checkList(V, Key, /*MustEnable=*/false);
       else if (Key == "HeaderFilterRegex")
         C.HeaderFilterRegex = scalar(V, "a regular expression");
       else if (Key == "Budget")
@@ -180,6 +181,17 @@ private:
     } else {
       Error = Origin + ": " + Msg;
     }
+  }
+
+  /// A list of check globs; one that matches no check is a problem (a typo
+  /// would turn a gate off without a word).
+  std::string checkList(yaml::Node *N, const std::string &Key,
+                        bool MustEnable) {
+    std::string Globs = scalar(N, "a string of check globs");
+    if (Error.empty())
+      if (auto Problem = checkListProblem(Globs, Key, MustEnable))
+        problem(N, *Problem);
+    return Globs;
   }
 
   std::string scalar(yaml::Node *N, const char *What) {

@@ -4,6 +4,7 @@
 #include "tilefit/driver/CommandLookup.h"
 #include "tilefit/lsp/Features.h"
 #include "tilefit/lsp/Protocol.h"
+#include "tilefit/model/Checks.h"
 
 #include <chrono>
 #include <condition_variable>
@@ -259,6 +260,11 @@ void Server::State::readSettings(const json &Raw) {
     } else if (Key == "checks") {
       if (!V.is_string()) {
         Warn(Key, "a string of globs");
+        continue;
+      }
+      if (auto Problem =
+              checkListProblem(V.get<std::string>(), "checks", true)) {
+        log(1, "tilefit: ignored setting " + *Problem);
         continue;
       }
       C.Checks = V.get<std::string>();

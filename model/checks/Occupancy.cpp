@@ -13,7 +13,7 @@ namespace {
 /// Notes saying what would give one more block per SM: smaller extents, less
 /// dynamic memory.
 void addNextStepNotes(const KernelReport &K, const KernelContext &C,
-                      Diagnostic &D) {
+                      bool Certain, Diagnostic &D) {
   if (!C.Arch || !K.Occupancy.BlockThreads || !K.Occupancy.BlocksPerSm)
     return;
   const uint64_t Target = *K.Occupancy.BlocksPerSm + 1;
@@ -26,9 +26,9 @@ void addNextStepNotes(const KernelReport &K, const KernelContext &C,
     auto O = computeOccupancy(*C.Arch, In);
     return O ? O->BlocksPerSm : 0;
   };
-  const std::string Goal = "fits " + std::to_string(Target) +
-                           " blocks per SM instead of " +
-                           std::to_string(*K.Occupancy.BlocksPerSm);
+  const std::string Goal =
+      (Certain ? "fits " : "would have shared memory for ") + std::to_string(Target) +
+      " blocks per SM instead of " + std::to_string(*K.Occupancy.BlocksPerSm);
   auto Notes = C.Fit.extentNotes(
       [&](uint64_t Static) {
         return BlocksWith(Static, Base.DynamicBytes) >= Target;
@@ -72,12 +72,25 @@ public:
     const bool TooFew = Bounded && Blocks < *K.Bounds->MinBlocks && BySmem;
     if (!TooFew && !OnlySmem)
       return;
+    // The kernel's occupancy is a fact only where its registers are known
+    // (--registers, -maxrregcount), or where __launch_bounds__ makes ptxas
+    // keep them to at least as many blocks as shared memory allows. Elsewhere
+    // ptxas's register count may allow fewer blocks (168 registers a thread
+    // allow 3 blocks of 128 threads where shared memory allows 5): the figure
+    // is what shared memory allows, and is said so.
+    const bool Certain = C.Registers || !occupancyIsUpperBound(K);
+    const std::string BlocksOf = std::to_string(Blocks) +
+                                 (Blocks == 1 ? " block" : " blocks") + " of " +
+                                 std::to_string(*O.BlockThreads) + " threads per SM on " +
+                                 K.Arch;
     std::string Fits =
-        "kernel '" + K.Name + "' fits " + std::to_string(Blocks) +
-        (Blocks == 1 ? " block" : " blocks") + " of " +
-        std::to_string(*O.BlockThreads) + " threads per SM on " + K.Arch +
-        " (limited by " + O.LimitedBy + ", " + bytesPhrase(*O.SmemPerBlock) +
-        " of shared memory per block)";
+        Certain ? "kernel '" + K.Name + "' fits " + BlocksOf + " (limited by " + O.LimitedBy +
+                      ", " + bytesPhrase(*O.SmemPerBlock) + " of shared memory per block)"
+                : "kernel '" + K.Name + "': shared memory allows at most " + BlocksOf + " (" +
+                      bytesPhrase(*O.SmemPerBlock) +
+                      " of shared memory per block); its registers, not known before ptxas "
+                      "(--registers, -maxrregcount or __launch_bounds__ say them), may allow "
+                      "fewer";
     Diagnostic D = makeDiagnostic(CheckId::Occupancy, K, Fits);
     if (TooFew) {
       D.Message += ", fewer than the " + std::to_string(*K.Bounds->MinBlocks) +
@@ -93,7 +106,7 @@ public:
     }
     addLaunchNotes(K, D);
     if (OnlySmem)
-      addNextStepNotes(K, C, D);
+      addNextStepNotes(K, C, Certain, D);
     addInstantiationNote(K, D);
     Record(std::move(D));
   }

@@ -59,6 +59,13 @@ GlobList::GlobList(std::string_view Text) {
   }
 }
 
+std::vector<std::string> GlobList::patterns() const {
+  std::vector<std::string> Out;
+  for (const Item &I : Items)
+    Out.push_back(I.Pattern);
+  return Out;
+}
+
 bool GlobList::contains(std::string_view Name) const {
   for (auto It = Items.rbegin(); It != Items.rend(); ++It)
     if (globMatch(It->Pattern, Name))

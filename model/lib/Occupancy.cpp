@@ -30,6 +30,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tilefit/model/Occupancy.h"
+#include "tilefit/model/Report.h"
 
 #include <algorithm>
 #include <limits>
@@ -179,6 +180,13 @@ Result<Occupancy> computeOccupancy(const ArchCapacity &A,
   if (O.BlocksPerSm == ByBlocks)
     O.LimitedBy |= LimitBlocks;
   return O;
+}
+
+bool occupancyIsUpperBound(const KernelReport &K) {
+  const OccupancyReport &O = K.Occupancy;
+  if (!O.BlocksPerSm || O.Registers)
+    return false;
+  return !(K.Bounds && K.Bounds->MinBlocks && *O.BlocksPerSm <= *K.Bounds->MinBlocks);
 }
 
 } // namespace tilefit

@@ -88,6 +88,16 @@ NolintMap NolintMap::parse(std::string_view Text, const std::string &File,
                                                 : End - Start);
     ++LineNo;
     for (Marker &M : markersOn(L)) {
+      // A misspelled check would leave its finding standing without a word
+      // (an END repeats its BEGIN's list: said once).
+      if (M.K != Marker::End && !M.All)
+        for (const std::string &Glob : GlobList(M.List).patterns())
+          if (auto Close = misspelledNolintCheck(Glob))
+            Problems.push_back(nolintProblem(
+                File, LineNo, M.Column,
+                "'" + Glob + "' in this NOLINT comment matches no check" +
+                    (Close->empty() ? std::string(" (tilefit --list-checks lists them)")
+                                    : "; did you mean '" + *Close + "'?")));
       Rule R{LineNo, LineNo, M.All, GlobList(M.List)};
       switch (M.K) {
       case Marker::Line:

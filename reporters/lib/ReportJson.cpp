@@ -603,6 +603,9 @@ json kernelJson(const KernelReport &K) {
   J["unreferenced"] = std::move(Unused);
   J["limits"] = limitsJson(K.Limit);
   J["occupancy"] = occupancyJson(K.Occupancy);
+  // Derived, not read back: blocks_per_sm is only shared memory's bound.
+  if (K.Occupancy.BlocksPerSm)
+    J["occupancy"]["upper_bound"] = occupancyIsUpperBound(K);
   J["registers"] = registersJson(K.Registers);
   J["tensor_memory"] = tensorMemoryJson(K.TensorMemory);
   if (K.Bounds)

@@ -29,7 +29,8 @@ std::string summaryCell(const KernelReport &K) {
                   [](const LaunchReport &L) { return !L.DynamicBytes; }))
     Cell += " + ?";
   if (K.Occupancy.BlocksPerSm)
-    Cell += " (" + std::to_string(*K.Occupancy.BlocksPerSm) + "/SM)";
+    Cell += std::string(occupancyIsUpperBound(K) ? " (<=" : " (") +
+            std::to_string(*K.Occupancy.BlocksPerSm) + "/SM)";
   if (K.Worst == Severity::Error)
     Cell += " !";
   else if (K.Worst == Severity::Warning)
@@ -217,16 +218,12 @@ SummaryTable buildSummary(const Report &R, size_t NameWidth,
                        ": architectures with the same figures, in one column");
   // Without a register count, blocks per SM are counted from shared memory,
   // warps and the block limit alone.
-  if (std::any_of(R.Kernels.begin(), R.Kernels.end(),
-                  [](const KernelReport &K) {
-                    return K.Occupancy.BlocksPerSm && !K.Occupancy.Registers &&
-                           !(K.Bounds && K.Bounds->MinBlocks);
-                  }))
+  if (std::any_of(R.Kernels.begin(), R.Kernels.end(), occupancyIsUpperBound))
     T.Legend.push_back(
-        "(N/SM) leaves registers out where nothing says how many a thread uses "
-        "(no --registers, -maxrregcount or __launch_bounds__): the register "
-        "file "
-        "may allow several times fewer blocks");
+        "(<=N/SM) the most blocks per SM that shared memory, warps and the "
+        "block limit allow, not the kernel's occupancy: nothing says how many "
+        "registers a thread uses (no --registers, -maxrregcount or "
+        "__launch_bounds__), and ptxas's count may allow fewer");
   if (!Reasons.empty() ||
       std::any_of(R.Kernels.begin(), R.Kernels.end(),
                   [](const KernelReport &K) {

@@ -52,8 +52,96 @@ TEST_F(CiGate, ExitStatusFollowsFailOn) {
   // A remark fails only --fail-on=note: 8 KiB blocks of 1024 threads are
   // warp-limited, no remark; with 100 KiB of static... use the budget check off
   // and look at the remark-free run.
-  EXPECT_EQ(Run({"--checks=-*", "--fail-on=note"}), 0)
-      << "no check, no finding";
+  EXPECT_EQ(Run({"--checks=-*,tilefit-input", "--fail-on=note"}), 0)
+      << "the budget check off, no finding";
+}
+
+// A typo in a check list must not turn the gate off: a glob that matches no
+// check is an error naming it and the closest check, on the command line
+// (exit 2), in a configuration (file:line:col, exit 2) and in a NOLINT comment
+// (a tilefit-nolint finding); a list that enables nothing is an error too.
+TEST_F(CiGate, MisspelledChecksAreErrorsNotSilence) {
+  std::string K = write("k.cu", BudgetKernel);
+  CommandResult R =
+      tilefit({"--arch=sm_90", "--budget=0.01", "--checks=tilefit-budgte", K,
+               "--"});
+  EXPECT_EQ(R.Status, 2) << R.Out << R.Err;
+  EXPECT_NE(R.Err.find("--checks: 'tilefit-budgte' matches no check; did you "
+                       "mean 'tilefit-budget'?"),
+            std::string::npos)
+      << R.Err;
+  R = tilefit({"--arch=sm_90", "--budget=0.01",
+               "--warnings-as-errors=tilefit-*,-tilefit-budgte", K, "--"});
+  EXPECT_EQ(R.Status, 2) << R.Out << R.Err;
+  EXPECT_NE(R.Err.find("--warnings-as-errors: 'tilefit-budgte' matches no "
+                       "check; did you mean 'tilefit-budget'?"),
+            std::string::npos)
+      << R.Err;
+  R = tilefit({"--arch=sm_90", "--checks=-*", K, "--"});
+  EXPECT_EQ(R.Status, 2);
+  EXPECT_NE(R.Err.find("--checks: '-*' enables no check"), std::string::npos)
+      << R.Err;
+  R = tilefit({"--arch=sm_90", "--checks=frobnicate-*", K, "--"});
+  EXPECT_EQ(R.Status, 2);
+  EXPECT_NE(R.Err.find("'frobnicate-*' matches no check (tilefit "
+                       "--list-checks lists them)"),
+            std::string::npos)
+      << R.Err;
+  // Globs that match something are fine, the negative ones included.
+  R = tilefit({"--arch=sm_90", "--budget=0.01",
+               "--checks=tilefit-*,-tilefit-reg*", "--fail-on=warning", K,
+               "--"});
+  EXPECT_EQ(R.Status, 1) << R.Err;
+
+  write(".tilefit.yaml", "Budget: 0.01\nChecks: 'tilefit-budgte'\n");
+  R = tilefit({"--arch=sm_90", K, "--"});
+  EXPECT_EQ(R.Status, 2) << R.Out << R.Err;
+  EXPECT_NE(R.Err.find(".tilefit.yaml:2:9: Checks: 'tilefit-budgte' matches "
+                       "no check; did you mean 'tilefit-budget'?"),
+            std::string::npos)
+      << R.Err;
+  write(".tilefit.yaml", "WarningsAsErrors: 'tilefit-static-limt'\n");
+  R = tilefit({"--arch=sm_90", K, "--"});
+  EXPECT_EQ(R.Status, 2) << R.Out << R.Err;
+  EXPECT_NE(R.Err.find(".tilefit.yaml:1:19: WarningsAsErrors: "
+                       "'tilefit-static-limt' matches no check; did you mean "
+                       "'tilefit-static-limit'?"),
+            std::string::npos)
+      << R.Err;
+  write(".tilefit.yaml", "Checks: '-*'\n");
+  R = tilefit({"--arch=sm_90", K, "--"});
+  EXPECT_EQ(R.Status, 2) << R.Out << R.Err;
+  EXPECT_NE(R.Err.find("enables no check"), std::string::npos) << R.Err;
+  llvm::sys::fs::remove(Dir + "/.tilefit.yaml");
+
+  // NOLINT: the finding stands, and the comment is a finding of its own.
+  K = write("n.cu", R"(__global__ void typo(float *o) { // NOLINT(tilefit-budgte)
+  __shared__ float tile[2048];
+  tile[threadIdx.x % 2048] = o[threadIdx.x];
+  __syncthreads();
+  o[threadIdx.x] = tile[(threadIdx.x + 1) % 2048];
+}
+__global__ void shared_list(float *o) { // NOLINT(readability-magic-numbers, tilefit-budget)
+  __shared__ float tile[2048];
+  tile[threadIdx.x % 2048] = o[threadIdx.x];
+  __syncthreads();
+  o[threadIdx.x] = tile[(threadIdx.x + 1) % 2048];
+}
+)");
+  R = tilefit({"--arch=sm_90", "--budget=0.01", "--format=json", K, "--"});
+  nlohmann::json J = json(R);
+  std::vector<std::string> Found = findings(J);
+  std::sort(Found.begin(), Found.end());
+  EXPECT_EQ(Found, (std::vector<std::string>{"tilefit-budget@1",
+                                             "tilefit-nolint@1"}))
+      << R.Out;
+  bool Named = false;
+  for (const auto &D : J["diagnostics"])
+    Named |= D["message"].get<std::string>().find(
+                 "'tilefit-budgte' in this NOLINT comment matches no check; "
+                 "did you mean 'tilefit-budget'?") != std::string::npos;
+  EXPECT_TRUE(Named) << R.Out;
+  EXPECT_EQ(R.Status, 1);
 }
 
 TEST_F(CiGate, WarningsAsErrorsPromotesMatchingChecks) {
@@ -204,7 +292,8 @@ TEST_F(CiGate, ConfigurationChecksKernelBudgetsHeaderFilterAndDatabase) {
       << "the configured database";
   // Inline configuration over the file: disable the check.
   J = json(tilefit({"--config-file=" + Dir + "/conf.json",
-                    "--config={Checks: '-*'}", "--format=json", K, "--"}));
+                    "--config={Checks: '-*,tilefit-input'}", "--format=json", K,
+                    "--"}));
   EXPECT_TRUE(J["diagnostics"].empty());
 }
 

@@ -5,6 +5,7 @@
 // trimmed of blanks.
 //
 //===----------------------------------------------------------------------===//
+#include "tilefit/model/Checks.h"
 #include "tilefit/model/GlobList.h"
 
 #include <gtest/gtest.h>
@@ -146,6 +147,54 @@ TEST(GlobListTest, BlanksAfterTheMinusAreTrimmedAsInClangTidy) {
   GlobList L("tilefit-*, - tilefit-budget");
   EXPECT_TRUE(L.contains("tilefit-capacity"));
   EXPECT_FALSE(L.contains("tilefit-budget"));
+}
+
+// A check list is checked against the checks that exist: a typo names the
+// closest check, a list that enables nothing is refused where it must enable.
+TEST(GlobListTest, CheckListsNameGlobsThatMatchNoCheck) {
+  EXPECT_EQ(checkListProblem("tilefit-*,-tilefit-budget", "--checks", true),
+            std::nullopt);
+  EXPECT_EQ(checkListProblem("*", "--checks", true), std::nullopt);
+  EXPECT_EQ(checkListProblem("", "WarningsAsErrors", false), std::nullopt);
+  EXPECT_EQ(checkListProblem("-*", "WarningsAsErrors", false), std::nullopt);
+  EXPECT_EQ(checkListProblem("-*,clang-diagnostic-error", "--checks", true),
+            std::nullopt);
+  EXPECT_EQ(checkListProblem("tilefit-budgte", "--checks", true),
+            "--checks: 'tilefit-budgte' matches no check; did you mean "
+            "'tilefit-budget'?");
+  EXPECT_EQ(checkListProblem("tilefit-*, -Tilefit-Budget", "Checks", true),
+            "Checks: 'Tilefit-Budget' matches no check; did you mean "
+            "'tilefit-budget'?")
+      << "globs are case-sensitive, as in clang-tidy";
+  EXPECT_EQ(checkListProblem("-*", "--checks", true),
+            "--checks: '-*' enables no check (tilefit --list-checks lists "
+            "them)");
+  EXPECT_EQ(checkListProblem("", "--checks", true),
+            "--checks: '' enables no check (tilefit --list-checks lists "
+            "them)");
+  EXPECT_EQ(checkListProblem("bugprone-*", "--checks", false),
+            "--checks: 'bugprone-*' matches no check (tilefit --list-checks "
+            "lists them)");
+  EXPECT_EQ(closestCheck("tilefit-static-limt"), "tilefit-static-limit");
+  EXPECT_EQ(closestCheck("tilefit-occupncy"), "tilefit-occupancy");
+  EXPECT_EQ(closestCheck("readability-magic-numbers"), "");
+}
+
+// In a NOLINT list, shared with clang-tidy, only what reads as one of
+// tilefit's checks misspelled is a problem.
+TEST(GlobListTest, NolintListsFlagOnlyTilefitsMisspelledChecks) {
+  EXPECT_EQ(misspelledNolintCheck("tilefit-static-limt"),
+            std::optional<std::string>("tilefit-static-limit"));
+  EXPECT_EQ(misspelledNolintCheck("tilefit-nothing-like-it"),
+            std::optional<std::string>(""));
+  EXPECT_EQ(misspelledNolintCheck("tilefit-budget"), std::nullopt);
+  EXPECT_EQ(misspelledNolintCheck("tilefit-*"), std::nullopt);
+  EXPECT_EQ(misspelledNolintCheck("readability-magic-numbers"), std::nullopt);
+  EXPECT_EQ(misspelledNolintCheck("cppcoreguidelines-pro-type-vararg"),
+            std::nullopt);
+  EXPECT_EQ(misspelledNolintCheck("bugprone-*"), std::nullopt);
+  EXPECT_EQ(misspelledNolintCheck("tilefit-capacty"),
+            std::optional<std::string>("tilefit-capacity"));
 }
 
 } // namespace

@@ -186,15 +186,26 @@ kernel +sm_80 +sm_86,sm_89 +sm_90\.\.sm_103 +sm_120
 plain +1 KiB +1 KiB +1 KiB +1 KiB
 )"))) << Text;
   EXPECT_TRUE(std::regex_search(Text, std::regex(R"(
-big +40 KiB \(2/SM\) +40 KiB \(2/SM\) ~ +40 KiB \(2/SM\) +40 KiB \(2/SM\) ~
+big +40 KiB \(<=2/SM\) +40 KiB \(<=2/SM\) ~ +40 KiB \(<=2/SM\) +40 KiB \(<=2/SM\) ~
 )"))) << Text;
   EXPECT_NE(
       Text.find(
           "sm_90..sm_103: architectures with the same figures, in one column"),
       std::string::npos)
       << Text;
-  EXPECT_NE(Text.find("(N/SM) leaves registers out"), std::string::npos)
+  // Without registers the figure is shared memory's bound, and says so.
+  EXPECT_NE(Text.find("(<=N/SM) the most blocks per SM that shared memory"),
+            std::string::npos)
       << Text;
+  {
+    Report Known = R;
+    for (KernelReport &K : Known.Kernels)
+      K.Occupancy.Registers = 64;
+    std::ostringstream KOS;
+    renderSummary(Known, KOS);
+    EXPECT_EQ(KOS.str().find("<="), std::string::npos) << KOS.str();
+    EXPECT_NE(KOS.str().find("40 KiB (2/SM)"), std::string::npos) << KOS.str();
+  }
   // A kernel with a figure of its own on one architecture keeps the columns
   // apart.
   R.Kernels[2 * 4].StaticBytes = 2048; // plain on sm_100

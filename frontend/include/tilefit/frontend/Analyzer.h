@@ -51,6 +51,14 @@ struct ParseEnvironment {
   /// none). A parse that loads one does not load the precompiled runtime
   /// headers: the preamble holds them.
   PreambleStore *Preambles = nullptr;
+  /// Told (from any job's thread) when Clang crashed on a parse that loaded
+  /// something precompiled (runtime headers, an #include prefix, a preamble):
+  /// the unit was parsed again without it, and the message says whether
+  /// anything was lost. Null: said nowhere.
+  std::function<void(const std::string &)> FastPathCrashed;
+  /// Called as a parse that loads something precompiled starts (null: not).
+  /// For tests, to make a fast path crash.
+  std::function<void()> FastPathStarts;
 };
 
 /// The contents of \p File as parses see it: \p Env's unsaved buffer, else the

@@ -4,6 +4,8 @@
 
 #include "tilefit/model/Facts.h"
 
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -26,6 +28,25 @@ struct CheckInfo {
 const CheckInfo &checkInfo(CheckId Id);
 const std::vector<CheckInfo> &allChecks();
 std::string_view severityName(Severity S); ///< "error", "warning", "note"
+
+/// The check whose name is closest to \p Name (fewest edits, at most a third
+/// of the name's length), or "" where none is close.
+std::string_view closestCheck(std::string_view Name);
+
+/// What is wrong with a list of check globs (\p Globs, as given to \p Where:
+/// `--checks`, a configuration's `Checks`): a glob that matches no check is
+/// named, with the closest check's ("did you mean 'tilefit-budget'?"); where
+/// \p MustEnable, a list that enables no check is wrong too, as in clang-tidy.
+/// Nothing where the list is fine.
+std::optional<std::string> checkListProblem(std::string_view Globs,
+                                            std::string_view Where,
+                                            bool MustEnable);
+
+/// Whether \p Glob, from a NOLINT comment's list, reads as one of tilefit's
+/// checks misspelled: it matches no check, and names tilefit or is close to a
+/// check's name. (NOLINT lists are shared with clang-tidy, whose checks are
+/// not tilefit's business.) The closest check's name, or nothing.
+std::optional<std::string> misspelledNolintCheck(std::string_view Glob);
 
 } // namespace tilefit
 

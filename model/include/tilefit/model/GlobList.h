@@ -25,6 +25,8 @@ public:
   explicit GlobList(std::string_view Text);
   bool contains(std::string_view Name) const;
   bool empty() const { return Items.empty(); }
+  /// The globs as written, without their `-`, in order.
+  std::vector<std::string> patterns() const;
 
 private:
   struct Item {

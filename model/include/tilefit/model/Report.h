@@ -185,6 +185,13 @@ struct Report {
   std::string SourceRoot;
 };
 
+/// Whether \p K's blocks per SM are only what shared memory, warps and the
+/// block limit allow: nothing says how many registers a thread uses (no
+/// --registers or -maxrregcount), and no __launch_bounds__ minimum at or above
+/// that figure makes ptxas keep its registers to it. ptxas's register count may
+/// then allow fewer blocks, so the figure is a bound, not the occupancy.
+bool occupancyIsUpperBound(const KernelReport &K);
+
 } // namespace tilefit
 
 #endif
