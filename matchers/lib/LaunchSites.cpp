@@ -1133,6 +1133,9 @@ void LaunchCollector::follow(ASTContext &Ctx, const Stmt *Matched,
   Reading R = read(Ctx, Matched, Inner);
   if (R.Ignore)
     return;
+  if (Depth == 0)
+    AtLaunch = {R.Kernel != nullptr, R.L.DynamicBytes.has_value(),
+                R.L.BlockThreads.has_value(), R.A.Value.has_value()};
   // A launch helper (`ClusterLauncher::launch(grid, cluster, block, smem,
   // stream, kernel, params)`): read again at each call of the outermost
   // function, with its arguments.
@@ -1169,12 +1172,25 @@ void LaunchCollector::follow(ASTContext &Ctx, const Stmt *Matched,
   }
   const SourcePos Loc =
       At ? toSourcePos(Ctx.getSourceManager(), At->getBeginLoc()) : SourcePos();
+  // A call that decided nothing the launch lacked (its size still unknown,
+  // say, read at run time by the caller) is no place for it: the launch's own
+  // line is.
+  const bool Decided =
+      At && ((!AtLaunch.Kernel && R.Kernel) ||
+             (R.Attribute ? !AtLaunch.Value && R.A.Value.has_value()
+                          : (!AtLaunch.Bytes && R.L.DynamicBytes) ||
+                                (!AtLaunch.Threads && R.L.BlockThreads)));
   if (R.Attribute) {
     if (!R.Kernel)
       return; // an opt-in for a kernel not known statically: no launch of it is
               // either
-    if (At)
+    if (Decided)
       R.A.Loc = Loc;
+    else if (At)
+      for (const auto &[K, A] : Attributes)
+        if (A.Loc.File == R.A.Loc.File && A.Loc.Line == R.A.Loc.Line &&
+            A.Loc.Column == R.A.Loc.Column && A.Value == R.A.Value)
+          return; // the same reading through another call
     Attributes.push_back(
         {R.Kernel->getDefinition() ? R.Kernel->getDefinition() : R.Kernel,
          R.A});
@@ -1203,10 +1219,13 @@ void LaunchCollector::follow(ASTContext &Ctx, const Stmt *Matched,
   const FunctionDecl *Kernel =
       R.Kernel->getDefinition() ? R.Kernel->getDefinition() : R.Kernel;
   if (At) {
-    R.L.Loc = Loc;
-    R.L.Form += Via;
+    if (Decided) {
+      R.L.Loc = Loc;
+      R.L.Form += Via;
+    }
     // The same call read through two launches of the helper (its branches) is
-    // one launch.
+    // one launch; so is the launch read the same through two calls that
+    // decided nothing.
     for (const auto &[K, L] : Launches)
       if (K == Kernel && L.Loc.File == R.L.Loc.File &&
           L.Loc.Line == R.L.Loc.Line && L.Loc.Column == R.L.Loc.Column &&

@@ -64,6 +64,12 @@ private:
   void follow(clang::ASTContext &Ctx, const clang::Stmt *Matched,
               LaunchEvaluator &Inner, LaunchEvaluator &Top,
               const clang::CallExpr *At, int Depth);
+  /// What the launch or attribute call follow() reads knew by itself, before
+  /// any call of its function told it more: a reading at a call is placed at
+  /// that call only where the call decided one of these.
+  struct KnownAtLaunch {
+    bool Kernel = false, Bytes = false, Threads = false, Value = false;
+  } AtLaunch;
   /// The calls of \p F in the unit's own code, from functions that are not
   /// template patterns.
   llvm::ArrayRef<const clang::CallExpr *> callsTo(clang::ASTContext &Ctx,
