@@ -814,6 +814,10 @@ std::vector<std::string> parseCommandLine(const UnitJob &Job,
   // (The driver does not pass its -fno-cxx-modules on: said to the front end.)
   Args.push_back("-Xclang");
   Args.push_back("-fno-cxx-modules");
+  // A narrowing conversion in braced initialization (`coord c = {blockIdx.z,
+  // ...}` with int fields) is nvcc's warning 2361-D and Clang's error: a
+  // warning here too, so the kernel keeps its figures.
+  Args.push_back("-Wno-c++11-narrowing");
   Args.push_back("-fsyntax-only");
   Args.push_back("-w");
   // A unit with errors is analysed as Clang built it: let it report them all

@@ -40,6 +40,26 @@
 // comma. nvcc
 //   accepts it. Clang: "expected ')'". Rewrite: the blank before the second
 //   operand becomes a comma.
+// - asm-operand-number: `asm("mov.b32 %0, %8;" : ...)` with eight operands,
+//   in an `if constexpr` branch the instantiation discards. nvcc never checks
+//   the discarded branch. Clang checks the asm string where the template is
+//   defined: "invalid operand number in inline asm string". Rewrite: the
+//   number becomes zeros (`%0`, an operand that exists; the text of an asm
+//   statement matters to tilefit only for tcgen05.alloc). Where the branch is
+//   not discarded, nvcc's ptxas rejects the unit anyway.
+// - missing-typename: `sizeof(T::member_type)` on a dependent type, without
+//   `typename`. nvcc accepts it (EDG takes the name for the type it turns out
+//   to be). Clang: "missing 'typename' prior to dependent type name", and the
+//   declaration that holds it is invalid. Rewrite: `typename ` before the name.
+// - macro-pragma: `#define UNROLL #pragma unroll`, then `UNROLL` before a
+//   loop. nvcc takes the expanded `#pragma` as the pragma. Clang: "expected
+//   expression" at the expansion (a `#` is no directive there). Rewrite: the
+//   definition's `#pragma unroll` becomes `_Pragma("unroll")`, the operator
+//   form a macro may expand to.
+//
+// A narrowing conversion in braced initialization (`coord c = {blockIdx.z}`
+// with `int` fields) is nvcc's warning 2361-D and Clang's error; the parse is
+// told -Wno-c++11-narrowing instead of rewriting it (Analyzer.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "SourceFixups.h"
@@ -313,6 +333,78 @@ public:
     return true;
   }
 
+  void missingTypename(const ReportedError &E) {
+    auto P = pointOf(SM, E.Loc);
+    if (!P || SM.getExpansionLoc(E.Loc) != SM.getSpellingLoc(E.Loc))
+      return; // in a macro's expansion: not a place to write in
+    // Only before a qualified name written there (`T::member_type`).
+    llvm::StringRef Rest = P->Text.substr(P->Offset);
+    size_t Name = 0;
+    while (Name < Rest.size() &&
+           (isalnum(static_cast<unsigned char>(Rest[Name])) || Rest[Name] == '_'))
+      ++Name;
+    if (Name == 0 || !Rest.substr(Name).ltrim().starts_with("::"))
+      return;
+    add(*P, P->Offset, "typename ", "missing-typename", E.Loc, /*Insert=*/true);
+  }
+
+  void macroPragma(const ReportedError &E) {
+    if (!E.Loc.isMacroID())
+      return;
+    SourceLocation Spelling = SM.getSpellingLoc(E.Loc);
+    auto [FID, Offset] = SM.getDecomposedLoc(Spelling);
+    if (FID.isInvalid() || !SM.getFileEntryRefForID(FID))
+      return;
+    bool Invalid = false;
+    llvm::StringRef Text = SM.getBufferData(FID, &Invalid);
+    if (Invalid || Offset >= Text.size())
+      return;
+    // `#pragma <rest of the definition's line>`, inside a #define.
+    llvm::StringRef At = Text.substr(Offset);
+    if (!At.starts_with("#"))
+      return;
+    llvm::StringRef AfterHash = At.drop_front().ltrim(" \t");
+    if (!AfterHash.starts_with("pragma"))
+      return;
+    size_t LineStart = Text.rfind('\n', Offset);
+    LineStart = LineStart == llvm::StringRef::npos ? 0 : LineStart + 1;
+    if (!Text.slice(LineStart, Offset).ltrim().starts_with("#"))
+      return;
+    const size_t End = std::min(At.find_first_of("\r\n"), At.size());
+    llvm::StringRef Body = At.take_front(End).rtrim();
+    llvm::StringRef Pragma = AfterHash.drop_front(6).take_front(
+        Body.size() - (AfterHash.data() + 6 - At.data()));
+    std::string Escaped;
+    for (char C : Pragma.trim()) {
+      if (C == '"' || C == '\\')
+        Escaped += '\\';
+      Escaped += C;
+    }
+    FilePoint P{FID, static_cast<unsigned>(Offset), Text};
+    add(P, Offset, "_Pragma(\"" + Escaped + "\")", "macro-pragma", E.Loc,
+        /*Insert=*/false, Body.size());
+  }
+
+  void asmOperandNumber(const ReportedError &E) {
+    auto P = pointOf(SM, E.Loc);
+    if (!P || SM.getExpansionLoc(E.Loc) != SM.getSpellingLoc(E.Loc))
+      return;
+    llvm::StringRef T = P->Text;
+    unsigned Start = P->Offset, End = P->Offset;
+    while (Start > 0 && isdigit(static_cast<unsigned char>(T[Start - 1])))
+      --Start;
+    while (End < T.size() && isdigit(static_cast<unsigned char>(T[End])))
+      ++End;
+    // `%8`, or `%h8` with an operand modifier.
+    unsigned Percent = Start;
+    if (Percent > 0 && isalpha(static_cast<unsigned char>(T[Percent - 1])))
+      --Percent;
+    if (End == Start || Percent == 0 || T[Percent - 1] != '%')
+      return;
+    add(*P, Start, std::string(End - Start, '0'), "asm-operand-number",
+        E.Loc);
+  }
+
   void asmPercent(const ReportedError &E) {
     auto P = pointOf(SM, E.Loc);
     if (!P)
@@ -429,14 +521,20 @@ private:
     Edits.push_back(std::move(E));
   }
 
+  /// Replaces as many characters at \p Offset as \p Replacement has (so that
+  /// nothing else moves), or inserts it (\p Insert), or replaces \p Length
+  /// characters where given.
   void add(const FilePoint &P, unsigned Offset, std::string Replacement,
-           const char *Rule, SourceLocation Where) {
-    if (Offset + Replacement.size() > P.Text.size())
+           const char *Rule, SourceLocation Where, bool Insert = false,
+           std::optional<size_t> Length = std::nullopt) {
+    const size_t Replaced =
+        Insert ? 0 : Length.value_or(Replacement.size());
+    if (Offset + Replaced > P.Text.size())
       return;
     TextEdit E;
     E.File = pathOf(SM, P.File);
     E.Offset = Offset;
-    E.Length = static_cast<unsigned>(Replacement.size());
+    E.Length = static_cast<unsigned>(Replaced);
     E.Replacement = std::move(Replacement);
     E.What.Loc = matchers::toSourcePos(SM, Where);
     E.What.Rule = Rule;
@@ -480,6 +578,15 @@ std::vector<TextEdit> sourceFixups(ASTContext &Ctx,
     case diag::err_ovl_no_viable_function_in_call:
       if (Relocatable)
         R.deviceLaunchOfTemplate(E);
+      break;
+    case diag::err_typename_missing:
+      R.missingTypename(E);
+      break;
+    case diag::err_expected_expression:
+      R.macroPragma(E);
+      break;
+    case diag::err_asm_invalid_operand_number:
+      R.asmOperandNumber(E);
       break;
     case diag::err_asm_invalid_escape:
       R.asmPercent(E);
