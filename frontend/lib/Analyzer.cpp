@@ -660,6 +660,13 @@ static TranslationUnitFacts analyzeUnitSafely(const UnitJob &Job,
   return crashedFacts(Job);
 }
 
+/// \p Env without its fast paths: no precompiled headers, no preambles.
+static ParseEnvironment withoutFastPaths(const ParseEnvironment &Env) {
+  ParseEnvironment Plain = Env;
+  Plain.Pch = nullptr;
+  Plain.Preambles = nullptr;
+  return Plain;
+}
 
 std::string clangArchFor(const std::string &Target) {
   if (clang::StringToOffloadArch(Target) != clang::OffloadArch::UNKNOWN)
@@ -967,10 +974,8 @@ static TranslationUnitFacts analyzeUnitWith(const UnitJob &Job,
     // is the fast path's: the plain parse decides, and loses nothing.
     if (!Factory.loadedAnything())
       return crashedFacts(Job);
-    ParseEnvironment Plain = Env;
-    Plain.Pch = nullptr;
-    Plain.Preambles = nullptr;
-    TranslationUnitFacts Again = analyzeUnitWith(Job, Plain, FixupsLeft);
+    TranslationUnitFacts Again =
+        analyzeUnitWith(Job, withoutFastPaths(Env), FixupsLeft);
     // What was loaded is kept: built again, it would crash the same way, at
     // the cost of a build on top of the second parse.
     if (Env.FastPathCrashed)
@@ -988,10 +993,8 @@ static TranslationUnitFacts analyzeUnitWith(const UnitJob &Job,
     // built anew next time if it was at fault: Clang rejected it, or the parse
     // has no error without it. (A unit with errors of its own would otherwise
     // keep a rejected header, and parse twice, for good.)
-    ParseEnvironment Plain = Env;
-    Plain.Pch = nullptr;
-    Plain.Preambles = nullptr;
-    TranslationUnitFacts Again = analyzeUnitWith(Job, Plain, FixupsLeft);
+    TranslationUnitFacts Again =
+        analyzeUnitWith(Job, withoutFastPaths(Env), FixupsLeft);
     if ((!Again.Failed && !Again.Partial) || Factory.rejected(Problems))
       Factory.discard();
     return Again;
@@ -1102,11 +1105,9 @@ analyzeHostSideWith(const UnitJob &Job, const ParseEnvironment &Env,
       (!Ran ? Factory.loadedAnything()
             : Factory.retryWithout(Errors, Job.Command.File, Env))) {
     // The parse without the precompiled header or preamble decides.
-    ParseEnvironment Plain = Env;
-    Plain.Pch = nullptr;
-    Plain.Preambles = nullptr;
     size_t Before = Problems.size();
-    auto Again = analyzeHostSideWith(Job, Plain, Problems, Inputs, FixupsLeft);
+    auto Again = analyzeHostSideWith(Job, withoutFastPaths(Env), Problems,
+                                     Inputs, FixupsLeft);
     if (Problems.size() == Before || Factory.rejected(Errors))
       Factory.discard();
     return Again;

@@ -78,7 +78,7 @@ public:
     // ptxas's register count may allow fewer blocks (168 registers a thread
     // allow 3 blocks of 128 threads where shared memory allows 5): the figure
     // is what shared memory allows, and is said so.
-    const bool Certain = C.Registers || !occupancyIsUpperBound(K);
+    const bool Certain = !occupancyIsUpperBound(K);
     const std::string BlocksOf = std::to_string(Blocks) +
                                  (Blocks == 1 ? " block" : " blocks") + " of " +
                                  std::to_string(*O.BlockThreads) + " threads per SM on " +
