@@ -44,7 +44,38 @@ const Stmt *implicitParentOf(const Expr *E, const Expr *Init) {
   return nullptr;
 }
 
+/// Whether \p T is a const object nothing can change (no `mutable` field).
+static bool constObject(QualType T) {
+  if (!T.isConstQualified() || T->isReferenceType())
+    return false;
+  const auto *RD = T->getAsCXXRecordDecl();
+  return !RD || !RD->hasDefinition() || !RD->hasMutableFields();
+}
+
+/// Whether \p Ref is an argument of the call \p Parent bound to a reference to
+/// const (`launch(params)` with `void launch(const Params &)`): a read.
+static bool passedAsConstReference(const DeclRefExpr *Ref, const Stmt *Parent) {
+  const auto *Call = dyn_cast<CallExpr>(Parent);
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  if (!Callee)
+    return false;
+  // A member operator call's first argument is the object.
+  unsigned Shift = isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee);
+  for (unsigned I = 0; I < Call->getNumArgs(); ++I) {
+    if (Call->getArg(I) != Ref || I < Shift)
+      continue;
+    if (I - Shift >= Callee->getNumParams())
+      return false;
+    QualType T = Callee->getParamDecl(I - Shift)->getType();
+    return T->isReferenceType() && T->getPointeeType().isConstQualified();
+  }
+  return false;
+}
+
 bool neverWritten(const VarDecl *VD, const Stmt *Body) {
+  // `const Params p = Params(grid, block, 0, stream);`: nothing writes it.
+  if (constObject(VD->getType()))
+    return true;
   // Each use with the statement around it, found in the body alone (the unit's
   // parent map would be built for the whole unit).
   struct Uses : RecursiveASTVisitor<Uses> {
@@ -102,6 +133,8 @@ bool neverWritten(const VarDecl *VD, const Stmt *Body) {
                      ->getPointeeType()
                      .isConstQualified());
     bool Unevaluated = isa<UnaryExprOrTypeTraitExpr>(Parent);
+    if (E == Ref)
+      Read |= passedAsConstReference(Ref, Parent);
     if (!Read && !Unevaluated)
       return false;
   }
@@ -334,7 +367,7 @@ public:
     if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
       if (const auto *P = dyn_cast<ParmVarDecl>(DRE->getDecl())) {
         if (const Expr *A = argumentFor(P))
-          return Caller->configField(A, Name, Site->getBeginLoc(), Found, Why,
+          return Caller->configField(A, Name, siteLoc(), Found, Why,
                                      Depth + 1);
         ownParameter(P);
         return std::nullopt;
@@ -361,10 +394,50 @@ public:
 private:
   /// The argument the bound call passes for \p P, a parameter of this function.
   const Expr *argumentFor(const ParmVarDecl *P) const {
-    if (!Site || !Caller || P->getDeclContext() != Fn)
+    if (!(Site || Construct) || !Caller || P->getDeclContext() != Fn)
       return nullptr;
     unsigned I = P->getFunctionScopeIndex();
+    if (Construct)
+      return I < Construct->getNumArgs() ? Construct->getArg(I) : nullptr;
     return I < Site->getNumArgs() ? Site->getArg(I) : nullptr;
+  }
+  SourceLocation siteLoc() const {
+    return Construct ? Construct->getBeginLoc() : Site->getBeginLoc();
+  }
+
+  /// The fields \p Path of the object \p C constructs, as its constructor
+  /// leaves them: the last assignment in its body, else its member
+  /// initializer, read with \p C's arguments.
+  std::optional<APValue> constructed(const CXXConstructExpr *C,
+                                     llvm::ArrayRef<const FieldDecl *> Path,
+                                     std::string &Why, int Depth) {
+    const FunctionDecl *Def = nullptr;
+    if (Path.empty() || Depth > 32 || !C->getConstructor() ||
+        !C->getConstructor()->hasBody(Def) || !Def)
+      return std::nullopt;
+    const auto *Ctor = dyn_cast<CXXConstructorDecl>(Def);
+    if (!Ctor || Ctor->isDelegatingConstructor() ||
+        Ctor->getParent() != Path.front()->getParent())
+      return std::nullopt;
+    LaunchEvaluator Inner(Ctx, Ctor, ReadOnly, nullptr, this);
+    Inner.Construct = C;
+    return Inner.stateOf(nullptr, Path, Ctor->getBody()->getEndLoc(), Why,
+                         Depth + 1);
+  }
+
+  /// `this->a.b` in a member function: true, with \p Path the fields from
+  /// `a` down.
+  static bool rootedAtThis(const Expr *E,
+                           llvm::SmallVectorImpl<const FieldDecl *> &Path) {
+    llvm::SmallVector<const FieldDecl *, 4> Fields;
+    const auto *M = dyn_cast<MemberExpr>(peelFields(E, Fields));
+    const auto *F = M ? dyn_cast<FieldDecl>(M->getMemberDecl()) : nullptr;
+    if (!F || !M->isArrow() ||
+        !isa<CXXThisExpr>(M->getBase()->IgnoreParenImpCasts()))
+      return false;
+    Path.push_back(F);
+    Path.append(Fields.begin(), Fields.end());
+    return true;
   }
 
   /// Whether \p P is a parameter of this function no call binds; notes it for
@@ -468,6 +541,9 @@ private:
     if (const auto *D = dyn_cast<CXXDefaultInitExpr>(B))
       B = D->getExpr()->IgnoreImplicit();
     B = B->IgnoreParens();
+    if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(B);
+        Cast && Cast->getCastKind() == CK_ConstructorConversion)
+      B = Cast->getSubExpr()->IgnoreImplicit();
     if (const auto *M = dyn_cast<MemberExpr>(B); M && !M->isArrow()) {
       llvm::SmallVector<const FieldDecl *, 4> Longer;
       const Expr *Inner = peelFields(M, Longer);
@@ -494,6 +570,12 @@ private:
           Path.front()->getFieldIndex() < 3)
         return field(Copy->getArg(Path.front()->getFieldIndex()),
                      Path.drop_front(), Why, Depth + 1);
+      // A constructor's work (ggml's `ggml_cuda_kernel_launch_params(grid,
+      // block, 0, stream)`: `shmem((size_t)shmem_)`): the field as it leaves
+      // it, with this construction's arguments.
+      if (!Copy->getConstructor()->isCopyOrMoveConstructor())
+        if (auto V = constructed(Copy, Path, Why, Depth + 1))
+          return V;
     }
     if (const auto *DRE = dyn_cast<DeclRefExpr>(B)) {
       if (const auto *P = dyn_cast<ParmVarDecl>(DRE->getDecl())) {
@@ -586,7 +668,8 @@ private:
         if (!SM->isBeforeInTranslationUnit(Where, Before))
           return;
         llvm::SmallVector<const FieldDecl *, 4> Fields;
-        if (Self->rootOf(LHS, Fields) != Root)
+        if (Root ? Self->rootOf(LHS, Fields) != Root
+                 : !rootedAtThis(LHS, Fields))
           return;
         if (Fields.size() > Path.size() ||
             !std::equal(Fields.begin(), Fields.end(), Path.begin()))
@@ -622,7 +705,17 @@ private:
     }
     if (A.Last)
       return value(A.Last, Why, Depth + 1);
-    return initialValue(Root->getInit(), Path, Why, Depth + 1);
+    if (Root)
+      return initialValue(Root->getInit(), Path, Why, Depth + 1);
+    // The object a constructor builds: its member initializer (an implicit
+    // one for a default member initializer).
+    if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(Fn))
+      for (const CXXCtorInitializer *Init : Ctor->inits())
+        if (Init->getMember() == Path.front())
+          return initialValue(Init->getInit(), Path.drop_front(), Why,
+                              Depth + 1);
+    Why = "it is never set";
+    return std::nullopt;
   }
 
   /// The fields \p Path of what \p Init initializes.
@@ -640,6 +733,10 @@ private:
       E = D->getExpr()->IgnoreImplicit();
     if (isa<ImplicitValueInitExpr>(E))
       return integer(0);
+    // `T(x)`, a construction written as a cast.
+    if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E);
+        Cast && Cast->getCastKind() == CK_ConstructorConversion)
+      E = Cast->getSubExpr()->IgnoreImplicit();
     if (const auto *List = dyn_cast<InitListExpr>(E)) {
       const InitListExpr *Sem =
           List->isSemanticForm() ? List : List->getSemanticForm();
@@ -657,6 +754,12 @@ private:
         Copy && Copy->getNumArgs() == 1 &&
         Copy->getConstructor()->isCopyOrMoveConstructor())
       E = Copy->getArg(0)->IgnoreImplicit();
+    // Built by a constructor (`auto cfg = ggml_cuda_pdl_config(params)`,
+    // which sets `cfg.dynamicSmemBytes = params.shmem` in its body).
+    if (const auto *C = dyn_cast<CXXConstructExpr>(E);
+        C && !C->getConstructor()->isCopyOrMoveConstructor())
+      if (auto V = constructed(C, Path, Why, Depth + 1))
+        return V;
     if (const auto *Call = dyn_cast<CallExpr>(E);
         Call && !isa<CXXOperatorCallExpr>(Call)) {
       const FunctionDecl *Callee = Call->getDirectCallee();
@@ -758,6 +861,8 @@ private:
   const FunctionDecl *Fn;
   llvm::DenseMap<const VarDecl *, bool> *ReadOnly;
   const CallExpr *Site;    ///< The call this evaluator stands for, if any.
+  /// The construction this evaluator (of a constructor) stands for, if any.
+  const CXXConstructExpr *Construct = nullptr;
   LaunchEvaluator *Caller; ///< The evaluator of the function that makes it.
 };
 

@@ -225,6 +225,12 @@ public:
   llvm::SetVector<const FunctionDecl *> Callees;
   /// Local arrays and array-holding objects, in source order.
   llvm::SetVector<const VarDecl *> Locals;
+  /// The block scopes walked, in pre-order (FunctionFacts::ScopeParents).
+  std::vector<size_t> ScopeParents{0};
+  /// The scope each of Locals is declared in.
+  std::vector<size_t> LocalScopes;
+  /// Each scope a function is called in (or its address taken), in order.
+  llvm::SetVector<std::pair<const FunctionDecl *, size_t>> CallScopes;
   std::vector<TmemAllocation> Tmem;
   /// The body holds code Clang could not build after an error (a recovery
   /// expression, an invalid declaration, a reference to one): what it refers to
@@ -233,10 +239,29 @@ public:
 
   bool pruneConstantBranches() const { return true; }
 
+  // A declaration ends with the block, or the for/if/while/switch statement,
+  // it is made in.
+  static bool opensScope(const Stmt *S) {
+    return isa<CompoundStmt, ForStmt, CXXForRangeStmt, IfStmt, WhileStmt,
+               SwitchStmt, CXXCatchStmt>(S);
+  }
+  bool dataTraverseStmtPre(Stmt *S) {
+    if (S && opensScope(S)) {
+      ScopeParents.push_back(scope());
+      Open.push_back(ScopeParents.size() - 1);
+    }
+    return true;
+  }
+  bool dataTraverseStmtPost(Stmt *S) {
+    if (S && opensScope(S) && !Open.empty())
+      Open.pop_back();
+    return true;
+  }
+
   bool VisitVarDecl(VarDecl *VD) {
     Unbuilt |= VD->isInvalidDecl();
-    if (isPerThreadArray(Ctx, VD))
-      Locals.insert(VD);
+    if (isPerThreadArray(Ctx, VD) && Locals.insert(VD))
+      LocalScopes.push_back(scope());
     return true;
   }
   bool VisitRecoveryExpr(RecoveryExpr *) {
@@ -263,28 +288,28 @@ public:
       if (VD->hasAttr<CUDASharedAttr>() && !Dropped.count(E))
         Vars.insert(VD->getCanonicalDecl());
     } else if (const auto *FD = dyn_cast<FunctionDecl>(E->getDecl())) {
-      Callees.insert(FD);
+      call(FD);
     }
     return true;
   }
   bool VisitMemberExpr(MemberExpr *E) {
     if (const auto *MD = dyn_cast<CXXMethodDecl>(E->getMemberDecl()))
-      Callees.insert(MD);
+      call(MD);
     return true;
   }
   bool VisitCXXConstructExpr(CXXConstructExpr *E) {
-    Callees.insert(E->getConstructor());
+    call(E->getConstructor());
     dropUnusedArguments(E);
     return true;
   }
   bool VisitCXXNewExpr(CXXNewExpr *E) {
     if (const FunctionDecl *FD = E->getOperatorNew())
-      Callees.insert(FD);
+      call(FD);
     return true;
   }
   bool VisitCXXDeleteExpr(CXXDeleteExpr *E) {
     if (const FunctionDecl *FD = E->getOperatorDelete())
-      Callees.insert(FD);
+      call(FD);
     return true;
   }
   bool TraverseLambdaExpr(LambdaExpr *E) {
@@ -300,6 +325,12 @@ public:
   }
 
 private:
+  size_t scope() const { return Open.empty() ? 0 : Open.back(); }
+  void call(const FunctionDecl *FD) {
+    Callees.insert(FD);
+    CallScopes.insert({FD, scope()});
+  }
+
   /// A `__shared__` variable passed only where the callee never uses it is no
   /// reference.
   void dropUnusedArguments(const Expr *Call) {
@@ -316,6 +347,9 @@ private:
   const bool InAllocator;
   UnusedParameters &Unused;
   llvm::SmallPtrSet<const DeclRefExpr *, 4> Dropped;
+  /// The scopes the walk is in, innermost last; scope 0 (the function, with
+  /// its member initializers) below them.
+  std::vector<size_t> Open;
 };
 
 /// Which error of the unit, if any, may have changed what \p Kernel reaches
@@ -609,6 +643,15 @@ void SharedMemoryCollector::finish(ASTContext &Ctx,
               F.Callees.end())
             F.Callees.push_back(C);
         }
+      F.ScopeParents = S.ScopeParents;
+      for (const auto &[Callee, Scope] : S.CallScopes)
+        if (const FunctionDecl *Def = DefinitionOf(Callee)) {
+          std::pair<size_t, size_t> Call{FunctionIndex.lookup(Def), Scope};
+          if (std::find(F.CallScopes.begin(), F.CallScopes.end(), Call) ==
+              F.CallScopes.end())
+            F.CallScopes.push_back(Call);
+        }
+      F.LocalArrayScopes = S.LocalScopes;
       for (const VarDecl *VD : S.Vars)
         if (auto It = VarIndex.find(VD); It != VarIndex.end())
           F.SharedRefs.push_back(It->second);

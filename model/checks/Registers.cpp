@@ -36,9 +36,11 @@ std::vector<Note> arrayNotes(const KernelReport &K) {
   return Notes;
 }
 
-/// Per-thread arrays above the registers ptxas may give a thread (they spill to
-/// local memory), or, without __launch_bounds__, above what a block of its
-/// launch can have.
+/// Per-thread arrays live at once above the registers ptxas may give a thread,
+/// or, without __launch_bounds__, above what a block of its launch can have. A
+/// remark without a verdict: what ptxas does with them (keeps them in
+/// registers after optimizing, puts them in the stack frame, spills) is not
+/// known from the source.
 class RegistersCheck : public KernelCheck {
 public:
   void check(const KernelReport &K, const KernelContext &C,
@@ -48,21 +50,20 @@ public:
     if (!R.RegistersPerThread || *R.RegistersPerThread == 0)
       return;
     const uint64_t Regs = *R.RegistersPerThread;
-    std::string Message = "kernel '" + K.Name + "' keeps " +
+    std::string Message = "kernel '" + K.Name + "' declares " +
                           bytesPhrase(*R.BytesPerThread) +
-                          " per thread in local arrays on " + K.Arch + ", " +
-                          registersPhrase(Regs);
+                          " per thread in local arrays live at once on " +
+                          K.Arch + " (" + registersPhrase(Regs) + ")";
     std::vector<Note> Extra;
+    std::optional<uint64_t> LaunchLimit;
     if (R.Limit && Regs > *R.Limit) {
       if (R.LimitBasis == "registers.per_thread")
-        Message += ", more than the " + std::to_string(*R.Limit) +
-                   " registers a thread can have";
+        Message += "; a thread can have at most " + std::to_string(*R.Limit) +
+                   " registers";
       else
-        Message += ", more than the " + std::to_string(*R.Limit) +
-                   " registers per thread " + R.LimitBasis +
-                   (K.Bounds ? " leaves" : " allows");
-      Message +=
-          "; what of them is live at once beyond that spills to local memory";
+        Message += "; " + R.LimitBasis +
+                   (K.Bounds ? " leaves at most " : " allows at most ") +
+                   std::to_string(*R.Limit) + " registers per thread";
       if (K.Bounds && R.LimitBasis.rfind("__launch_bounds__", 0) == 0 &&
           !R.LimitNote.empty())
         Extra.push_back({R.LimitNote + ": at most " + std::to_string(*R.Limit) +
@@ -79,9 +80,8 @@ public:
                  " registers per thread",
              K.Bounds->Loc});
     } else if (!K.Bounds && Arch) {
-      // Without __launch_bounds__ ptxas does not know the block size and does
-      // not spill to fit it: a launch whose block cannot have the registers
-      // fails.
+      // Without __launch_bounds__ ptxas does not know the block size: a launch
+      // whose block cannot have the registers the kernel ends up with fails.
       const LaunchReport *Widest = nullptr;
       for (const LaunchReport &L : K.Launches)
         if (L.BlockThreads &&
@@ -92,13 +92,11 @@ public:
       auto Fits = launchBoundsRegisterLimit(*Arch, *Widest->BlockThreads, 1);
       if (!Fits || Regs <= *Fits || (R.Limit && *R.Limit <= *Fits))
         return;
-      Message += ", more than the " + std::to_string(*Fits) +
-                 " registers per thread a block of " +
-                 std::to_string(*Widest->BlockThreads) +
-                 " threads can have there; unless " + "__launch_bounds__(" +
-                 std::to_string(*Widest->BlockThreads) +
-                 ") makes ptxas spill them, the launch fails (too many "
-                 "resources requested)";
+      LaunchLimit = *Fits;
+      Message += "; a block of " + std::to_string(*Widest->BlockThreads) +
+                 " threads can have at most " + std::to_string(*Fits) +
+                 " registers per thread there, and a launch whose kernel uses "
+                 "more fails (too many resources requested)";
       Extra.push_back({"launched here with " +
                            std::to_string(*Widest->BlockThreads) +
                            " threads per block",
@@ -106,11 +104,14 @@ public:
     } else {
       return;
     }
+    Message += "; which of them stay in registers is ptxas's choice";
     Diagnostic D = makeDiagnostic(CheckId::Registers, K, Message);
     D.Figures = {{"array_bytes_per_thread", *R.BytesPerThread},
                  {"array_registers_per_thread", Regs}};
     if (R.Limit)
       D.Figures.push_back({"registers_per_thread_limit", *R.Limit});
+    if (LaunchLimit)
+      D.Figures.push_back({"launch_registers_per_thread_limit", *LaunchLimit});
     D.Notes = arrayNotes(K);
     D.Notes.insert(D.Notes.end(), Extra.begin(), Extra.end());
     addInstantiationNote(K, D);

@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 namespace nlohmann {
 template <typename T> struct adl_serializer<std::optional<T>> {
   static void to_json(json &J, const std::optional<T> &V) {
@@ -95,7 +97,9 @@ TILEFIT_JSON_ENUM(ExtentConstraint::Kind,
                    {ExtentConstraint::Kind::PowerOfTwo, "power_of_two"}})
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ExtentConstraint, Name, Is, Value)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FunctionFacts, Name, NoInline, Callees,
-                                   SharedRefs, SharedDecls, LocalArrays, Tmem)
+                                   SharedRefs, SharedDecls, LocalArrays,
+                                   ScopeParents, LocalArrayScopes, CallScopes,
+                                   Tmem)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelFacts, Name, Mangled, Loc,
                                    InstantiatedAt, Function, Reached,
                                    Unreferenced, Launches, Attributes, Bounds,
@@ -121,7 +125,7 @@ namespace {
 // a miss (it lacks them), never a report without them. 6: SkippedHostCalls,
 // KernelFacts::Constraints. 7: the raw call graph (Functions,
 // KernelFacts::Function).
-constexpr const char *Schema = "tilefit-facts/7";
+constexpr const char *Schema = "tilefit-facts/8";
 
 /// Every index of \p P refers to one of \p VarCount variables or to one of its
 /// functions.
@@ -173,6 +177,20 @@ bool consistent(const TranslationUnitFacts &F) {
           return false;
     for (size_t I : Fn.LocalArrays)
       if (I >= F.LocalArrays.size())
+        return false;
+    // Scopes come in pre-order: each one's parent before it.
+    const size_t Scopes = std::max<size_t>(1, Fn.ScopeParents.size());
+    for (size_t I = 0; I < Fn.ScopeParents.size(); ++I)
+      if (I ? Fn.ScopeParents[I] >= I : Fn.ScopeParents[I] != 0)
+        return false;
+    if (!Fn.LocalArrayScopes.empty() &&
+        Fn.LocalArrayScopes.size() != Fn.LocalArrays.size())
+      return false;
+    for (size_t S : Fn.LocalArrayScopes)
+      if (S >= Scopes)
+        return false;
+    for (const auto &[Callee, S] : Fn.CallScopes)
+      if (Callee >= F.Functions.size() || S >= Scopes)
         return false;
   }
   return consistentProgram(F.Emission, F.Vars.size()) &&

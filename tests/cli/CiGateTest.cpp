@@ -214,9 +214,9 @@ TEST_F(CiGate, NolintLeavesNoMarkAndNoNoiseInFilesWithoutFindings) {
 __global__ void dyn(float *o) { extern __shared__ float d[]; d[threadIdx.x] = o[0]; __syncthreads(); o[1] = d[threadIdx.x + 1]; }
 )");
   std::string K = write("k.cu", R"(#include "dyn.cuh"
-#define BODY(n) float acc[512]; for (int i = 0; i < 512; ++i) acc[i] = o[i * n]; o[0] = acc[threadIdx.x % 512];
-__global__ void quiet(float *o) { BODY(1) } // NOLINT(tilefit-registers)
-__global__ void loud(float *o) { BODY(2) }
+#define BODY(n) __shared__ float t[10240]; t[threadIdx.x] = o[n]; __syncthreads(); o[0] = t[threadIdx.x + 1];
+__global__ void __launch_bounds__(256, 8) quiet(float *o) { BODY(1) } // NOLINT(tilefit-occupancy)
+__global__ void __launch_bounds__(256, 8) loud(float *o) { BODY(2) }
 void host(float *o) { dyn<<<1, 128, 65536>>>(o); }
 )");
   CommandResult R = tilefit({"--arch=sm_90", K, "--"});

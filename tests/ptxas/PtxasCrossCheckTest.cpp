@@ -52,6 +52,50 @@ bool demangledName(const std::string &Mangled, const std::string &Name) {
          D[Start + Name.size()] == '(' && (Start == 0 || D[Start - 1] == ' ');
 }
 
+/// tilefit-registers states no verdict ptxas contradicts: a warning only on a
+/// kernel ptxas spills, a remark only where ptxas meets the pressure it
+/// describes (a stack frame, spill stores, or the registers at a limit the
+/// remark names).
+void checkRegisterFindings(const Report &R, const PtxasFigures &P,
+                           const std::string &Arch) {
+  for (const Diagnostic &D : R.Diagnostics) {
+    if (D.Check != "tilefit-registers" || D.Arch != Arch)
+      continue;
+    auto K = std::find_if(R.Kernels.begin(), R.Kernels.end(),
+                          [&](const KernelReport &K) {
+                            return K.Arch == Arch && K.Name == D.Kernel;
+                          });
+    ASSERT_NE(K, R.Kernels.end()) << D.Kernel;
+    auto ForArch = P.KernelResources.find(Arch);
+    if (ForArch == P.KernelResources.end())
+      continue;
+    auto It = ForArch->second.find(comparable(K->Mangled));
+    if (It == ForArch->second.end())
+      continue;
+    const PtxasFigures::Resources &Theirs = It->second;
+    std::string Said = Arch + ": " + D.Message + "; ptxas: " +
+                       std::to_string(Theirs.Registers) + " registers, " +
+                       std::to_string(Theirs.StackFrame) +
+                       " bytes stack frame, " +
+                       std::to_string(Theirs.SpillStores) +
+                       " bytes spill stores";
+    if (D.Level >= Severity::Warning) {
+      EXPECT_GT(Theirs.SpillStores, 0u) << "a warning ptxas contradicts: "
+                                        << Said;
+      continue;
+    }
+    uint64_t Limit = UINT64_MAX;
+    for (const auto &[Name, Value] : D.Figures)
+      if (Name == "registers_per_thread_limit" ||
+          Name == "launch_registers_per_thread_limit")
+        Limit = std::min(Limit, Value);
+    EXPECT_TRUE(Theirs.StackFrame > 0 || Theirs.SpillStores > 0 ||
+                Theirs.Registers >= Limit)
+        << "a remark on a kernel ptxas keeps in registers below its limit: "
+        << Said;
+  }
+}
+
 class PtxasCrossCheck : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(PtxasCrossCheck, FiguresEqualPtxas) {
@@ -117,6 +161,7 @@ TEST_P(PtxasCrossCheck, FiguresEqualPtxas) {
         ADD_FAILURE() << Arch << ": tilefit reports " << K->Name << " ("
                       << Mangled << "), which ptxas does not compile";
     RecordProperty(Arch + "_kernels_checked", static_cast<int>(Checked));
+    checkRegisterFindings(R, P, Arch);
 
     // Constant memory: ptxas prints cmem[3] before sm_90 (nothing when there is
     // none), and the figure of its error everywhere.

@@ -201,13 +201,17 @@ int ptxasRun(const std::string &File, const std::vector<std::string> &Flags,
 void parsePtxasOutput(const std::string &Text, PtxasFigures &P) {
   static const std::regex Entry(
       R"(Compiling entry function '([^']+)' for '(sm_\w+)')");
-  static const std::regex Used(R"(Used \d+ registers)");
+  static const std::regex Used(R"(Used (\d+) registers)");
+  static const std::regex Properties(R"(Function properties for (\S+))");
+  static const std::regex Frame(
+      R"((\d+) bytes stack frame, (\d+) bytes spill stores)");
   static const std::regex Smem(R"((\d+) bytes smem)");
   static const std::regex Module(R"(\d+ bytes gmem)");
   static const std::regex Cmem3(R"((\d+) bytes cmem\[3\])");
   static const std::regex TooMuch(
       R"(too much global constant data \((0x[0-9a-fA-F]+) bytes)");
-  std::string Name, Arch;
+  std::string Name, Arch, PropertiesOf;
+  std::map<std::string, PtxasFigures::Resources> Pending;
   // Each module's figure comes before its first entry function, which names the
   // architecture.
   std::optional<uint64_t> ModuleConstant, ErrorConstant;
@@ -232,7 +236,16 @@ void parsePtxasOutput(const std::string &Text, PtxasFigures &P) {
       if (ModuleConstant)
         P.ConstantBytes[Arch] = *ModuleConstant;
       ModuleConstant.reset();
-    } else if (!Name.empty() && std::regex_search(Line, Used)) {
+    } else if (std::regex_search(Line, M, Properties)) {
+      PropertiesOf = M[1];
+    } else if (!PropertiesOf.empty() && std::regex_search(Line, M, Frame)) {
+      Pending[PropertiesOf].StackFrame = std::stoull(M[1]);
+      Pending[PropertiesOf].SpillStores = std::stoull(M[2]);
+      PropertiesOf.clear();
+    } else if (!Name.empty() && std::regex_search(Line, M, Used)) {
+      PtxasFigures::Resources Res = Pending[Name];
+      Res.Registers = std::stoull(M[1]);
+      P.KernelResources[Arch][Name] = Res;
       uint64_t Bytes = std::regex_search(Line, M, Smem) ? std::stoull(M[1]) : 0;
       P.Figures[Arch][Name] = Bytes;
       Name.clear();

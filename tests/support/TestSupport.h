@@ -80,6 +80,15 @@ struct PtxasFigures {
   /// figure of "File uses too much global constant data (0x... bytes, ...)"
   /// (every architecture). Absent otherwise.
   std::map<std::string, uint64_t> ConstantBytes;
+  /// What ptxas gave each kernel besides shared memory: "Used N registers",
+  /// and its "Function properties" line.
+  struct Resources {
+    uint64_t Registers = 0;
+    uint64_t StackFrame = 0;  ///< "N bytes stack frame"
+    uint64_t SpillStores = 0; ///< "N bytes spill stores"
+  };
+  /// KernelResources[arch][mangled].
+  std::map<std::string, std::map<std::string, Resources>> KernelResources;
 };
 PtxasFigures ptxasFigures(const std::string &File,
                           const std::vector<std::string> &Flags,

@@ -127,6 +127,35 @@ TEST(CallGraph,
   EXPECT_EQ(TU.Kernels[0].LocalArrays, (Indices{0, 1, 4}));
 }
 
+TEST(CallGraph, ArraysOfSiblingScopesAreNeverLiveTogether) {
+  // f0: scope 1 is the body; scopes 2 and 3 two loops one after the other in
+  // it, scope 4 a block inside the second. a0 (8 B) in the body, a1 and a2 (48
+  // B together) in the first loop, a3 (16 B) in the second, a4 (16 B) in its
+  // block: 8 + 48 against 8 + 16 + 16.
+  TranslationUnitFacts TU = unit(0, {8, 16, 32, 16, 16}, 2);
+  FunctionFacts &F = TU.Functions[0];
+  F.ScopeParents = {0, 0, 1, 1, 3};
+  F.LocalArrays = {0, 1, 2, 3, 4};
+  F.LocalArrayScopes = {1, 2, 2, 3, 4};
+  resolveCallGraph(TU);
+  EXPECT_EQ(TU.Kernels[0].LocalArrays, (Indices{0, 1, 2}));
+
+  // A call in the second loop's block to a function holding 40 B: 8 + 16 + 16
+  // + 40 is now the heaviest point.
+  TU.LocalArrays.push_back(TU.LocalArrays[0]);
+  TU.LocalArrays.back().Bytes = 40;
+  TU.Functions[1].LocalArrays = {5};
+  TU.Functions[0].Callees = {1};
+  TU.Functions[0].CallScopes = {{1, 4}};
+  resolveCallGraph(TU);
+  EXPECT_EQ(TU.Kernels[0].LocalArrays, (Indices{0, 3, 4, 5}));
+
+  // Called from the first loop instead: 8 + 48 + 40.
+  TU.Functions[0].CallScopes = {{1, 2}};
+  resolveCallGraph(TU);
+  EXPECT_EQ(TU.Kernels[0].LocalArrays, (Indices{0, 1, 2, 5}));
+}
+
 TEST(CallGraph, ACycleCountsItsArraysWhereItIsEntered) {
   TranslationUnitFacts TU = unit(0, {4, 32}, 2);
   TU.Functions[0].Callees = {1};

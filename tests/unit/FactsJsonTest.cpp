@@ -124,6 +124,9 @@ std::string text(const char *What, unsigned S) {
   F(SharedRefs, {1})                                                           \
   F(SharedDecls, {0, 1})                                                       \
   F(LocalArrays, {1})                                                          \
+  F(ScopeParents, {0, 0, 1})                                                   \
+  F(LocalArrayScopes, {2})                                                     \
+  F(CallScopes, {{1, 2}, {0, 1}})                                              \
   F(Tmem, {make<TmemAllocation>(S + 1100)})
 
 #define FIELDS_KernelFacts(F)                                                  \
@@ -743,6 +746,28 @@ TEST(FactsJsonTest, IndicesOutOfRangeAreRejected) {
            }},
           {"function LocalArrays",
            [](TranslationUnitFacts &F) { F.Functions[1].LocalArrays = {2}; }},
+          // Scopes: a parent after its child (a cycle), an array's or a
+          // call's scope past the last, an array without its scope.
+          {"ScopeParents",
+           [](TranslationUnitFacts &F) {
+             F.Functions[0].ScopeParents = {0, 2, 1};
+           }},
+          {"LocalArrayScopes",
+           [](TranslationUnitFacts &F) {
+             F.Functions[0].LocalArrayScopes = {3};
+           }},
+          {"LocalArrayScopes count",
+           [](TranslationUnitFacts &F) {
+             F.Functions[0].LocalArrayScopes = {1, 1};
+           }},
+          {"CallScopes scope",
+           [](TranslationUnitFacts &F) {
+             F.Functions[0].CallScopes.push_back({0, 3});
+           }},
+          {"CallScopes callee",
+           [](TranslationUnitFacts &F) {
+             F.Functions[0].CallScopes.push_back({2, 0});
+           }},
           {"TopLevel variable",
            [](TranslationUnitFacts &F) {
              F.Emission.TopLevel.push_back({EmissionEvent::Kind::Variable, 2});

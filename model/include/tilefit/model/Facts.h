@@ -222,6 +222,18 @@ struct FunctionFacts {
   /// Its per-thread arrays and array-holding objects (indices into
   /// TranslationUnitFacts::LocalArrays), in source order.
   std::vector<size_t> LocalArrays;
+  /// The block scopes of its body, in pre-order: blocks, and the statements
+  /// whose declarations end with them (for, range-based for, if, while,
+  /// switch). ScopeParents[I] is the scope enclosing scope I; scope 0 is the
+  /// function as a whole (its own parent). Empty: one scope holds everything.
+  std::vector<size_t> ScopeParents;
+  /// For each of LocalArrays, the scope that declares it: an array lives until
+  /// its scope ends, so arrays of sibling scopes are never live at once.
+  std::vector<size_t> LocalArrayScopes;
+  /// Each scope a callee is called in: (index into
+  /// TranslationUnitFacts::Functions, scope), each pair once, in source order.
+  /// A callee without an entry is taken as called in scope 0.
+  std::vector<std::pair<size_t, size_t>> CallScopes;
   /// Its Tensor Memory requests.
   std::vector<TmemAllocation> Tmem;
 };
