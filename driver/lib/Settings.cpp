@@ -58,6 +58,8 @@ Expected<std::unique_ptr<Settings>> makeSettings(const frontend::Config &Cfg,
   S->Opts.Checks = Cfg.Checks.value_or("*");
   if (Cfg.KernelBudgets)
     S->Opts.KernelBudgets = *Cfg.KernelBudgets;
+  if (Cfg.DynamicSharedMemory)
+    S->Opts.DynamicSizes = *Cfg.DynamicSharedMemory;
   S->Opts.Registers = Req.Registers;
   if (Cfg.HeaderFilterRegex && !Cfg.HeaderFilterRegex->empty()) {
     S->HeaderFilter = std::make_unique<Regex>(*Cfg.HeaderFilterRegex);

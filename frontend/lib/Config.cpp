@@ -115,13 +115,19 @@ public:
         forEachItem(V, "a list of {Kernel, Bytes or Fraction}",
                     [&](yaml::Node *N) { Budgets.push_back(kernelBudget(N)); });
         C.KernelBudgets = std::move(Budgets);
+      } else if (Key == "DynamicSharedMemory") {
+        std::vector<KernelDynamicSize> Sizes;
+        forEachItem(V, "a list of {Kernel, Bytes}", [&](yaml::Node *N) {
+          Sizes.push_back(dynamicSize(N));
+        });
+        C.DynamicSharedMemory = std::move(Sizes);
       } else if (Error.empty()) {
         problem(
             KV.getKey(),
             "unknown key '" + Key +
                 "' (expected Checks, WarningsAsErrors, Budget, Architectures, "
                 "CapacityDatabase, HeaderFilterRegex, AllowParseErrors, "
-                "KernelBudgets or PrecompileIncludes)");
+                "KernelBudgets, DynamicSharedMemory or PrecompileIncludes)");
       }
     }
     if (!Error.empty())
@@ -237,6 +243,38 @@ private:
     }
     for (yaml::Node &Item : *Seq)
       Visit(&Item);
+  }
+
+  /// `{Kernel: 'softmax_*', Bytes: 4096}`.
+  KernelDynamicSize dynamicSize(yaml::Node *N) {
+    KernelDynamicSize D;
+    auto *Map = llvm::dyn_cast_or_null<yaml::MappingNode>(N);
+    if (!Map) {
+      problem(N, "expected {Kernel: glob, Bytes: n}");
+      return D;
+    }
+    bool HaveBytes = false;
+    for (yaml::KeyValueNode &KV : *Map) {
+      std::string Key = scalar(KV.getKey(), "a key");
+      if (!Error.empty())
+        return D;
+      if (Key == "Kernel") {
+        D.Kernel = scalar(KV.getValue(), "a glob over kernel names");
+      } else if (Key == "Bytes") {
+        std::string Text = scalar(KV.getValue(), "a byte count");
+        unsigned long long V = 0;
+        if (Error.empty() && llvm::StringRef(Text).getAsInteger(10, V))
+          problem(KV.getValue(), "expected a byte count, got '" + Text + "'");
+        D.Bytes = V;
+        HaveBytes = true;
+      } else {
+        problem(KV.getKey(),
+                "unknown key '" + Key + "' (expected Kernel or Bytes)");
+      }
+    }
+    if (Error.empty() && (D.Kernel.empty() || !HaveBytes))
+      problem(N, "a dynamic shared memory size needs a Kernel glob and Bytes");
+    return D;
   }
 
   KernelBudget kernelBudget(yaml::Node *N) {
@@ -359,6 +397,8 @@ void Config::overlay(const Config &Over) {
     AllowParseErrors = Over.AllowParseErrors;
   if (Over.KernelBudgets)
     KernelBudgets = Over.KernelBudgets;
+  if (Over.DynamicSharedMemory)
+    DynamicSharedMemory = Over.DynamicSharedMemory;
   if (Over.PrecompileIncludes)
     PrecompileIncludes = Over.PrecompileIncludes;
   if (!Over.Origin.empty())
@@ -391,6 +431,14 @@ std::string Config::toYaml() const {
       if (B.Fraction)
         OS << "    Fraction: " << number(*B.Fraction) << "\n";
     }
+  OS << "DynamicSharedMemory:";
+  if (!DynamicSharedMemory || DynamicSharedMemory->empty())
+    OS << " []";
+  OS << "\n";
+  if (DynamicSharedMemory)
+    for (const KernelDynamicSize &D : *DynamicSharedMemory)
+      OS << "  - Kernel: " << quote(D.Kernel) << "\n    Bytes: " << D.Bytes
+         << "\n";
   OS << "PrecompileIncludes: " << flowList(PrecompileIncludes) << "\n";
   OS << "...\n";
   return OS.str();

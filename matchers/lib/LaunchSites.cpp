@@ -1021,6 +1021,63 @@ void LaunchCollector::registerMatchers(MatchFinder &Finder) {
 /// smem_size a constant of the instantiation), on the side the condition does
 /// not take.
 
+std::optional<uint64_t> parseStatedDynamicSize(llvm::StringRef Line) {
+  static constexpr llvm::StringLiteral Marker = "tilefit-dynamic-smem:";
+  size_t At = Line.find(Marker);
+  if (At == llvm::StringRef::npos)
+    return std::nullopt;
+  // Only in a comment: `//` or `/*` before the marker on the line.
+  size_t Slash = Line.substr(0, At).find("//");
+  if (Slash == llvm::StringRef::npos)
+    Slash = Line.substr(0, At).find("/*");
+  if (Slash == llvm::StringRef::npos)
+    return std::nullopt;
+  llvm::StringRef Rest = Line.substr(At + Marker.size()).ltrim();
+  llvm::StringRef Digits = Rest.take_while(llvm::isDigit);
+  uint64_t Value = 0;
+  if (Digits.empty() || Digits.getAsInteger(10, Value))
+    return std::nullopt;
+  llvm::StringRef Unit = Rest.drop_front(Digits.size()).ltrim();
+  uint64_t Scale = 1;
+  if (Unit.starts_with("KiB"))
+    Scale = 1024;
+  else if (Unit.starts_with("MiB"))
+    Scale = 1024 * 1024;
+  if (Value > UINT64_MAX / Scale)
+    return std::nullopt;
+  return Value * Scale;
+}
+
+/// The size a `// tilefit-dynamic-smem: N` comment states for the launch at
+/// \p Loc: on its line, or alone on the line above it.
+static std::optional<uint64_t> statedDynamicSize(const SourceManager &SM,
+                                                 SourceLocation Loc) {
+  Loc = SM.getExpansionLoc(Loc);
+  if (Loc.isInvalid())
+    return std::nullopt;
+  auto [File, Offset] = SM.getDecomposedLoc(Loc);
+  bool Invalid = false;
+  llvm::StringRef Buffer = SM.getBufferData(File, &Invalid);
+  if (Invalid || Offset > Buffer.size())
+    return std::nullopt;
+  size_t Start = Buffer.rfind('\n', Offset == 0 ? 0 : Offset - 1);
+  Start = Start == llvm::StringRef::npos ? 0 : Start + 1;
+  if (Offset == 0)
+    Start = 0;
+  size_t End = Buffer.find('\n', Offset);
+  llvm::StringRef Line = Buffer.slice(Start, End);
+  if (auto V = parseStatedDynamicSize(Line))
+    return V;
+  if (Start == 0)
+    return std::nullopt;
+  size_t PrevStart = Buffer.rfind('\n', Start - 1);
+  PrevStart = PrevStart == llvm::StringRef::npos ? 0 : PrevStart + 1;
+  llvm::StringRef Prev = Buffer.slice(PrevStart, Start - 1).trim();
+  if (Prev.starts_with("//") || Prev.starts_with("/*"))
+    return parseStatedDynamicSize(Prev);
+  return std::nullopt;
+}
+
 /// Whether \p Target sits in a branch of \p Fn that never runs: under an `if`
 /// whose condition is a constant there (`if (smem_size >= (48 << 10))` with
 /// smem_size a constant of the instantiation, or a parameter a call site binds
@@ -1323,11 +1380,21 @@ void LaunchCollector::follow(ASTContext &Ctx, const Stmt *Matched,
   }
   const FunctionDecl *Kernel =
       R.Kernel->getDefinition() ? R.Kernel->getDefinition() : R.Kernel;
-  if (At) {
-    if (Decided) {
-      R.L.Loc = Loc;
-      R.L.Form += Via;
+  if (At && Decided) {
+    R.L.Loc = Loc;
+    R.L.Form += Via;
+  }
+  // A size tilefit cannot compute, stated by a comment where the launch is
+  // reported.
+  if (!R.L.DynamicBytes)
+    if (auto Stated = statedDynamicSize(
+            Ctx.getSourceManager(),
+            At && Decided ? At->getBeginLoc() : Matched->getBeginLoc())) {
+      R.L.DynamicBytes = *Stated;
+      R.L.UnknownReason.clear();
+      R.L.StatedBy = "comment";
     }
+  if (At) {
     // The same call read through two launches of the helper (its branches) is
     // one launch; so is the launch read the same through two calls that
     // decided nothing.

@@ -70,6 +70,14 @@ Diagnostic makeDiagnostic(CheckId Id, const KernelReport &K,
   return D;
 }
 
+std::string statedPhrase(const LaunchReport &L) {
+  if (L.StatedBy == "comment")
+    return " (stated by its `// tilefit-dynamic-smem` comment)";
+  if (L.StatedBy == "configuration")
+    return " (stated by DynamicSharedMemory in the configuration)";
+  return "";
+}
+
 /// Notes for the launch that asks the most and for the `extern __shared__`
 /// arrays it sizes.
 void addLaunchNotes(const KernelReport &K, Diagnostic &D) {
@@ -78,7 +86,7 @@ void addLaunchNotes(const KernelReport &K, Diagnostic &D) {
   const LaunchReport &L = K.Launches[*K.WorstLaunch];
   if (L.DynamicBytes && *L.DynamicBytes > 0) {
     D.Notes.push_back({"launched here with " + bytesPhrase(*L.DynamicBytes) +
-                           " of dynamic shared memory",
+                           " of dynamic shared memory" + statedPhrase(L),
                        L.Loc});
     for (const SharedVar &V : K.DynamicVars)
       D.Notes.push_back(

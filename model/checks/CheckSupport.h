@@ -47,6 +47,9 @@ Diagnostic makeDiagnostic(CheckId Id, const KernelReport &K,
 /// Notes for the launch that asks the most and for the `extern __shared__`
 /// arrays it sizes.
 void addLaunchNotes(const KernelReport &K, Diagnostic &D);
+/// " (stated by its `// tilefit-dynamic-smem` comment)" for a size the user
+/// stated (LaunchReport::StatedBy); "" for one tilefit computed.
+std::string statedPhrase(const LaunchReport &L);
 /// "53248 bytes (52 KiB)", or "… (1024 static + 52224 dynamic at launch)" with
 /// a launch.
 std::string totalPhrase(const KernelReport &K, uint64_t Total);

@@ -54,6 +54,7 @@ public:
       std::string Msg = "launch of kernel '" + K.Name + "' asks for " +
                         bytesPhrase(*L.DynamicBytes) +
                         " of dynamic shared memory on " + K.Arch +
+                        statedPhrase(L) +
                         ", more than the " + bytesPhrase(Allowed);
       Msg += OptIn ? " set with cudaFuncSetAttribute; the launch fails"
                    : " it may have without opting in (48 KiB in all, " +

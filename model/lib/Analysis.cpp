@@ -269,14 +269,33 @@ void analyzeUnit(const TranslationUnitFacts &TU, const CapacityDatabase &DB,
                                P.SharedWithOtherKernels, P.AtModuleScope});
     for (size_t V : KF.Unreferenced)
       K.Unreferenced.push_back(TU.Vars[V]);
-    for (const LaunchSite &Site : KF.Launches) {
+    // A size the configuration states for the kernel: for each launch whose
+    // size is not a compile-time constant, or as the one launch of a kernel
+    // the unit does not launch (a library's, launched elsewhere).
+    const KernelDynamicSize *Stated = nullptr;
+    for (const KernelDynamicSize &S : Opts.DynamicSizes)
+      if (!Stated && globMatch(S.Kernel, K.Name))
+        Stated = &S;
+    std::vector<LaunchSite> Sites = KF.Launches;
+    if (Stated && Sites.empty()) {
+      LaunchSite Site;
+      Site.Loc = KF.Loc;
+      Sites.push_back(Site);
+    }
+    for (const LaunchSite &Site : Sites) {
       LaunchReport L;
       L.Loc = Site.Loc;
       L.DynamicBytes = Site.DynamicBytes;
       L.UnknownReason = Site.UnknownReason;
       L.BlockThreads = Site.BlockThreads;
-      if (K.StaticBytes && Site.DynamicBytes)
-        L.TotalBytes = checkedAdd(*K.StaticBytes, *Site.DynamicBytes);
+      L.StatedBy = Site.StatedBy;
+      if (!L.DynamicBytes && Stated) {
+        L.DynamicBytes = Stated->Bytes;
+        L.UnknownReason.clear();
+        L.StatedBy = "configuration";
+      }
+      if (K.StaticBytes && L.DynamicBytes)
+        L.TotalBytes = checkedAdd(*K.StaticBytes, *L.DynamicBytes);
       K.Launches.push_back(std::move(L));
     }
     K.WorstLaunch = worstLaunch(K.Launches);

@@ -78,7 +78,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SharedVar, Name, Function, QualifiedName,
                                    Bytes, UnknownReason, IsDynamic,
                                    ReferencedOutOfLine, KernelLocal, Emission)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LaunchSite, Loc, Form, DynamicBytes,
-                                   UnknownReason, BlockThreads)
+                                   UnknownReason, BlockThreads, StatedBy)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(AttributeCall, Attribute, Loc, Value,
                                    UnknownReason)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LaunchBounds, MaxThreads, MinBlocks, Loc)

@@ -457,6 +457,7 @@ json launchJson(const LaunchReport &L) {
   J["unknown_reason"] = reasonFor(L.DynamicBytes, L.UnknownReason);
   J["block_threads"] = optional(L.BlockThreads);
   J["total_bytes"] = optional(L.TotalBytes);
+  J["stated_by"] = L.StatedBy.empty() ? json(nullptr) : json(L.StatedBy);
   return J;
 }
 LaunchReport launchFrom(const json &J, const std::string &Path) {
@@ -466,6 +467,7 @@ LaunchReport launchFrom(const json &J, const std::string &Path) {
   L.UnknownReason = strOr(J, "unknown_reason", Path);
   L.BlockThreads = opt(J, "block_threads", Path);
   L.TotalBytes = opt(J, "total_bytes", Path);
+  L.StatedBy = strOr(J, "stated_by", Path);
   return L;
 }
 

@@ -18,6 +18,18 @@ bool archBefore(const std::string &A, const std::string &B) {
   return A < B;
 }
 
+namespace {
+bool hasUnknownLaunch(const KernelReport &K) {
+  return std::any_of(K.Launches.begin(), K.Launches.end(),
+                     [](const LaunchReport &L) { return !L.DynamicBytes; });
+}
+/// A launch of unknown dynamic size of a kernel that declares no extern
+/// __shared__ array.
+bool unusedUnknownDynamic(const KernelReport &K) {
+  return !K.DynamicDeclared && hasUnknownLaunch(K);
+}
+} // namespace
+
 std::string summaryCell(const KernelReport &K) {
   std::string Cell = K.StaticBytes ? humanBytes(*K.StaticBytes) : "?";
   if (K.WorstLaunch) {
@@ -25,11 +37,13 @@ std::string summaryCell(const KernelReport &K) {
     if (Dyn > 0)
       Cell += " + " + humanBytes(Dyn);
   }
-  if (std::any_of(K.Launches.begin(), K.Launches.end(),
-                  [](const LaunchReport &L) { return !L.DynamicBytes; }))
+  // A kernel without an extern __shared__ array uses none of it: an unknown
+  // size only lowers its blocks per SM (said once, in the legend).
+  const bool Unused = unusedUnknownDynamic(K);
+  if (hasUnknownLaunch(K) && !Unused)
     Cell += " + ?";
   if (K.Occupancy.BlocksPerSm)
-    Cell += std::string(occupancyIsUpperBound(K) ? " (<=" : " (") +
+    Cell += std::string(occupancyIsUpperBound(K) || Unused ? " (<=" : " (") +
             std::to_string(*K.Occupancy.BlocksPerSm) + "/SM)";
   if (K.Worst == Severity::Error)
     Cell += " !";
@@ -225,15 +239,29 @@ SummaryTable buildSummary(const Report &R, size_t NameWidth,
         "registers a thread uses (no --registers, -maxrregcount or "
         "__launch_bounds__), and ptxas's count may allow fewer");
   if (!Reasons.empty() ||
-      std::any_of(R.Kernels.begin(), R.Kernels.end(),
-                  [](const KernelReport &K) {
-                    return std::any_of(
-                        K.Launches.begin(), K.Launches.end(),
-                        [](const LaunchReport &L) { return !L.DynamicBytes; });
-                  }))
+      std::any_of(R.Kernels.begin(), R.Kernels.end(), [](const KernelReport &K) {
+        return hasUnknownLaunch(K) && !unusedUnknownDynamic(K);
+      }))
     T.Legend.push_back("? unknown: a static figure with the footnote that says "
                        "why; + ? a launch "
                        "whose dynamic size is not a compile-time constant");
+  {
+    std::set<std::string> Unused;
+    for (const KernelReport &K : R.Kernels)
+      if (unusedUnknownDynamic(K))
+        Unused.insert(K.Name);
+    if (!Unused.empty())
+      T.Legend.push_back(
+          std::to_string(Unused.size()) +
+          (Unused.size() == 1 ? " kernel declares" : " kernels declare") +
+          " no extern __shared__ array but " +
+          (Unused.size() == 1 ? "is" : "are") +
+          " launched with a dynamic size that is not a compile-time constant: " +
+          (Unused.size() == 1 ? "it uses none of it, and it only lowers its"
+                              : "they use none of it, and it only lowers their") +
+          " blocks per SM (<=N/SM); a `// tilefit-dynamic-smem: N` comment at "
+          "the launch, or DynamicSharedMemory in .tilefit.yaml, states it");
+  }
   for (size_t I = 0; I < Reasons.size(); ++I)
     T.Legend.push_back("[" + std::to_string(I + 1) + "] " + Reasons[I]);
   if (!RegCells.empty())

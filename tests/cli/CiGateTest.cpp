@@ -297,6 +297,76 @@ TEST_F(CiGate, ConfigurationChecksKernelBudgetsHeaderFilterAndDatabase) {
   EXPECT_TRUE(J["diagnostics"].empty());
 }
 
+// Sizes tilefit cannot compute: DynamicSharedMemory states them per kernel
+// glob, for each launch of unknown size and for a kernel the unit never
+// launches; they are checked like any other, and said to be stated. Kernels
+// that declare no extern __shared__ array lose their `+ ?` for one legend line.
+TEST_F(CiGate, StatedDynamicSizesAreCheckedAndSaidToBeStated) {
+  std::string K = write("k.cu", R"(#include <cuda_runtime.h>
+__global__ void rows(float *y) { extern __shared__ float r[]; r[threadIdx.x] = y[0]; __syncthreads(); y[threadIdx.x] = r[threadIdx.x ^ 1]; }
+__global__ void library(float *y) { extern __shared__ float r[]; r[threadIdx.x] = y[0]; __syncthreads(); y[1] = r[2]; }
+__global__ void plain(float *y) { y[threadIdx.x] = 0; }
+__global__ void other(float *y) { y[threadIdx.x] = 1; }
+void run(float *y, size_t n) {
+  rows<<<1, 128, n>>>(y);
+  rows<<<1, 128, 1024>>>(y);
+  plain<<<1, 64, n>>>(y);
+  other<<<1, 64, n>>>(y);
+}
+)");
+  // Without a configuration: unknown, and the legend line for plain/other.
+  CommandResult R = tilefit({"--arch=sm_80", K, "--"});
+  EXPECT_EQ(R.Status, 0) << R.Out << R.Err;
+  EXPECT_NE(R.Out.find("2 kernels declare no extern __shared__ array"),
+            std::string::npos)
+      << R.Out;
+  auto Row = [&](const std::string &Name) {
+    size_t At = R.Out.find("\n" + Name + " ");
+    return At == std::string::npos
+               ? std::string()
+               : R.Out.substr(At + 1, R.Out.find('\n', At + 1) - At - 1);
+  };
+  EXPECT_NE(Row("rows").find("+ ?"), std::string::npos) << R.Out;
+  EXPECT_EQ(Row("plain").find("+ ?"), std::string::npos) << R.Out;
+  EXPECT_NE(Row("plain").find("(<="), std::string::npos) << R.Out;
+
+  write(".tilefit.yaml", "DynamicSharedMemory:\n"
+                         "  - Kernel: 'rows'\n    Bytes: 50000\n"
+                         "  - Kernel: 'lib*'\n    Bytes: 2048\n");
+  R = tilefit({"--arch=sm_80", "--format=json", K, "--"});
+  EXPECT_EQ(R.Status, 1) << "50000 bytes need the opt-in: " << R.Out;
+  nlohmann::json J = json(R);
+  std::map<std::string, nlohmann::json> Kernels;
+  for (const auto &Kernel : J["kernels"])
+    Kernels[Kernel["name"]] = Kernel;
+  const auto &Rows = Kernels["rows"]["dynamic_smem"]["launches"];
+  ASSERT_EQ(Rows.size(), 2u) << J.dump();
+  EXPECT_EQ(Rows[0]["bytes"], 50000);
+  EXPECT_EQ(Rows[0]["stated_by"], "configuration");
+  EXPECT_EQ(Rows[1]["bytes"], 1024) << "a computed size stays";
+  EXPECT_TRUE(Rows[1]["stated_by"].is_null());
+  const auto &Lib = Kernels["library"]["dynamic_smem"]["launches"];
+  ASSERT_EQ(Lib.size(), 1u) << "a kernel the unit never launches";
+  EXPECT_EQ(Lib[0]["bytes"], 2048);
+  EXPECT_TRUE(Kernels["plain"]["dynamic_smem"]["launches"][0]["bytes"]
+                  .is_null());
+  bool Said = false;
+  for (const auto &D : J["diagnostics"])
+    Said |= D["check"] == "tilefit-optin" &&
+            D["message"].get<std::string>().find(
+                "(stated by DynamicSharedMemory in the configuration)") !=
+                std::string::npos;
+  EXPECT_TRUE(Said) << J["diagnostics"].dump();
+
+  write(".tilefit.yaml", "DynamicSharedMemory:\n  - Kernel: 'rows'\n");
+  R = tilefit({"--arch=sm_80", K, "--"});
+  EXPECT_EQ(R.Status, 2);
+  EXPECT_NE(R.Err.find(".tilefit.yaml:2:5: a dynamic shared memory size needs "
+                       "a Kernel glob and Bytes"),
+            std::string::npos)
+      << R.Err;
+}
+
 TEST_F(CiGate, DumpConfig) {
   write(".tilefit.yaml",
         "Checks: 'tilefit-*'\nBudget: 0.5\nKernelBudgets:\n  "

@@ -427,7 +427,9 @@ std::vector<std::string> verify(const Fixture &F, const Report &R) {
                   ? (L->BlockThreads ? std::to_string(*L->BlockThreads)
                                      : "unknown")
               : Key == "reason" ? underscored(L->UnknownReason)
-                                : "<no field '" + Key + "'>";
+              : Key == "stated"
+                  ? (L->StatedBy.empty() ? std::string("no") : L->StatedBy)
+                  : "<no field '" + Key + "'>";
           bool Ok = Key == "reason" ? Got.find(Want) != std::string::npos
                                     : Got == Want;
           if (!Ok)

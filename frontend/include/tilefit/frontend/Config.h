@@ -14,6 +14,9 @@
 //   KernelBudgets:
 //     - Kernel: 'gemm_*'                   # a glob over kernel names
 //       Bytes: 65536                       # or Fraction: 0.5
+//   DynamicSharedMemory:                   # sizes tilefit cannot compute
+//     - Kernel: 'softmax_*'                # a glob over kernel names
+//       Bytes: 4096                        # per launch of unknown size
 //   PrecompileIncludes: ['cub/*']          # leading #include lines to
 //                                          # precompile (IncludePrefix.h)
 //
@@ -48,6 +51,9 @@ struct Config {
   /// fails the run (exit status 2; default) or not.
   std::optional<bool> AllowParseErrors;
   std::optional<std::vector<KernelBudget>> KernelBudgets;
+  /// Dynamic shared memory sizes the user states per kernel glob
+  /// (AnalysisOptions::DynamicSizes).
+  std::optional<std::vector<KernelDynamicSize>> DynamicSharedMemory;
   /// Globs over the names of #include lines (`cub/*`, `"common.cuh"` is
   /// `common.cuh`): a unit whose leading #include lines name one has them
   /// precompiled, up to the last one named, with the CUDA runtime headers, even

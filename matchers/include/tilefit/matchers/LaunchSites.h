@@ -102,6 +102,11 @@ std::optional<uint64_t> evaluateConstant(clang::ASTContext &Ctx,
                                          const clang::Expr *E,
                                          std::string &Why);
 
+/// The size a `// tilefit-dynamic-smem: N` comment on \p Line states (`N`,
+/// `N KiB`, `N MiB`), for a launch whose size tilefit cannot compute; nothing
+/// when the line has no such comment.
+std::optional<uint64_t> parseStatedDynamicSize(llvm::StringRef Line);
+
 /// The kernel's __launch_bounds__, evaluated.
 std::optional<LaunchBounds> launchBoundsOf(const clang::FunctionDecl *Kernel);
 

@@ -20,11 +20,23 @@ struct KernelBudget {
   std::optional<double> Fraction; ///< Of the per-block opt-in maximum.
 };
 
+/// A dynamic shared memory size the user states for the kernels whose name
+/// matches a glob, where tilefit cannot compute it (DynamicSharedMemory in
+/// .tilefit.yaml).
+struct KernelDynamicSize {
+  std::string Kernel; ///< Glob over kernel names.
+  uint64_t Bytes = 0;
+};
+
 struct AnalysisOptions {
   /// tilefit-budget warns above this fraction of the per-block opt-in maximum.
   double Budget = 0.9;
   /// The first one whose glob matches a kernel replaces Budget for it.
   std::vector<KernelBudget> KernelBudgets;
+  /// The first one whose glob matches a kernel gives the size of each of its
+  /// launches whose size is not a compile-time constant, or of one launch
+  /// where the unit has none.
+  std::vector<KernelDynamicSize> DynamicSizes;
   /// The checks that report (clang-tidy's glob list); problems with the unit
   /// itself (tilefit-input, clang-diagnostic-error) always do.
   std::string Checks = "*";

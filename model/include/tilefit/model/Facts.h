@@ -133,6 +133,10 @@ struct LaunchSite {
   std::optional<uint64_t> DynamicBytes;
   std::string UnknownReason;            ///< Why DynamicBytes is unknown.
   std::optional<uint64_t> BlockThreads; ///< Threads per block, when constant.
+  /// Who gave DynamicBytes when tilefit could not compute it: "comment" (a
+  /// `// tilefit-dynamic-smem: N` comment at the launch), "configuration"
+  /// (DynamicSharedMemory); "" when computed.
+  std::string StatedBy;
 };
 
 /// A `cudaFuncSetAttribute(kernel, attribute, value)` call for the kernel.

@@ -45,6 +45,9 @@ struct LaunchReport {
   /// Static + dynamic shared memory per block for this launch; unset when
   /// either is unknown.
   std::optional<uint64_t> TotalBytes;
+  /// "comment" or "configuration" when the user stated DynamicBytes
+  /// (LaunchSite::StatedBy); "" when tilefit computed it.
+  std::string StatedBy;
 };
 
 /// Resident blocks per SM for the kernel's largest launch.
