@@ -261,6 +261,7 @@ void analyzeUnit(const TranslationUnitFacts &TU, const CapacityDatabase &DB,
     }
     K.Overflows = L.Overflows;
     K.RoundedTo = L.RoundedTo;
+    K.LinkedFigure = TU.RelocatableDeviceCode;
     K.DynamicDeclared = L.DynamicDeclared;
     for (size_t V : L.Dynamic)
       K.DynamicVars.push_back(TU.Vars[V]);

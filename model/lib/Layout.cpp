@@ -21,6 +21,15 @@
 //    reports it rounded up to the largest such alignment, even kernels that do
 //    not use it.
 //
+// With -rdc (relocatable device code), ptxas prints a per-object estimate and
+// nvlink lays the kernel out when it links the program: every variable the
+// kernel reaches, its own and module-scope ones, sorted by alignment (largest
+// first) then size (smallest first), each at the next multiple of its
+// alignment; a kernel that reaches an `extern __shared__` array has its total
+// rounded up to 16, whatever the array's alignment. That linked figure is
+// what the program uses (nvlink -v; cudaFuncGetAttributes), and the one
+// tilefit reports (KernelReport::LinkedFigure).
+//
 // Emission order (NVVM's front end), five groups in this order:
 //  G1  the walk over the unit in source order: global-namespace variables at
 //  their declaration,
@@ -281,12 +290,33 @@ KernelLayout UnitLayout::layoutImpl(size_t KernelIndex, size_t Changed,
   auto AtModuleScope = [&](size_t V) {
     return SharedNow(V) || TU.Vars[V].ReferencedOutOfLine;
   };
-  std::sort(Static.begin(), Static.end(), [&](size_t A, size_t B) {
-    bool SA = AtModuleScope(A), SB = AtModuleScope(B);
-    if (SA != SB)
-      return !SA;
-    return Rank[A] < Rank[B];
-  });
+  auto BytesOf = [&](size_t V) {
+    return V == Changed ? std::optional<uint64_t>(NewBytes) : TU.Vars[V].Bytes;
+  };
+  if (TU.RelocatableDeviceCode) {
+    // -rdc: nvlink lays out every variable the kernel reaches, its own and
+    // module-scope ones alike, largest alignment first, then smallest size;
+    // an `extern __shared__` array the kernel reaches rounds the total to 16.
+    std::stable_sort(Static.begin(), Static.end(), [&](size_t A, size_t B) {
+      const SharedVar &VA = TU.Vars[A], &VB = TU.Vars[B];
+      if (VA.Align != VB.Align)
+        return VA.Align > VB.Align;
+      auto SA = BytesOf(A), SB = BytesOf(B);
+      if (SA && SB && *SA != *SB)
+        return *SA < *SB;
+      return Rank[A] < Rank[B];
+    });
+    Rounding.reset();
+    if (L.DynamicDeclared)
+      Rounding = 16;
+  } else {
+    std::sort(Static.begin(), Static.end(), [&](size_t A, size_t B) {
+      bool SA = AtModuleScope(A), SB = AtModuleScope(B);
+      if (SA != SB)
+        return !SA;
+      return Rank[A] < Rank[B];
+    });
+  }
 
   std::optional<uint64_t> End = 0;
   for (size_t V : Static) {
@@ -295,8 +325,7 @@ KernelLayout UnitLayout::layoutImpl(size_t KernelIndex, size_t Changed,
     P.Var = V;
     P.SharedWithOtherKernels = SharedNow(V);
     P.AtModuleScope = AtModuleScope(V);
-    std::optional<uint64_t> Bytes =
-        V == Changed ? std::optional<uint64_t>(NewBytes) : Var.Bytes;
+    std::optional<uint64_t> Bytes = BytesOf(V);
     if (End) {
       if (!Bytes) {
         L.UnknownReason = "the size of '" + Var.QualifiedName +

@@ -599,6 +599,8 @@ json kernelJson(const KernelReport &K) {
   J["parsed_as"] = K.ParsedAs;
   J["jit"] = K.Jit;
   J["static_smem_bytes"] = optional(K.StaticBytes);
+  // Whose figure it is: ptxas's, or, with -rdc, the device-linked program's.
+  J["static_smem_source"] = K.LinkedFigure ? "nvlink" : "ptxas";
   J["unknown_reason"] = reasonFor(K.StaticBytes, K.UnknownReason);
   J["dynamic_smem"] = dynamicJson(K);
   J["allocations"] = std::move(Allocs);
@@ -630,6 +632,7 @@ KernelReport kernelFrom(const json &J, const std::string &Path) {
   K.ParsedAs = strOr(J, "parsed_as", Path);
   K.Jit = flag(J, "jit", Path);
   K.StaticBytes = opt(J, "static_smem_bytes", Path);
+  K.LinkedFigure = strOr(J, "static_smem_source", Path) == "nvlink";
   K.UnknownReason = strOr(J, "unknown_reason", Path);
   dynamicFrom(at(J, "dynamic_smem", Path), Path + ".dynamic_smem", K);
   arr(J, "allocations", Path); // required

@@ -2,7 +2,8 @@
 //
 // Compiles every fixture with `nvcc -Xptxas -v` for sm_80, sm_90 and sm_120
 // (and any other architecture the fixture names) and asserts that tilefit
-// reports exactly the kernels ptxas compiles, each with ptxas's "bytes smem",
+// reports exactly the kernels ptxas compiles, each with ptxas's "bytes smem"
+// (with -rdc, the device-linked program's figure, nvlink's),
 // and the unit's `__constant__` data with ptxas's figure where ptxas gives one
 // ("N bytes cmem[3]" up to sm_89, absent there when 0; the "too much global
 // constant data" error on every architecture). Skipped, visibly, where nvcc is
@@ -146,6 +147,9 @@ TEST_P(PtxasCrossCheck, FiguresEqualPtxas) {
       }
       const KernelReport &K = *It->second;
       Ours.erase(It);
+      // With -rdc the figure is the linked program's, and says so.
+      EXPECT_EQ(K.LinkedFigure, P.Linked || P.Unlinked)
+          << Arch << ": " << K.Name;
       if (F.PtxasUnchecked.count(K.Name))
         continue;
       ++Checked;

@@ -253,9 +253,101 @@ void parsePtxasOutput(const std::string &Text, PtxasFigures &P) {
   }
 }
 
+bool relocatableDeviceCode(const std::vector<std::string> &Flags) {
+  for (size_t I = 0; I < Flags.size(); ++I) {
+    const std::string &F = Flags[I];
+    if (F == "-rdc=true" || F == "--relocatable-device-code=true" ||
+        F == "-dc" || F == "--device-c" ||
+        ((F == "-rdc" || F == "--relocatable-device-code") &&
+         I + 1 < Flags.size() && Flags[I + 1] == "true"))
+      return true;
+  }
+  return false;
+}
+
+namespace {
+/// With -rdc: the figures nvlink gives each kernel when it links the device
+/// code (`nvcc -dlink -Xnvlink -v`: "Function properties for 'k':", then "...
+/// N bytes smem"), one architecture at a time (nvlink does not say which).
+/// On the sm_90 family nvlink counts the 1 KiB the driver reserves per block
+/// in the kernel's figure; ptxas and tilefit do not, so it is taken off.
+void linkedFigures(const std::string &File,
+                   const std::vector<std::string> &Flags,
+                   const std::vector<std::string> &Archs, PtxasFigures &P) {
+  for (const std::string &A : Archs) {
+    llvm::SmallString<128> Obj, Linked;
+    if (llvm::sys::fs::createTemporaryFile("tilefit-rdc", "o", Obj) ||
+        llvm::sys::fs::createTemporaryFile("tilefit-dlink", "o", Linked)) {
+      P.Error += "cannot create a temporary file for the device link\n";
+      return;
+    }
+    const std::string Code =
+        "arch=compute_" + A.substr(3) + ",code=" + A;
+    std::vector<std::string> Compile = {"nvcc", "-c", File, "-o",
+                                        std::string(Obj), "-gencode", Code,
+                                        "-Wno-deprecated-gpu-targets"};
+    Compile.insert(Compile.end(), Flags.begin(), Flags.end());
+    CommandResult C = runCommand(Compile);
+    CommandResult L;
+    if (C.Status == 0)
+      L = runCommand({"nvcc", "-dlink", std::string(Obj), "-o",
+                      std::string(Linked), "-gencode", Code, "-Xnvlink", "-v",
+                      "-Wno-deprecated-gpu-targets"});
+    llvm::sys::fs::remove(Obj);
+    llvm::sys::fs::remove(Linked);
+    // A unit that names device symbols defined elsewhere (`extern
+    // __constant__`) links only with them: its kernels keep ptxas's figures.
+    if (C.Status == 0 && L.Status != 0 &&
+        (L.Out + L.Err).find("Undefined reference") != std::string::npos) {
+      P.Unlinked = true;
+      continue;
+    }
+    if (C.Status != 0 || L.Status != 0) {
+      P.Error += "the device link failed for " + A + ":\n" + C.Err + L.Err;
+      continue;
+    }
+    static const std::regex Props(R"(Function properties for '([^']+)')");
+    static const std::regex Smem(R"((\d+) bytes smem)");
+    const std::string Text = L.Out + L.Err;
+    const uint64_t Reserve = A.rfind("sm_90", 0) == 0 ? 1024 : 0;
+    std::string Name;
+    size_t Pos = 0;
+    while (Pos < Text.size()) {
+      size_t End = Text.find('\n', Pos);
+      if (End == std::string::npos)
+        End = Text.size();
+      std::string Line = Text.substr(Pos, End - Pos);
+      Pos = End + 1;
+      std::smatch M;
+      if (std::regex_search(Line, M, Props)) {
+        Name = M[1];
+      } else if (!Name.empty() && std::regex_search(Line, M, Smem)) {
+        uint64_t Bytes = std::stoull(M[1]);
+        // Only kernels ptxas compiled from this file (cudadevrt's own are
+        // linked in too).
+        auto &Ours = P.Figures[A];
+        if (Ours.count(Name))
+          Ours[Name] = Bytes >= Reserve ? Bytes - Reserve : Bytes;
+        Name.clear();
+      }
+    }
+  }
+  P.Linked = !P.Unlinked;
+}
+} // namespace
+
 PtxasFigures ptxasFigures(const std::string &File,
                           const std::vector<std::string> &Flags,
                           const std::vector<std::string> &Archs) {
+  PtxasFigures P = ptxasFiguresPerObject(File, Flags, Archs);
+  if (P.Error.empty() && relocatableDeviceCode(Flags))
+    linkedFigures(File, Flags, Archs, P);
+  return P;
+}
+
+PtxasFigures ptxasFiguresPerObject(const std::string &File,
+                                   const std::vector<std::string> &Flags,
+                                   const std::vector<std::string> &Archs) {
   PtxasFigures P;
   std::string Err;
   if (ptxasRun(File, Flags, Archs, P, Err) == 0)

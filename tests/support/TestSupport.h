@@ -89,10 +89,24 @@ struct PtxasFigures {
   };
   /// KernelResources[arch][mangled].
   std::map<std::string, std::map<std::string, Resources>> KernelResources;
+  /// Figures are the device-linked program's (nvlink -v), not ptxas's.
+  bool Linked = false;
+  /// -rdc, but the unit alone does not link (a symbol defined elsewhere):
+  /// Figures are ptxas's per-object ones.
+  bool Unlinked = false;
 };
+/// With -rdc (relocatable device code) Figures are the device-linked
+/// program's (Linked): ptxas prints a per-object estimate there, and the
+/// program uses what nvlink lays out.
 PtxasFigures ptxasFigures(const std::string &File,
                           const std::vector<std::string> &Flags,
                           const std::vector<std::string> &Archs);
+/// ptxas's own figures, per object, even with -rdc.
+PtxasFigures ptxasFiguresPerObject(const std::string &File,
+                                   const std::vector<std::string> &Flags,
+                                   const std::vector<std::string> &Archs);
+/// Whether nvcc \p Flags compile relocatable device code (-rdc=true, -dc).
+bool relocatableDeviceCode(const std::vector<std::string> &Flags);
 
 /// Reads ptxas's `-v` lines ("Compiling entry function 'K' for 'sm_XX'", then
 /// "Used ... N bytes smem"; before them the module's "N bytes gmem, M bytes

@@ -125,6 +125,9 @@ struct KernelReport {
   bool Jit = false;     ///< A PTX-only target of the build.
   std::optional<uint64_t>
       StaticBytes; ///< "bytes smem" as ptxas prints it; unset when unknown.
+  /// StaticBytes is the device-linked program's figure (-rdc: nvlink lays the
+  /// kernel out; ptxas -v prints only a per-object estimate), not ptxas's.
+  bool LinkedFigure = false;
   std::string UnknownReason;
   bool Overflows = false; ///< Unknown because the sum exceeds 64 bits.
   std::optional<uint64_t>
