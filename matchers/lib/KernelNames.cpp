@@ -50,6 +50,31 @@ std::string functionName(const FunctionDecl *FD) {
 
 namespace {
 
+/// Mangles \p GD as nvcc spells it where Clang 19's Itanium mangler is newer:
+/// Clang 18 added `Tn<type>` for a non-type template parameter whose type is
+/// dependent (`template <typename T, void (*F)(T)>`, `template <auto V>`), and
+/// `Tk`/`Q`/`Tt`/`Dk` for constraints and template template parameters; nvcc
+/// (EDG), like GCC, writes none of them. Clang's ABI-compatibility level 17
+/// restores the older mangling: in Clang 19 only the Itanium mangler reads the
+/// 17 and 18 levels (record layout reads levels 15 and older only), and it
+/// reads the setting on every call, so it is lowered just around the call.
+void mangleAsNvcc(MangleContext &MC, GlobalDecl GD, llvm::raw_ostream &OS) {
+  auto &LO = const_cast<LangOptions &>(MC.getASTContext().getLangOpts());
+  const LangOptions::ClangABI Was = LO.getClangABICompat();
+  if (Was > LangOptions::ClangABI::Ver17)
+    LO.setClangABICompat(LangOptions::ClangABI::Ver17);
+  MC.mangleName(GD, OS);
+  LO.setClangABICompat(Was);
+}
+
+GlobalDecl kernelDecl(const FunctionDecl *FD) {
+  // The kernel itself, not the host-side stub (`__device_stub__...`) a
+  // host-side parse names.
+  return FD->hasAttr<CUDAGlobalAttr>()
+             ? GlobalDecl(FD, KernelReferenceKind::Kernel)
+             : GlobalDecl(FD);
+}
+
 /// nvcc's name for the anonymous namespace of a translation unit, as observed
 /// with nvcc 13:
 /// `_GLOBAL__N__<crc32 of the main file's real path>_<length>_<file name, '.'
@@ -101,12 +126,9 @@ std::optional<std::string> nvccAnonymousNamespace(ASTContext &Ctx,
     if (MC.shouldMangleDeclName(ND)) {
       llvm::raw_string_ostream OS(Name);
       if (const auto *FD = dyn_cast<FunctionDecl>(ND))
-        MC.mangleName(FD->hasAttr<CUDAGlobalAttr>()
-                          ? GlobalDecl(FD, KernelReferenceKind::Kernel)
-                          : GlobalDecl(FD),
-                      OS);
+        mangleAsNvcc(MC, kernelDecl(FD), OS);
       else
-        MC.mangleName(GlobalDecl(cast<VarDecl>(ND)), OS);
+        mangleAsNvcc(MC, GlobalDecl(cast<VarDecl>(ND)), OS);
     } else {
       Name = ND->getName().str();
     }
@@ -134,8 +156,12 @@ std::optional<std::string> nvccAnonymousNamespace(ASTContext &Ctx,
   char Hash[16];
   std::snprintf(Hash, sizeof(Hash), "%08x",
                 llvm::crc32(llvm::arrayRefFromStringRef(Real.str())));
+  // Every byte but letters, digits and '_' becomes '_' (`set-rows.cu`:
+  // `set_rows_cu`).
   std::string Stem = llvm::sys::path::filename(Real).str();
-  std::replace(Stem.begin(), Stem.end(), '.', '_');
+  for (char &C : Stem)
+    if (!llvm::isAlnum(C) && C != '_')
+      C = '_';
   std::string Name = "_GLOBAL__N__" + std::string(Hash) + "_" +
                      std::to_string(Stem.size()) + "_" + Stem + "_" + *Id;
   return std::to_string(Name.size()) + Name;
@@ -152,12 +178,7 @@ std::string ptxasName(MangleContext &MC, const FunctionDecl *FD,
     return FD->getNameAsString();
   std::string S;
   llvm::raw_string_ostream OS(S);
-  // The kernel itself, not the host-side stub (`__device_stub__...`) a
-  // host-side parse names.
-  MC.mangleName(FD->hasAttr<CUDAGlobalAttr>()
-                    ? GlobalDecl(FD, KernelReferenceKind::Kernel)
-                    : GlobalDecl(FD),
-                OS);
+  mangleAsNvcc(MC, kernelDecl(FD), OS);
   OS.flush();
   if (!FD->isExternallyVisible() && !FD->isInAnonymousNamespace() &&
       FD->getIdentifier()) {
@@ -181,11 +202,91 @@ KernelNamer::KernelNamer(ASTContext &Ctx)
 KernelNamer::~KernelNamer() = default;
 
 std::string KernelNamer::mangled(const FunctionDecl *Kernel) {
-  if (Kernel->isInAnonymousNamespace() && !AnonymousComputed) {
+  // Computed once, for the first name that has an anonymous namespace in it
+  // (the kernel's, or one of its template arguments').
+  std::string Name = ptxasName(*MC, Kernel, AnonymousNs);
+  if (!AnonymousComputed &&
+      Name.find("12_GLOBAL__N_1") != std::string::npos) {
     AnonymousNs = nvccAnonymousNamespace(Ctx, *MC);
     AnonymousComputed = true;
+    Name = ptxasName(*MC, Kernel, AnonymousNs);
   }
-  return ptxasName(*MC, Kernel, AnonymousNs);
+  return Name;
+}
+
+namespace {
+/// Why nvcc's name for a kernel whose template arguments involve \p T cannot
+/// be derived; "" when it can.
+std::string typeDiffers(QualType T, int Depth);
+
+std::string argumentDiffers(const TemplateArgument &A, int Depth) {
+  if (Depth > 8)
+    return "";
+  switch (A.getKind()) {
+  case TemplateArgument::Type:
+    return typeDiffers(A.getAsType(), Depth + 1);
+  case TemplateArgument::Declaration: {
+    const ValueDecl *D = A.getAsDecl();
+    if (D && !D->isExternallyVisible() && !D->isInAnonymousNamespace())
+      return "a template argument names '" + D->getNameAsString() +
+             "', which has internal linkage: nvcc adds its _INTERNAL_<module "
+             "id> prefix there, which tilefit does not derive";
+    return D ? typeDiffers(D->getType(), Depth + 1) : "";
+  }
+  case TemplateArgument::Pack:
+    for (const TemplateArgument &P : A.pack_elements())
+      if (std::string Why = argumentDiffers(P, Depth + 1); !Why.empty())
+        return Why;
+    return "";
+  default:
+    return "";
+  }
+}
+
+std::string typeDiffers(QualType T, int Depth) {
+  if (T.isNull() || Depth > 8)
+    return "";
+  T = T.getCanonicalType();
+  while (!T->getPointeeType().isNull())
+    T = T->getPointeeType().getCanonicalType();
+  const auto *RD = T->getAsCXXRecordDecl();
+  if (!RD)
+    return "";
+  if (RD->isLambda()) {
+    for (const DeclContext *DC = RD->getDeclContext(); DC; DC = DC->getParent())
+      if (const auto *FD = dyn_cast<FunctionDecl>(DC);
+          FD && (FD->isTemplateInstantiation() || FD->isTemplated()))
+        return "a template argument is a lambda defined in the function "
+               "template '" +
+               FD->getNameAsString() +
+               "': nvcc numbers the name's substitutions by the template as "
+               "written, Clang by the instantiation";
+    return "";
+  }
+  if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD))
+    for (const TemplateArgument &A : Spec->getTemplateArgs().asArray())
+      if (std::string Why = argumentDiffers(A, Depth + 1); !Why.empty())
+        return Why;
+  return "";
+}
+} // namespace
+
+std::string KernelNamer::differsFromNvcc(const FunctionDecl *Kernel,
+                                         const std::string &Mangled) {
+  const bool Relocatable = Ctx.getLangOpts().GPURelocatableDeviceCode;
+  if (Mangled.find("12_GLOBAL__N_1") != std::string::npos)
+    return "nvcc names the anonymous namespace after the unit's first "
+           "external definition, and this unit has none tilefit can see (nvcc "
+           "then uses a process id)";
+  if (Relocatable && !Kernel->isExternallyVisible())
+    return "with -rdc nvcc prefixes a kernel of internal linkage with "
+           "__nv_static_<module id>_, which tilefit does not derive";
+  if (const TemplateArgumentList *Args =
+          Kernel->getTemplateSpecializationArgs())
+    for (const TemplateArgument &A : Args->asArray())
+      if (std::string Why = argumentDiffers(A, 0); !Why.empty())
+        return Why;
+  return "";
 }
 
 } // namespace matchers

@@ -676,6 +676,7 @@ void SharedMemoryCollector::finish(ASTContext &Ctx,
     KernelFacts K;
     K.Name = functionName(Kernel);
     K.Mangled = Namer.mangled(Kernel);
+    K.NameDiffers = Namer.differsFromNvcc(Kernel, K.Mangled);
     K.Loc = toSourcePos(SM, Kernel->getLocation());
     if (Kernel->isTemplateInstantiation() &&
         Kernel->getPointOfInstantiation().isValid())

@@ -241,6 +241,7 @@ void analyzeUnit(const TranslationUnitFacts &TU, const CapacityDatabase &DB,
     KernelReport K;
     K.Name = KF.Name;
     K.Mangled = KF.Mangled;
+    K.NameDiffers = KF.NameDiffers;
     K.Loc = KF.Loc;
     K.InstantiatedAt = KF.InstantiatedAt;
     K.TranslationUnit = TU.File;

@@ -100,7 +100,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FunctionFacts, Name, NoInline, Callees,
                                    SharedRefs, SharedDecls, LocalArrays,
                                    ScopeParents, LocalArrayScopes, CallScopes,
                                    Tmem)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelFacts, Name, Mangled, Loc,
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelFacts, Name, Mangled, NameDiffers, Loc,
                                    InstantiatedAt, Function, Reached,
                                    Unreferenced, Launches, Attributes, Bounds,
                                    LocalArrays, TmemAllocations, Error,

@@ -593,6 +593,9 @@ json kernelJson(const KernelReport &K) {
   for (const SharedVar &V : K.Unreferenced)
     Unused.push_back(variableJson(V));
   json J = {{"name", K.Name}, {"mangled", K.Mangled}};
+  // Where the mangled name may not be ptxas's, why (for joins by name).
+  J["name_differs_from_nvcc"] =
+      K.NameDiffers.empty() ? json(nullptr) : json(K.NameDiffers);
   putPos(J, K.Loc);
   J["translation_unit"] = K.TranslationUnit;
   J["arch"] = K.Arch;
@@ -626,6 +629,7 @@ KernelReport kernelFrom(const json &J, const std::string &Path) {
   KernelReport K;
   K.Name = str(J, "name", Path);
   K.Mangled = str(J, "mangled", Path);
+  K.NameDiffers = strOr(J, "name_differs_from_nvcc", Path);
   K.Loc = posFrom(J, Path);
   K.TranslationUnit = strOr(J, "translation_unit", Path);
   K.Arch = str(J, "arch", Path);

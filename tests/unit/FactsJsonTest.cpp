@@ -132,6 +132,7 @@ std::string text(const char *What, unsigned S) {
 #define FIELDS_KernelFacts(F)                                                  \
   F(Name, text("ns::staged<64, 16, 3>", S))                                    \
   F(Mangled, text("_ZN2ns6stagedILi64ELi16ELi3EEEvPKfPf", S))                  \
+  F(NameDiffers, text("a template argument names 'f'", S))                     \
   F(Loc, make<SourcePos>(S + 500))                                             \
   F(InstantiatedAt, make<SourcePos>(S + 600))                                  \
   F(Function, 1)                                                               \

@@ -22,6 +22,14 @@ public:
   explicit KernelNamer(clang::ASTContext &Ctx);
   ~KernelNamer();
   std::string mangled(const clang::FunctionDecl *Kernel);
+  /// Why \p Mangled (mangled() of \p Kernel) may not be the name ptxas
+  /// prints: parts of nvcc's name tilefit does not derive (internal-linkage
+  /// template arguments, lambdas of function templates, an anonymous
+  /// namespace nvcc names from a process id, -fgpu-rdc's __nv_static_
+  /// prefix); ""
+  /// when it is nvcc's.
+  std::string differsFromNvcc(const clang::FunctionDecl *Kernel,
+                              const std::string &Mangled);
 
 private:
   clang::ASTContext &Ctx;

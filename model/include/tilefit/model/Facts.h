@@ -260,6 +260,9 @@ struct KernelFacts {
   std::string
       Name; ///< Qualified, with template arguments: `ns::staged<64, 16, 3>`.
   std::string Mangled; ///< The Itanium name ptxas prints.
+  /// Why Mangled may differ from the name ptxas prints (a part of nvcc's name
+  /// tilefit does not derive); "" when it is nvcc's.
+  std::string NameDiffers;
   SourcePos Loc;       ///< The kernel's name in its definition.
   std::optional<SourcePos>
       InstantiatedAt; ///< For template instantiations: where requested.

@@ -117,6 +117,9 @@ struct ConstantMemoryReport {
 struct KernelReport {
   std::string Name;
   std::string Mangled;
+  /// Why Mangled may not be ptxas's name (KernelFacts::NameDiffers); "" when
+  /// it is.
+  std::string NameDiffers;
   SourcePos Loc;
   std::optional<SourcePos> InstantiatedAt;
   std::string TranslationUnit; ///< The source file that was parsed.
