@@ -64,54 +64,75 @@ private:
   std::map<size_t, bool> Known;
 };
 
-/// Per-thread arrays live while their function runs (NVVM inlines the calls,
-/// and a call's arrays end when it returns): what the kernel holds at once is
-/// at most its own arrays plus those of its heaviest chain of calls, not every
-/// array it reaches. Those are the kernel's, with every array whose size is
-/// unknown (the total is then unknown).
+/// Per-thread arrays live while their scope runs (NVVM inlines the calls, and
+/// a call's arrays end when it returns): what the kernel holds at once is at
+/// most the arrays of one chain of nested scopes, with those of the heaviest
+/// call made in one of them, not every array it reaches. Arrays of sibling
+/// scopes (two loops one after the other) are never live together. Those are
+/// the kernel's, with every array whose size is unknown (the total is then
+/// unknown).
 std::vector<size_t> liveLocalArrays(const TranslationUnitFacts &TU, size_t Root,
                                     const std::vector<size_t> &Reached) {
   std::set<size_t> InReach(Reached.begin(), Reached.end());
-  struct Chain {
+  struct Heavy {
     uint64_t Bytes = 0;
-    std::optional<size_t> Next; ///< The heaviest callee, if any.
+    std::vector<size_t> Arrays; ///< Those live at the heaviest point.
   };
-  std::map<size_t, Chain> Heaviest;
+  std::map<size_t, Heavy> Known;
   std::set<size_t> OnPath;
-  std::function<uint64_t(size_t)> Weigh = [&](size_t F) -> uint64_t {
-    if (auto It = Heaviest.find(F); It != Heaviest.end())
-      return It->second.Bytes;
+  std::function<Heavy(size_t)> Weigh = [&](size_t F) -> Heavy {
+    if (auto It = Known.find(F); It != Known.end())
+      return It->second;
     if (!OnPath.insert(F).second)
-      return 0; // a call cycle: its arrays are counted where it was entered
-    Chain C;
-    for (size_t A : TU.Functions[F].LocalArrays)
-      C.Bytes += TU.LocalArrays[A].Bytes.value_or(0);
-    uint64_t Below = 0;
-    for (size_t Callee : TU.Functions[F].Callees) {
-      if (!InReach.count(Callee) || Callee == F)
-        continue;
-      if (uint64_t W = Weigh(Callee); !C.Next || W > Below) {
-        Below = W;
-        C.Next = Callee;
-      }
+      return Heavy(); // a call cycle: its arrays are counted where it was
+                      // entered
+    const FunctionFacts &Fn = TU.Functions[F];
+    const size_t Scopes = std::max<size_t>(1, Fn.ScopeParents.size());
+    std::vector<Heavy> InScope(Scopes);
+    for (size_t I = 0; I < Fn.LocalArrays.size(); ++I) {
+      size_t S = I < Fn.LocalArrayScopes.size() ? Fn.LocalArrayScopes[I] : 0;
+      Heavy &H = InScope[S < Scopes ? S : 0];
+      H.Bytes += TU.LocalArrays[Fn.LocalArrays[I]].Bytes.value_or(0);
+      H.Arrays.push_back(Fn.LocalArrays[I]);
     }
-    C.Bytes += Below;
+    // The heaviest of what runs inside each scope: a nested scope or a call.
+    std::vector<std::optional<Heavy>> Inner(Scopes);
+    auto Offer = [&](size_t S, Heavy H) {
+      if (!Inner[S] || H.Bytes > Inner[S]->Bytes)
+        Inner[S] = std::move(H);
+    };
+    std::set<size_t> CalledSomewhere;
+    for (const auto &[Callee, S] : Fn.CallScopes)
+      CalledSomewhere.insert(Callee);
+    auto OfferCall = [&](size_t Callee, size_t S) {
+      if (Callee < TU.Functions.size() && InReach.count(Callee) && Callee != F)
+        Offer(S < Scopes ? S : 0, Weigh(Callee));
+    };
+    for (size_t Callee : Fn.Callees)
+      if (!CalledSomewhere.count(Callee))
+        OfferCall(Callee, 0);
+    for (const auto &[Callee, S] : Fn.CallScopes)
+      OfferCall(Callee, S);
+    // Pre-order: every scope's parent comes before it.
+    for (size_t S = Scopes; S-- > 0;) {
+      Heavy &H = InScope[S];
+      if (Inner[S]) {
+        H.Bytes += Inner[S]->Bytes;
+        H.Arrays.insert(H.Arrays.end(), Inner[S]->Arrays.begin(),
+                        Inner[S]->Arrays.end());
+      }
+      if (S > 0 && Fn.ScopeParents[S] < S)
+        Offer(Fn.ScopeParents[S], H);
+    }
     OnPath.erase(F);
-    Heaviest[F] = C;
-    return C.Bytes;
+    return Known[F] = std::move(InScope[0]);
   };
-  Weigh(Root);
-  std::vector<size_t> Live;
-  std::set<size_t> Listed;
-  for (std::optional<size_t> F = Root; F && Listed.insert(*F).second;
-       F = Heaviest[*F].Next)
-    for (size_t A : TU.Functions[*F].LocalArrays)
-      Live.push_back(A);
+  std::vector<size_t> Live = Weigh(Root).Arrays;
+  std::set<size_t> Listed(Live.begin(), Live.end());
   for (size_t F : Reached)
-    if (!Listed.count(F))
-      for (size_t A : TU.Functions[F].LocalArrays)
-        if (!TU.LocalArrays[A].Bytes)
-          Live.push_back(A);
+    for (size_t A : TU.Functions[F].LocalArrays)
+      if (!TU.LocalArrays[A].Bytes && Listed.insert(A).second)
+        Live.push_back(A);
   return Live;
 }
 
