@@ -75,16 +75,16 @@ GlobalDecl kernelDecl(const FunctionDecl *FD) {
              : GlobalDecl(FD);
 }
 
-/// nvcc's name for the anonymous namespace of a translation unit, as observed
-/// with nvcc 13:
-/// `_GLOBAL__N__<crc32 of the main file's real path>_<length>_<file name, '.'
-/// as '_'>_<id>`, where <id> is the mangled name of the unit's first external,
-/// non-inline, non-template function definition or initialized variable, kept
-/// when at most 8 characters long and replaced by its crc32 otherwise. Without
-/// such a definition nvcc makes the id from a process id, which cannot be
-/// predicted: then nothing is returned and Clang's name is kept.
-std::optional<std::string> nvccAnonymousNamespace(ASTContext &Ctx,
-                                                  MangleContext &MC) {
+/// nvcc's module id M of a translation unit, as observed with nvcc 13:
+/// `_<crc32 of the main file's real path>_<length>_<file name, every byte but
+/// letters, digits and '_' as '_'>_<id>`, where <id> is the mangled name of the
+/// unit's first qualifying definition (below), kept when at most 8 characters
+/// long and replaced by its crc32 otherwise. nvcc names the anonymous
+/// namespace `_GLOBAL__N_` + M and, with -rdc, a kernel of internal linkage
+/// `__nv_static_<length of M>_` + M + `_` + its name. Without a qualifying
+/// definition nvcc makes the id from a process id, which cannot be predicted:
+/// then nothing is returned.
+std::optional<std::string> nvccModuleId(ASTContext &Ctx, MangleContext &MC) {
   const SourceManager &SM = Ctx.getSourceManager();
   OptionalFileEntryRef Main = SM.getFileEntryRefForID(SM.getMainFileID());
   if (!Main)
@@ -93,7 +93,12 @@ std::optional<std::string> nvccAnonymousNamespace(ASTContext &Ctx,
   if (llvm::sys::fs::real_path(Main->getName(), Real))
     return std::nullopt;
 
-  // The first qualifying definition, in declaration order.
+  // The first qualifying definition, in declaration order, recursing into
+  // named namespaces and linkage specifications: a non-inline, non-template
+  // function definition of external linkage (out-of-line members included:
+  // a constructor by its complete-object name, a destructor likewise), not an
+  // explicit specialization; or a variable of external linkage defined with an
+  // initializer, whose type is not deduced.
   std::optional<std::string> Id;
   std::function<void(const Decl *)> Visit;
   auto Walk = [&](const DeclContext *DC) {
@@ -104,31 +109,38 @@ std::optional<std::string> nvccAnonymousNamespace(ASTContext &Ctx,
     }
   };
   Visit = [&](const Decl *D) {
-    if (isa<NamespaceDecl>(D) || isa<LinkageSpecDecl>(D)) {
+    if ((isa<NamespaceDecl>(D) && !cast<NamespaceDecl>(D)->isAnonymousNamespace()) ||
+        isa<LinkageSpecDecl>(D)) {
       Walk(cast<DeclContext>(D));
       return;
     }
-    const NamedDecl *ND = nullptr;
+    std::optional<GlobalDecl> GD;
     if (const auto *FD = dyn_cast<FunctionDecl>(D)) {
       if (FD->isThisDeclarationADefinition() && !FD->isInlined() &&
-          !FD->isTemplated() && !FD->isTemplateInstantiation() &&
-          !isa<CXXMethodDecl>(FD) && FD->isExternallyVisible())
-        ND = FD;
+          !FD->isTemplated() &&
+          FD->getTemplateSpecializationKind() == TSK_Undeclared &&
+          FD->getFormalLinkage() == Linkage::External) {
+        if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(FD))
+          GD = GlobalDecl(Ctor, Ctor_Complete);
+        else if (const auto *Dtor = dyn_cast<CXXDestructorDecl>(FD))
+          GD = GlobalDecl(Dtor, Dtor_Complete);
+        else
+          GD = kernelDecl(FD);
+      }
     } else if (const auto *VD = dyn_cast<VarDecl>(D)) {
-      if (VD->hasInit() && !VD->isInline() && VD->isExternallyVisible() &&
+      if (VD->hasInit() && !VD->isInline() &&
+          VD->getFormalLinkage() == Linkage::External &&
           VD->isThisDeclarationADefinition() == VarDecl::Definition &&
-          !VD->isTemplated())
-        ND = VD;
+          !VD->isTemplated() && !VD->getType()->getContainedDeducedType())
+        GD = GlobalDecl(VD);
     }
-    if (!ND)
+    if (!GD)
       return;
+    const auto *ND = cast<NamedDecl>(GD->getDecl());
     std::string Name;
     if (MC.shouldMangleDeclName(ND)) {
       llvm::raw_string_ostream OS(Name);
-      if (const auto *FD = dyn_cast<FunctionDecl>(ND))
-        mangleAsNvcc(MC, kernelDecl(FD), OS);
-      else
-        mangleAsNvcc(MC, GlobalDecl(cast<VarDecl>(ND)), OS);
+      mangleAsNvcc(MC, *GD, OS);
     } else {
       Name = ND->getName().str();
     }
@@ -140,16 +152,8 @@ std::optional<std::string> nvccAnonymousNamespace(ASTContext &Ctx,
     }
     Id = Name;
   };
-  // The unit, or the declarations it is limited to
-  // (ASTContext::setTraversalScope).
-  for (Decl *D : Ctx.getTraversalScope()) {
-    if (Id)
-      break;
-    if (const auto *TU = dyn_cast<TranslationUnitDecl>(D))
-      Walk(TU);
-    else
-      Visit(D);
-  }
+  // The whole unit, not the declarations a traversal scope may be limited to.
+  Walk(Ctx.getTranslationUnitDecl());
   if (!Id)
     return std::nullopt;
 
@@ -162,8 +166,13 @@ std::optional<std::string> nvccAnonymousNamespace(ASTContext &Ctx,
   for (char &C : Stem)
     if (!llvm::isAlnum(C) && C != '_')
       C = '_';
-  std::string Name = "_GLOBAL__N__" + std::string(Hash) + "_" +
-                     std::to_string(Stem.size()) + "_" + Stem + "_" + *Id;
+  return "_" + std::string(Hash) + "_" + std::to_string(Stem.size()) + "_" +
+         Stem + "_" + *Id;
+}
+
+/// nvcc's `<length>_GLOBAL__N_<M>` for the anonymous namespace.
+std::string anonymousNamespaceName(const std::string &ModuleId) {
+  std::string Name = "_GLOBAL__N_" + ModuleId;
   return std::to_string(Name.size()) + Name;
 }
 
@@ -205,13 +214,30 @@ std::string KernelNamer::mangled(const FunctionDecl *Kernel) {
   // Computed once, for the first name that has an anonymous namespace in it
   // (the kernel's, or one of its template arguments').
   std::string Name = ptxasName(*MC, Kernel, AnonymousNs);
-  if (!AnonymousComputed &&
-      Name.find("12_GLOBAL__N_1") != std::string::npos) {
-    AnonymousNs = nvccAnonymousNamespace(Ctx, *MC);
-    AnonymousComputed = true;
+  if (!ModuleComputed && Name.find("12_GLOBAL__N_1") != std::string::npos) {
+    ModuleId = nvccModuleId(Ctx, *MC);
+    ModuleComputed = true;
+    if (ModuleId)
+      AnonymousNs = anonymousNamespaceName(*ModuleId);
     Name = ptxasName(*MC, Kernel, AnonymousNs);
   }
   return Name;
+}
+
+std::string KernelNamer::relocatableName(const FunctionDecl *Kernel,
+                                         const std::string &Mangled) {
+  if (Kernel->isExternallyVisible())
+    return "";
+  if (!ModuleComputed) {
+    ModuleId = nvccModuleId(Ctx, *MC);
+    ModuleComputed = true;
+    if (ModuleId)
+      AnonymousNs = anonymousNamespaceName(*ModuleId);
+  }
+  if (!ModuleId)
+    return "";
+  return "__nv_static_" + std::to_string(ModuleId->size()) + "_" + *ModuleId +
+         "_" + Mangled;
 }
 
 namespace {
@@ -273,14 +299,10 @@ std::string typeDiffers(QualType T, int Depth) {
 
 std::string KernelNamer::differsFromNvcc(const FunctionDecl *Kernel,
                                          const std::string &Mangled) {
-  const bool Relocatable = Ctx.getLangOpts().GPURelocatableDeviceCode;
   if (Mangled.find("12_GLOBAL__N_1") != std::string::npos)
     return "nvcc names the anonymous namespace after the unit's first "
            "external definition, and this unit has none tilefit can see (nvcc "
            "then uses a process id)";
-  if (Relocatable && !Kernel->isExternallyVisible())
-    return "with -rdc nvcc prefixes a kernel of internal linkage with "
-           "__nv_static_<module id>_, which tilefit does not derive";
   if (const TemplateArgumentList *Args =
           Kernel->getTemplateSpecializationArgs())
     for (const TemplateArgument &A : Args->asArray())

@@ -677,6 +677,7 @@ void SharedMemoryCollector::finish(ASTContext &Ctx,
     K.Name = functionName(Kernel);
     K.Mangled = Namer.mangled(Kernel);
     K.NameDiffers = Namer.differsFromNvcc(Kernel, K.Mangled);
+    K.RelocatableMangled = Namer.relocatableName(Kernel, K.Mangled);
     K.Loc = toSourcePos(SM, Kernel->getLocation());
     if (Kernel->isTemplateInstantiation() &&
         Kernel->getPointOfInstantiation().isValid())

@@ -240,7 +240,9 @@ void analyzeUnit(const TranslationUnitFacts &TU, const CapacityDatabase &DB,
     KernelLayout L = Layout.layout(I);
     KernelReport K;
     K.Name = KF.Name;
-    K.Mangled = KF.Mangled;
+    K.Mangled = TU.RelocatableDeviceCode && !KF.RelocatableMangled.empty()
+                    ? KF.RelocatableMangled
+                    : KF.Mangled;
     K.NameDiffers = KF.NameDiffers;
     K.Loc = KF.Loc;
     K.InstantiatedAt = KF.InstantiatedAt;

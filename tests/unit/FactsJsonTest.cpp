@@ -87,7 +87,8 @@ std::string text(const char *What, unsigned S) {
   F(Form, text("cudaLaunchKernelEx", S))                                       \
   F(DynamicBytes, 65536 + S)                                                   \
   F(UnknownReason, text("not a constant", S))                                  \
-  F(BlockThreads, 256 + S)
+  F(BlockThreads, 256 + S)                                                     \
+  F(StatedBy, text("comment", S))
 
 #define FIELDS_AttributeCall(F)                                                \
   F(Attribute, AttributeCall::Kind::PreferredSharedMemoryCarveout)             \
@@ -133,6 +134,7 @@ std::string text(const char *What, unsigned S) {
   F(Name, text("ns::staged<64, 16, 3>", S))                                    \
   F(Mangled, text("_ZN2ns6stagedILi64ELi16ELi3EEEvPKfPf", S))                  \
   F(NameDiffers, text("a template argument names 'f'", S))                     \
+  F(RelocatableMangled, text("__nv_static_5__x_1_k_cu_a__Z1kv", S))           \
   F(Loc, make<SourcePos>(S + 500))                                             \
   F(InstantiatedAt, make<SourcePos>(S + 600))                                  \
   F(Function, 1)                                                               \

@@ -22,11 +22,16 @@ public:
   explicit KernelNamer(clang::ASTContext &Ctx);
   ~KernelNamer();
   std::string mangled(const clang::FunctionDecl *Kernel);
+  /// With -rdc, nvcc's name for a kernel of internal linkage (`static`, in an
+  /// anonymous namespace, or with such a template argument):
+  /// `__nv_static_<length of M>_<M>_` + \p Mangled, M the unit's module id;
+  /// "" for a kernel of external linkage, or where M cannot be derived.
+  std::string relocatableName(const clang::FunctionDecl *Kernel,
+                              const std::string &Mangled);
   /// Why \p Mangled (mangled() of \p Kernel) may not be the name ptxas
   /// prints: parts of nvcc's name tilefit does not derive (internal-linkage
   /// template arguments, lambdas of function templates, an anonymous
-  /// namespace nvcc names from a process id, -fgpu-rdc's __nv_static_
-  /// prefix); ""
+  /// namespace nvcc names from a process id); ""
   /// when it is nvcc's.
   std::string differsFromNvcc(const clang::FunctionDecl *Kernel,
                               const std::string &Mangled);
@@ -34,8 +39,9 @@ public:
 private:
   clang::ASTContext &Ctx;
   std::unique_ptr<clang::MangleContext> MC;
-  bool AnonymousComputed = false;
-  std::optional<std::string> AnonymousNs;
+  bool ModuleComputed = false;
+  std::optional<std::string> ModuleId;    ///< nvcc's module id (KernelNames.cpp).
+  std::optional<std::string> AnonymousNs; ///< nvcc's anonymous namespace.
 };
 
 /// `ns::staged<64, 16, 3>`; a lambda's call operator as `lambda in <function>`.

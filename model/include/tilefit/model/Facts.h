@@ -263,6 +263,9 @@ struct KernelFacts {
   /// Why Mangled may differ from the name ptxas prints (a part of nvcc's name
   /// tilefit does not derive); "" when it is nvcc's.
   std::string NameDiffers;
+  /// The name ptxas prints with -rdc where it differs from Mangled
+  /// (`__nv_static_<module id>_` before a kernel of internal linkage); "".
+  std::string RelocatableMangled;
   SourcePos Loc;       ///< The kernel's name in its definition.
   std::optional<SourcePos>
       InstantiatedAt; ///< For template instantiations: where requested.
