@@ -206,6 +206,14 @@ __global__ void at_allocation(float *o) {
   EXPECT_TRUE(BeginMsg && EndMsg);
 }
 
+/// The summary table's row of kernel \p Name in \p Out; "" when absent.
+std::string summaryRow(const std::string &Out, const std::string &Name) {
+  size_t At = Out.find("\n" + Name + " ");
+  return At == std::string::npos
+             ? std::string()
+             : Out.substr(At + 1, Out.find('\n', At + 1) - At - 1);
+}
+
 // A NOLINT'd finding marks nothing in the table; a header read only for a note
 // (the kernel's definition under a launch's error) has no findings of its own,
 // so its unmatched NOLINTBEGIN says nothing, as in clang-tidy.
@@ -226,12 +234,7 @@ void host(float *o) { dyn<<<1, 128, 65536>>>(o); }
             std::string::npos)
       << R.Out;
   // The table: 'loud' marked, 'quiet' not.
-  auto Row = [&](const std::string &Name) {
-    size_t At = R.Out.find("\n" + Name + " ");
-    return At == std::string::npos
-               ? std::string()
-               : R.Out.substr(At + 1, R.Out.find('\n', At + 1) - At - 1);
-  };
+  auto Row = [&](const std::string &Name) { return summaryRow(R.Out, Name); };
   EXPECT_NE(Row("loud").find('~'), std::string::npos) << R.Out;
   ASSERT_FALSE(Row("quiet").empty()) << R.Out;
   EXPECT_EQ(Row("quiet").find('~'), std::string::npos) << Row("quiet");
@@ -320,12 +323,7 @@ void run(float *y, size_t n) {
   EXPECT_NE(R.Out.find("2 kernels declare no extern __shared__ array"),
             std::string::npos)
       << R.Out;
-  auto Row = [&](const std::string &Name) {
-    size_t At = R.Out.find("\n" + Name + " ");
-    return At == std::string::npos
-               ? std::string()
-               : R.Out.substr(At + 1, R.Out.find('\n', At + 1) - At - 1);
-  };
+  auto Row = [&](const std::string &Name) { return summaryRow(R.Out, Name); };
   EXPECT_NE(Row("rows").find("+ ?"), std::string::npos) << R.Out;
   EXPECT_EQ(Row("plain").find("+ ?"), std::string::npos) << R.Out;
   EXPECT_NE(Row("plain").find("(<="), std::string::npos) << R.Out;

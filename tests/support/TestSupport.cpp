@@ -311,13 +311,10 @@ void linkedFigures(const std::string &File,
     const std::string Text = L.Out + L.Err;
     const uint64_t Reserve = A.rfind("sm_90", 0) == 0 ? 1024 : 0;
     std::string Name;
-    size_t Pos = 0;
-    while (Pos < Text.size()) {
-      size_t End = Text.find('\n', Pos);
-      if (End == std::string::npos)
-        End = Text.size();
-      std::string Line = Text.substr(Pos, End - Pos);
-      Pos = End + 1;
+    llvm::SmallVector<llvm::StringRef, 0> Lines;
+    llvm::StringRef(Text).split(Lines, '\n');
+    for (llvm::StringRef Each : Lines) {
+      const std::string Line = Each.str();
       std::smatch M;
       if (std::regex_search(Line, M, Props)) {
         Name = M[1];
