@@ -9,6 +9,7 @@
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Demangle/ItaniumDemangle.h"
 #include "llvm/Support/CRC.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -16,7 +17,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <functional>
+#include <memory>
+#include <vector>
 
 using namespace clang;
 
@@ -170,10 +174,205 @@ std::optional<std::string> nvccModuleId(ASTContext &Ctx, MangleContext &MC) {
          Stem + "_" + *Id;
 }
 
-/// nvcc's `<length>_GLOBAL__N_<M>` for the anonymous namespace.
-std::string anonymousNamespaceName(const std::string &ModuleId) {
-  std::string Name = "_GLOBAL__N_" + ModuleId;
-  return std::to_string(Name.size()) + Name;
+
+namespace id = llvm::itanium_demangle;
+
+// nvcc's `_INTERNAL_<module id>` (issue 27.7; the rule and its measurements
+// are in the project's notes on kernel names): for every function or variable
+// of internal linkage whose name appears inside a kernel's name (a template
+// argument `&f`, the function around a lambda), nvcc writes the pseudo-
+// namespace `_INTERNAL<M>` as its outermost component, where Clang writes an
+// `L` marker. That component is one more substitution candidate, so every
+// later back-reference to a candidate after it shifts by one: the name is
+// parsed with LLVM's Itanium demangler, instrumented to record the
+// substitutions, the nested encodings and Clang's markers, and rewritten.
+// // Instrumented Itanium parser: records substitution references, the encodings
+// nested in the name (with the substitution-table size at their start), and
+// clang's internal-linkage markers 'L'.
+class Arena {
+  std::vector<std::unique_ptr<char[]>> Blocks;
+
+public:
+  void reset() { Blocks.clear(); }
+  void *alloc(size_t N) {
+    Blocks.emplace_back(new char[N]);
+    return Blocks.back().get();
+  }
+  template <class T, class... Args> T *makeNode(Args &&...A) {
+    return new (alloc(sizeof(T))) T(std::forward<Args>(A)...);
+  }
+  void *allocateNodeArray(size_t N) { return alloc(sizeof(id::Node *) * N); }
+};
+
+struct Scanner : id::AbstractManglingParser<Scanner, Arena> {
+  using Base = id::AbstractManglingParser<Scanner, Arena>;
+  const char *Begin;
+  struct Ref {
+    size_t Off, Len, Index;
+  };
+  std::vector<Ref> Refs;
+  struct Site {
+    size_t NameOff = 0, NameEnd = 0, SubsAtStart = 0;
+    int Level = 0, TADepth = 0;
+    bool HasL = false, HasAnon = false;
+  };
+  std::vector<Site> Sites;
+  std::vector<size_t> Stack;
+  std::vector<size_t> LMarks; // offsets of clang's 'L' markers
+  int Level = 0, TADepth = 0;
+
+  Scanner(const char *B, const char *E) : Base(B, E), Begin(B) {}
+  size_t off() const { return First - Begin; }
+
+  id::Node *parseSubstitution() {
+    const char *S = First;
+    id::Node *N = Base::parseSubstitution();
+    if (N && S[1] == '_')
+      Refs.push_back({size_t(S - Begin), 2, 0});
+    else if (N && !(S[1] >= 'a' && S[1] <= 'z')) {
+      size_t I = 0;
+      const char *P = S + 1;
+      for (; *P != '_'; ++P)
+        I = I * 36 + (isdigit(*P) ? *P - '0' : *P - 'A' + 10);
+      Refs.push_back({size_t(S - Begin), size_t(P + 1 - S), I + 1});
+    }
+    return N;
+  }
+  id::Node *parseEncoding(bool ParseParams = true) {
+    Site St;
+    St.NameOff = off();
+    St.SubsAtStart = Subs.size();
+    St.Level = Level;
+    St.TADepth = TADepth;
+    Stack.push_back(Sites.size());
+    Sites.push_back(St);
+    ++Level;
+    id::Node *N = Base::parseEncoding(ParseParams);
+    --Level;
+    Stack.pop_back();
+    return N;
+  }
+  id::Node *parseName(NameState *State = nullptr) {
+    bool IsSiteName = !Stack.empty() && Sites[Stack.back()].NameEnd == 0 &&
+                      Sites[Stack.back()].NameOff == off();
+    size_t SiteIdx = IsSiteName ? Stack.back() : 0;
+    id::Node *N = Base::parseName(State);
+    if (IsSiteName)
+      Sites[SiteIdx].NameEnd = off();
+    return N;
+  }
+  id::Node *parseTemplateArgs(bool TagTemplates = false) {
+    ++TADepth;
+    id::Node *N = Base::parseTemplateArgs(TagTemplates);
+    --TADepth;
+    return N;
+  }
+  bool directlyInSite() const {
+    if (Stack.empty())
+      return false;
+    const Site &S = Sites[Stack.back()];
+    return S.TADepth == TADepth && S.NameEnd == 0;
+  }
+  id::Node *parseUnqualifiedName(NameState *State, id::Node *Scope,
+                                 id::ModuleName *Module) {
+    if (look() == 'L') {
+      LMarks.push_back(off());
+      if (directlyInSite())
+        Sites[Stack.back()].HasL = true;
+    }
+    return Base::parseUnqualifiedName(State, Scope, Module);
+  }
+  id::Node *parseSourceName(NameState *State) {
+    if (directlyInSite() && llvm::StringRef(First, Last - First)
+                                .starts_with("12_GLOBAL__N_1"))
+      Sites[Stack.back()].HasAnon = true;
+    return Base::parseSourceName(State);
+  }
+};
+
+std::string seq(size_t I) {
+  if (I == 0)
+    return "S_";
+  std::string D;
+  for (size_t N = I - 1;; N /= 36) {
+    unsigned R = N % 36;
+    D.insert(D.begin(), char(R < 10 ? '0' + R : 'A' + R - 10));
+    if (N < 36)
+      break;
+  }
+  return "S" + D + "_";
+}
+
+/// nvcc's spelling of internal-linkage names, given clang's (Ver17) name and
+/// nvcc's module id (`_<crc32(realpath)>_<len>_<stem>_<id>`).
+std::optional<std::string> nvccInternal(const std::string &Clang,
+                                               const std::string &ModuleId) {
+  Scanner P(Clang.data(), Clang.data() + Clang.size());
+  if (!P.parse())
+    return std::nullopt;
+  std::string Internal = "_INTERNAL" + ModuleId;
+  Internal = std::to_string(Internal.size()) + Internal;
+  struct Edit {
+    size_t Off, Len;
+    std::string Text;
+  };
+  std::vector<Edit> Edits;
+  std::optional<size_t> K, KOff;
+  for (size_t M : P.LMarks)
+    Edits.push_back({M, 1, ""});
+  for (const Scanner::Site &S : P.Sites) {
+    if (S.Level == 0 || !(S.HasL || S.HasAnon))
+      continue;
+    size_t At = S.NameOff;
+    bool Global = Clang[At] == 'L';
+    if (!Global) {
+      if (Clang[At] != 'N')
+        continue;
+      ++At;
+      while (strchr("rVKHRO", Clang[At]))
+        ++At;
+      if (Clang[At] == 'S') // first component substituted: nvcc adds nothing
+        continue;
+    }
+    std::string Ins;
+    if (!K) {
+      K = S.SubsAtStart;
+      KOff = At;
+      Ins = Internal;
+    } else {
+      Ins = seq(*K);
+    }
+    if (Global) { // `L<name>` -> `N<internal><name>E`; the 'L' is an LMark
+      Edits.push_back({At, 0, "N" + Ins});
+      Edits.push_back({S.NameEnd, 0, "E"});
+    } else {
+      Edits.push_back({At, 0, Ins});
+    }
+  }
+  if (K)
+    for (const Scanner::Ref &R : P.Refs)
+      if (R.Off > *KOff && R.Index >= *K)
+        Edits.push_back({R.Off, R.Len, seq(R.Index + 1)});
+  std::stable_sort(Edits.begin(), Edits.end(),
+                   [](const Edit &A, const Edit &B) {
+                     return A.Off != B.Off ? A.Off < B.Off
+                                           : A.Len < B.Len; // inserts first
+                   });
+  std::string Out;
+  size_t Pos = 0;
+  for (const Edit &E : Edits) {
+    Out.append(Clang, Pos, E.Off - Pos);
+    Out += E.Text;
+    Pos = E.Off + E.Len;
+  }
+  Out.append(Clang, Pos, std::string::npos);
+  // The anonymous namespace.
+  std::string Anon = "_GLOBAL__N_" + ModuleId;
+  Anon = std::to_string(Anon.size()) + Anon;
+  for (size_t F = Out.find("12_GLOBAL__N_1"); F != std::string::npos;
+       F = Out.find("12_GLOBAL__N_1", F + Anon.size()))
+    Out.replace(F, 14, Anon);
+  return Out;
 }
 
 /// The name ptxas prints for \p FD. Clang's device-side Itanium mangling agrees
@@ -182,13 +381,18 @@ std::string anonymousNamespaceName(const std::string &ModuleId) {
 /// (`_Z2ksPc`); and the anonymous namespace is Clang's `_GLOBAL__N_1`, nvcc's
 /// \p AnonymousNs.
 std::string ptxasName(MangleContext &MC, const FunctionDecl *FD,
-                      const std::optional<std::string> &AnonymousNs) {
+                      const std::optional<std::string> &ModuleId) {
   if (!MC.shouldMangleDeclName(FD))
     return FD->getNameAsString();
   std::string S;
   llvm::raw_string_ostream OS(S);
   mangleAsNvcc(MC, kernelDecl(FD), OS);
   OS.flush();
+  // With the module id: `_INTERNAL<M>` where Clang marks internal names, and
+  // the anonymous namespace named as nvcc names it.
+  if (ModuleId)
+    if (std::optional<std::string> Nvcc = nvccInternal(S, *ModuleId))
+      return *Nvcc;
   if (!FD->isExternallyVisible() && !FD->isInAnonymousNamespace() &&
       FD->getIdentifier()) {
     std::string Marker =
@@ -196,11 +400,6 @@ std::string ptxasName(MangleContext &MC, const FunctionDecl *FD,
     if (auto P = S.find(Marker); P != std::string::npos)
       S.erase(P, 1);
   }
-  static const std::string ClangAnonymous = "12_GLOBAL__N_1";
-  if (AnonymousNs)
-    for (size_t P = S.find(ClangAnonymous); P != std::string::npos;
-         P = S.find(ClangAnonymous, P + AnonymousNs->size()))
-      S.replace(P, ClangAnonymous.size(), *AnonymousNs);
   return S;
 }
 
@@ -213,13 +412,15 @@ KernelNamer::~KernelNamer() = default;
 std::string KernelNamer::mangled(const FunctionDecl *Kernel) {
   // Computed once, for the first name that has an anonymous namespace in it
   // (the kernel's, or one of its template arguments').
-  std::string Name = ptxasName(*MC, Kernel, AnonymousNs);
-  if (!ModuleComputed && Name.find("12_GLOBAL__N_1") != std::string::npos) {
+  std::string Name = ptxasName(*MC, Kernel, ModuleId);
+  // Internal linkage (its own, or a template argument's) or an anonymous
+  // namespace in the name: nvcc's spelling needs the module id.
+  if (!ModuleComputed &&
+      (!Kernel->isExternallyVisible() ||
+       Name.find("12_GLOBAL__N_1") != std::string::npos)) {
     ModuleId = nvccModuleId(Ctx, *MC);
     ModuleComputed = true;
-    if (ModuleId)
-      AnonymousNs = anonymousNamespaceName(*ModuleId);
-    Name = ptxasName(*MC, Kernel, AnonymousNs);
+    Name = ptxasName(*MC, Kernel, ModuleId);
   }
   return Name;
 }
@@ -231,8 +432,6 @@ std::string KernelNamer::relocatableName(const FunctionDecl *Kernel,
   if (!ModuleComputed) {
     ModuleId = nvccModuleId(Ctx, *MC);
     ModuleComputed = true;
-    if (ModuleId)
-      AnonymousNs = anonymousNamespaceName(*ModuleId);
   }
   if (!ModuleId)
     return "";
@@ -243,25 +442,31 @@ std::string KernelNamer::relocatableName(const FunctionDecl *Kernel,
 namespace {
 /// Why nvcc's name for a kernel whose template arguments involve \p T cannot
 /// be derived; "" when it can.
-std::string typeDiffers(QualType T, int Depth);
+std::string typeDiffers(QualType T, int Depth, bool Internal);
 
-std::string argumentDiffers(const TemplateArgument &A, int Depth) {
+/// \p Internal: names of internal linkage are spelled as nvcc does (the
+/// module id is known).
+std::string argumentDiffers(const TemplateArgument &A, int Depth,
+                            bool Internal) {
   if (Depth > 8)
     return "";
   switch (A.getKind()) {
   case TemplateArgument::Type:
-    return typeDiffers(A.getAsType(), Depth + 1);
+    return typeDiffers(A.getAsType(), Depth + 1, Internal);
   case TemplateArgument::Declaration: {
     const ValueDecl *D = A.getAsDecl();
-    if (D && !D->isExternallyVisible() && !D->isInAnonymousNamespace())
+    if (D && !Internal && !D->isExternallyVisible() &&
+        !D->isInAnonymousNamespace())
       return "a template argument names '" + D->getNameAsString() +
              "', which has internal linkage: nvcc adds its _INTERNAL_<module "
-             "id> prefix there, which tilefit does not derive";
-    return D ? typeDiffers(D->getType(), Depth + 1) : "";
+             "id> prefix there, and this unit has no external definition to "
+             "make the id from (nvcc then uses a process id)";
+    return D ? typeDiffers(D->getType(), Depth + 1, Internal) : "";
   }
   case TemplateArgument::Pack:
     for (const TemplateArgument &P : A.pack_elements())
-      if (std::string Why = argumentDiffers(P, Depth + 1); !Why.empty())
+      if (std::string Why = argumentDiffers(P, Depth + 1, Internal);
+          !Why.empty())
         return Why;
     return "";
   default:
@@ -269,7 +474,7 @@ std::string argumentDiffers(const TemplateArgument &A, int Depth) {
   }
 }
 
-std::string typeDiffers(QualType T, int Depth) {
+std::string typeDiffers(QualType T, int Depth, bool Internal) {
   if (T.isNull() || Depth > 8)
     return "";
   T = T.getCanonicalType();
@@ -291,7 +496,8 @@ std::string typeDiffers(QualType T, int Depth) {
   }
   if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD))
     for (const TemplateArgument &A : Spec->getTemplateArgs().asArray())
-      if (std::string Why = argumentDiffers(A, Depth + 1); !Why.empty())
+      if (std::string Why = argumentDiffers(A, Depth + 1, Internal);
+          !Why.empty())
         return Why;
   return "";
 }
@@ -306,7 +512,8 @@ std::string KernelNamer::differsFromNvcc(const FunctionDecl *Kernel,
   if (const TemplateArgumentList *Args =
           Kernel->getTemplateSpecializationArgs())
     for (const TemplateArgument &A : Args->asArray())
-      if (std::string Why = argumentDiffers(A, 0); !Why.empty())
+      if (std::string Why = argumentDiffers(A, 0, ModuleId.has_value());
+          !Why.empty())
         return Why;
   return "";
 }

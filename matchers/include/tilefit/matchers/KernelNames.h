@@ -40,8 +40,7 @@ private:
   clang::ASTContext &Ctx;
   std::unique_ptr<clang::MangleContext> MC;
   bool ModuleComputed = false;
-  std::optional<std::string> ModuleId;    ///< nvcc's module id (KernelNames.cpp).
-  std::optional<std::string> AnonymousNs; ///< nvcc's anonymous namespace.
+  std::optional<std::string> ModuleId; ///< nvcc's module id (KernelNames.cpp).
 };
 
 /// `ns::staged<64, 16, 3>`; a lambda's call operator as `lambda in <function>`.
