@@ -4,6 +4,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/AST/GlobalDecl.h"
 #include "clang/AST/Mangle.h"
 #include "clang/Basic/SourceManager.h"
@@ -440,32 +441,46 @@ std::string KernelNamer::relocatableName(const FunctionDecl *Kernel,
 }
 
 namespace {
+/// What decides whether nvcc's name can be derived: whether names of internal
+/// linkage are spelled as nvcc does (the module id is known), and the kernel
+/// template's parameters.
+struct DiffContext {
+  bool Internal = false;
+  const TemplateParameterList *KernelParams = nullptr;
+};
+
 /// Why nvcc's name for a kernel whose template arguments involve \p T cannot
 /// be derived; "" when it can.
-std::string typeDiffers(QualType T, int Depth, bool Internal);
+std::string typeDiffers(QualType T, int Depth, const DiffContext &C);
+bool substitutionsDiffer(const FunctionDecl *FD, const DiffContext &C);
 
-/// \p Internal: names of internal linkage are spelled as nvcc does (the
-/// module id is known).
 std::string argumentDiffers(const TemplateArgument &A, int Depth,
-                            bool Internal) {
+                            const DiffContext &C) {
   if (Depth > 8)
     return "";
   switch (A.getKind()) {
   case TemplateArgument::Type:
-    return typeDiffers(A.getAsType(), Depth + 1, Internal);
+    return typeDiffers(A.getAsType(), Depth + 1, C);
   case TemplateArgument::Declaration: {
     const ValueDecl *D = A.getAsDecl();
-    if (D && !Internal && !D->isExternallyVisible() &&
+    if (D && !C.Internal && !D->isExternallyVisible() &&
         !D->isInAnonymousNamespace())
       return "a template argument names '" + D->getNameAsString() +
              "', which has internal linkage: nvcc adds its _INTERNAL_<module "
              "id> prefix there, and this unit has no external definition to "
              "make the id from (nvcc then uses a process id)";
-    return D ? typeDiffers(D->getType(), Depth + 1, Internal) : "";
+    if (const auto *FD = dyn_cast_or_null<FunctionDecl>(D);
+        FD && substitutionsDiffer(FD, C))
+      return "a template argument names the function template "
+             "specialization '" +
+             FD->getNameAsString() +
+             "': nvcc numbers the name's substitutions by the template as "
+             "written, Clang by the instantiation";
+    return D ? typeDiffers(D->getType(), Depth + 1, C) : "";
   }
   case TemplateArgument::Pack:
     for (const TemplateArgument &P : A.pack_elements())
-      if (std::string Why = argumentDiffers(P, Depth + 1, Internal);
+      if (std::string Why = argumentDiffers(P, Depth + 1, C);
           !Why.empty())
         return Why;
     return "";
@@ -474,7 +489,30 @@ std::string argumentDiffers(const TemplateArgument &A, int Depth,
   }
 }
 
-std::string typeDiffers(QualType T, int Depth, bool Internal) {
+/// Whether the template parameters of \p FD, a function template
+/// specialization named in a kernel's name, are keyed differently by nvcc and
+/// Clang: a member template of a class template (depth 1 or more as written),
+/// or a parameter at the index of one of the kernel's that differs from it in
+/// being a pack.
+bool substitutionsDiffer(const FunctionDecl *FD, const DiffContext &C) {
+  const FunctionTemplateDecl *Pattern = FD->getPrimaryTemplate();
+  if (!Pattern)
+    return false;
+  while (const FunctionTemplateDecl *From =
+             Pattern->getInstantiatedFromMemberTemplate())
+    Pattern = From;
+  const TemplateParameterList *Outer = Pattern->getTemplateParameters();
+  if (Outer->getDepth() > 0)
+    return true;
+  if (C.KernelParams)
+    for (unsigned I = 0; I < Outer->size() && I < C.KernelParams->size(); ++I)
+      if (Outer->getParam(I)->isTemplateParameterPack() !=
+          C.KernelParams->getParam(I)->isTemplateParameterPack())
+        return true;
+  return false;
+}
+
+std::string typeDiffers(QualType T, int Depth, const DiffContext &C) {
   if (T.isNull() || Depth > 8)
     return "";
   T = T.getCanonicalType();
@@ -484,19 +522,27 @@ std::string typeDiffers(QualType T, int Depth, bool Internal) {
   if (!RD)
     return "";
   if (RD->isLambda()) {
-    for (const DeclContext *DC = RD->getDeclContext(); DC; DC = DC->getParent())
-      if (const auto *FD = dyn_cast<FunctionDecl>(DC);
-          FD && (FD->isTemplateInstantiation() || FD->isTemplated()))
-        return "a template argument is a lambda defined in the function "
-               "template '" +
-               FD->getNameAsString() +
-               "': nvcc numbers the name's substitutions by the template as "
-               "written, Clang by the instantiation";
+    // nvcc (EDG) keys a template parameter's substitution by its depth in the
+    // template as written and its index; Clang by its index and whether it is
+    // a pack. They differ for a generic lambda, for a lambda of a member
+    // template of a class template (depth 1 or more as written), and where the
+    // kernel's and the enclosing template's parameters at one index differ in
+    // being a pack (`template <typename F, typename... Args>` launched from
+    // `template <typename T, typename U> void run`).
+    const auto *FD = dyn_cast_or_null<FunctionDecl>(RD->getDeclContext());
+    if (!FD || !FD->getPrimaryTemplate())
+      return "";
+    if (RD->isGenericLambda() || substitutionsDiffer(FD, C))
+      return "a template argument is a lambda defined in the function "
+             "template '" +
+             FD->getNameAsString() +
+             "': nvcc numbers the name's substitutions by the template as "
+             "written, Clang by the instantiation";
     return "";
   }
   if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD))
     for (const TemplateArgument &A : Spec->getTemplateArgs().asArray())
-      if (std::string Why = argumentDiffers(A, Depth + 1, Internal);
+      if (std::string Why = argumentDiffers(A, Depth + 1, C);
           !Why.empty())
         return Why;
   return "";
@@ -512,7 +558,13 @@ std::string KernelNamer::differsFromNvcc(const FunctionDecl *Kernel,
   if (const TemplateArgumentList *Args =
           Kernel->getTemplateSpecializationArgs())
     for (const TemplateArgument &A : Args->asArray())
-      if (std::string Why = argumentDiffers(A, 0, ModuleId.has_value());
+      if (std::string Why = argumentDiffers(
+              A, 0,
+              DiffContext{ModuleId.has_value(),
+                          Kernel->getPrimaryTemplate()
+                              ? Kernel->getPrimaryTemplate()
+                                    ->getTemplateParameters()
+                              : nullptr});
           !Why.empty())
         return Why;
   return "";

@@ -554,6 +554,53 @@ template __global__ void tiled<32>(const float *, float *);
   }
 }
 
+// Kernel names nvcc and Clang number differently: nvcc (EDG) keys a template
+// parameter's substitution by its depth in the template as written and its
+// index, Clang by its index and whether it is a pack. Where they differ,
+// `name_differs_from_nvcc` says so, and only there: a lambda of run<T, U>
+// launched as launch_kernel<F, Args...> (nvcc `DpS3_`, Clang `DpT0_`), and a
+// variadic function template's specialization as a template argument (kv);
+// k2's keys agree and its name is ptxas's.
+TEST_F(CliTest, NamesTilefitCannotDeriveAreSaidToDiffer) {
+  if (!haveNvcc())
+    GTEST_SKIP() << "nvcc is not on PATH";
+  std::string K = write("lambdas.cu", R"(
+template <typename F, typename... Args> __global__ void launch_kernel(F f, Args... args) { f(args...); }
+template <typename T, typename U> void run(T *p, U n) {
+  auto body = [=] __device__(T * q, U m) { q[m] = T(); };
+  launch_kernel<<<1, 1>>>(body, p, n);
+}
+template <typename F, typename T0> __global__ void k2(F f, T0 a, int b) { f(a, b); }
+template <typename T, typename U> void run2(T *p, U n) {
+  auto body = [=] __device__(T * q, U m) { q[m] = T(); };
+  k2<<<1, 1>>>(body, p, n);
+}
+template <typename... Ts> __device__ void vf(Ts... ts) {}
+template <typename T, void (*F)(int, float)> __global__ void kv(T t) { F(1, 2.f); }
+void go(float *p) {
+  run(p, 3);
+  run2(p, 3);
+  kv<float, vf<int, float>><<<1, 1>>>(1.f);
+}
+)");
+  CommandResult R = tilefit(
+      {"--format=json", "--arch=sm_80", K, "--", "--extended-lambda"});
+  ASSERT_EQ(R.Status, 0) << R.Err;
+  nlohmann::json J = json(R);
+  PtxasFigures P = ptxasFigures(K, {"--extended-lambda"}, {"sm_80"});
+  ASSERT_TRUE(P.Error.empty()) << P.Error;
+  ASSERT_EQ(J["kernels"].size(), 3u);
+  ASSERT_EQ(P.Figures["sm_80"].size(), 3u);
+  for (const auto &Kernel : J["kernels"]) {
+    const std::string Name = Kernel["name"], Mangled = Kernel["mangled"];
+    const bool Flagged = !Kernel["name_differs_from_nvcc"].is_null();
+    const bool Equal = P.Figures["sm_80"].count(Mangled) > 0;
+    EXPECT_NE(Flagged, Equal) << Name << ": " << Mangled << " "
+                              << Kernel["name_differs_from_nvcc"];
+    EXPECT_EQ(Flagged, Name.rfind("k2<", 0) != 0) << Name;
+  }
+}
+
 /// Every kernel of \p J whose architecture ptxas compiled must have ptxas's
 /// figure, and every kernel ptxas compiled must be in \p J.
 void expectFiguresEqualPtxas(const nlohmann::json &J, PtxasFigures &P) {
