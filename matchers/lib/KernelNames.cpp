@@ -410,31 +410,29 @@ KernelNamer::KernelNamer(ASTContext &Ctx)
     : Ctx(Ctx), MC(Ctx.createMangleContext()) {}
 KernelNamer::~KernelNamer() = default;
 
-std::string KernelNamer::mangled(const FunctionDecl *Kernel) {
-  // Computed once, for the first name that has an anonymous namespace in it
-  // (the kernel's, or one of its template arguments').
-  std::string Name = ptxasName(*MC, Kernel, ModuleId);
-  // Internal linkage (its own, or a template argument's) or an anonymous
-  // namespace in the name: nvcc's spelling needs the module id.
-  if (!ModuleComputed &&
-      (!Kernel->isExternallyVisible() ||
-       Name.find("12_GLOBAL__N_1") != std::string::npos)) {
+const std::optional<std::string> &KernelNamer::moduleId() {
+  if (!ModuleComputed) {
     ModuleId = nvccModuleId(Ctx, *MC);
     ModuleComputed = true;
-    Name = ptxasName(*MC, Kernel, ModuleId);
   }
+  return ModuleId;
+}
+
+std::string KernelNamer::mangled(const FunctionDecl *Kernel) {
+  std::string Name = ptxasName(*MC, Kernel, ModuleId);
+  // Internal linkage (its own, or a template argument's) or an anonymous
+  // namespace in the name: nvcc's spelling needs the module id, computed once
+  // a unit, when the first such name asks for it.
+  if (!ModuleComputed &&
+      (!Kernel->isExternallyVisible() ||
+       Name.find("12_GLOBAL__N_1") != std::string::npos))
+    Name = ptxasName(*MC, Kernel, moduleId());
   return Name;
 }
 
 std::string KernelNamer::relocatableName(const FunctionDecl *Kernel,
                                          const std::string &Mangled) {
-  if (Kernel->isExternallyVisible())
-    return "";
-  if (!ModuleComputed) {
-    ModuleId = nvccModuleId(Ctx, *MC);
-    ModuleComputed = true;
-  }
-  if (!ModuleId)
+  if (Kernel->isExternallyVisible() || !moduleId())
     return "";
   return "__nv_static_" + std::to_string(ModuleId->size()) + "_" + *ModuleId +
          "_" + Mangled;

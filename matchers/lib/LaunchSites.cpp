@@ -1060,10 +1060,9 @@ static std::optional<uint64_t> statedDynamicSize(const SourceManager &SM,
   llvm::StringRef Buffer = SM.getBufferData(File, &Invalid);
   if (Invalid || Offset > Buffer.size())
     return std::nullopt;
-  size_t Start = Buffer.rfind('\n', Offset == 0 ? 0 : Offset - 1);
-  Start = Start == llvm::StringRef::npos ? 0 : Start + 1;
-  if (Offset == 0)
-    Start = 0;
+  const size_t Newline =
+      Offset ? Buffer.rfind('\n', Offset - 1) : llvm::StringRef::npos;
+  const size_t Start = Newline == llvm::StringRef::npos ? 0 : Newline + 1;
   size_t End = Buffer.find('\n', Offset);
   llvm::StringRef Line = Buffer.slice(Start, End);
   if (auto V = parseStatedDynamicSize(Line))

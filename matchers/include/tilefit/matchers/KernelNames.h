@@ -37,6 +37,9 @@ public:
                               const std::string &Mangled);
 
 private:
+  /// nvcc's module id of the unit, computed on first use.
+  const std::optional<std::string> &moduleId();
+
   clang::ASTContext &Ctx;
   std::unique_ptr<clang::MangleContext> MC;
   bool ModuleComputed = false;
