@@ -169,6 +169,10 @@ struct ParseOutcome {
   /// The parse skipped a block of the project's own with launches
   /// (NvccOnlyCode.h).
   bool SkippedHostCalls = false;
+  /// The unit's `__CUDA_ARCH__` conditionals, for nvcc's module id, outside
+  /// tilefit's own headers (under ResourceInclude).
+  matchers::ArchConditionals Arch;
+  std::string ResourceInclude;
 };
 
 /// What a parse loads in place of headers, as its traversal needs to know.
@@ -283,6 +287,7 @@ public:
     }
     clang::ast_matchers::MatchFinder Finder;
     matchers::SharedMemoryCollector Collector;
+    Collector.setArchConditionals(&Outcome.Arch);
     Collector.registerMatchers(Finder);
     Finder.matchAST(Ctx);
     Collector.finish(Ctx, Recorder, Errors, Out);
@@ -304,6 +309,8 @@ public:
   CreateASTConsumer(clang::CompilerInstance &CI, llvm::StringRef) override {
     watchNvccOnlyCode(CI.getPreprocessor(), Outcome.NvccOnly);
     watchSkippedHostCalls(CI.getPreprocessor(), Outcome.SkippedHostCalls);
+    watchArchConditionals(CI.getPreprocessor(), Outcome.Arch,
+                          Outcome.ResourceInclude);
     Recorder = std::make_unique<matchers::InstantiationRecorder>();
     return std::make_unique<CollectConsumer>(Out, *Recorder, Loaded, Outcome);
   }
@@ -954,6 +961,7 @@ static TranslationUnitFacts analyzeUnitWith(const UnitJob &Job,
   Outcome.Errors = &Errors;
   Outcome.AllowFixups = FixupsLeft > 0;
   Outcome.Relocatable = Job.Flags.Rdc;
+  Outcome.ResourceInclude = Env.ResourceInclude;
   // The shared #include lines only over the files on disk: a rewritten or
   // unsaved header would be read from the precompiled one instead.
   PchActionFactory Factory(

@@ -3,6 +3,7 @@
 #include "tilefit/frontend/ResultCache.h"
 
 #include "AtomicFile.h"
+#include "CacheSpace.h"
 #include "FilesRead.h"
 #include "NvccOnlyCode.h"
 #include "TraversalScope.h"
@@ -407,8 +408,11 @@ std::string HeaderPchStore::build(const clang::CompilerInvocation &Invocation,
   }
   if (!Ok || sys::fs::rename(Temp, Path)) {
     sys::fs::remove(Temp);
+    cachespace::recount(Dir);
     return "";
   }
+  // Counted for the cache's size bound (CacheSpace.h).
+  cachespace::recount(Dir);
   return Path;
 }
 
@@ -451,6 +455,7 @@ void HeaderPchStore::discard(const std::string &Path) {
   sys::fs::remove(Path);
   sys::fs::remove(inputsPath(Path));
   sys::fs::remove(scopePath(Path));
+  cachespace::recount(Dir);
 }
 
 std::string HeaderPchStore::obtain(const clang::CompilerInvocation &Invocation,

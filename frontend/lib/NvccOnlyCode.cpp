@@ -223,6 +223,86 @@ void watchSkippedHostCalls(clang::Preprocessor &PP, bool &Found) {
   PP.addPPCallbacks(std::make_unique<SkippedCalls>(PP, Found));
 }
 
+namespace {
+
+/// Records the project's own conditional blocks on __CUDA_ARCH__ and the
+/// skipped ranges that may hold a definition (matchers::ArchConditionals).
+class ArchBlocks : public clang::PPCallbacks {
+public:
+  ArchBlocks(clang::Preprocessor &PP, matchers::ArchConditionals &Out,
+             std::string Ignored)
+      : SM(PP.getSourceManager()), LangOpts(PP.getLangOpts()), Out(Out),
+        Ignored(std::move(Ignored)) {}
+  void If(clang::SourceLocation Loc, clang::SourceRange Condition,
+          ConditionValueKind) override {
+    open(Loc, Loc, text(Condition));
+  }
+  void Ifdef(clang::SourceLocation Loc, const clang::Token &Name,
+             const clang::MacroDefinition &) override {
+    open(Loc, Loc, name(Name));
+  }
+  void Ifndef(clang::SourceLocation Loc, const clang::Token &Name,
+              const clang::MacroDefinition &) override {
+    open(Loc, Loc, name(Name));
+  }
+  void Elif(clang::SourceLocation Loc, clang::SourceRange Condition,
+            ConditionValueKind, clang::SourceLocation IfLoc) override {
+    open(IfLoc, Loc, text(Condition));
+  }
+  void Endif(clang::SourceLocation Loc, clang::SourceLocation IfLoc) override {
+    if (Opened.count(IfLoc.getRawEncoding()))
+      Out.Blocks.emplace_back(IfLoc, Loc);
+  }
+  void SourceRangeSkipped(clang::SourceRange Range,
+                          clang::SourceLocation) override {
+    if (!own(Range.getBegin()))
+      return;
+    // A definition has a body or an initializer. Which blocks were on
+    // __CUDA_ARCH__ is known only at their #endif: KernelNamer sorts them out.
+    llvm::StringRef Skipped = text(Range);
+    if (Skipped.contains('{') || Skipped.contains('='))
+      Out.SkippedDefinitions.push_back(Range.getBegin());
+  }
+
+private:
+  static llvm::StringRef name(const clang::Token &T) {
+    return T.getIdentifierInfo() ? T.getIdentifierInfo()->getName() : "";
+  }
+  llvm::StringRef text(clang::SourceRange R) const {
+    return clang::Lexer::getSourceText(clang::CharSourceRange::getCharRange(R),
+                                       SM, LangOpts);
+  }
+  void open(clang::SourceLocation IfLoc, clang::SourceLocation Loc,
+            llvm::StringRef Condition) {
+    if (Condition.contains("__CUDA_ARCH__") && own(Loc))
+      Opened.insert(IfLoc.getRawEncoding());
+  }
+  /// Code nvcc reads too: not a system header, nor tilefit's own.
+  bool own(clang::SourceLocation Loc) const {
+    Loc = SM.getExpansionLoc(Loc);
+    if (SM.isInSystemHeader(Loc))
+      return false;
+    if (Ignored.empty())
+      return true;
+    clang::OptionalFileEntryRef F = SM.getFileEntryRefForID(SM.getFileID(Loc));
+    return !F || !F->getName().starts_with(Ignored);
+  }
+
+  const clang::SourceManager &SM;
+  const clang::LangOptions &LangOpts;
+  matchers::ArchConditionals &Out;
+  std::string Ignored;
+  std::set<unsigned> Opened; ///< Opening directives of blocks on __CUDA_ARCH__.
+};
+
+} // namespace
+
+void watchArchConditionals(clang::Preprocessor &PP,
+                           matchers::ArchConditionals &Out,
+                           const std::string &Ignored) {
+  PP.addPPCallbacks(std::make_unique<ArchBlocks>(PP, Out, Ignored));
+}
+
 size_t firstNvccOnlyConditional(llvm::StringRef Text) {
   size_t At = 0;
   while (At < Text.size()) {

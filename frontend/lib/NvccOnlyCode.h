@@ -12,6 +12,7 @@
 #ifndef TILEFIT_FRONTEND_NVCCONLYCODE_H
 #define TILEFIT_FRONTEND_NVCCONLYCODE_H
 
+#include "tilefit/matchers/KernelNames.h"
 #include "tilefit/model/Facts.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -39,6 +40,14 @@ void watchNvccOnlyCode(clang::Preprocessor &PP, std::vector<Diagnostic> &Out);
 /// cudaLaunchKernel, cudaLaunchKernelEx, cudaLaunchCooperativeKernel,
 /// cudaFuncSetAttribute): code a host-side parse can read and this one cannot.
 void watchSkippedHostCalls(clang::Preprocessor &PP, bool &Found);
+
+/// Watches \p PP's conditional directives; records in \p Out the project's own
+/// blocks on `__CUDA_ARCH__` and the skipped ranges that may hold a
+/// definition, for nvcc's module id (matchers::KernelNamer); files under
+/// \p Ignored (tilefit's own headers, which nvcc never reads) are left out.
+void watchArchConditionals(clang::Preprocessor &PP,
+                           matchers::ArchConditionals &Out,
+                           const std::string &Ignored);
 
 /// The offset of the first line of \p Text that is a conditional directive on a
 /// macro nvcc defines and the parse does not (`#ifdef __NVCC__`) or on

@@ -2,6 +2,7 @@
 #include "tilefit/frontend/ResultCache.h"
 
 #include "AtomicFile.h"
+#include "CacheSpace.h"
 
 #include "tilefit/model/FactsJson.h"
 
@@ -165,9 +166,18 @@ std::string ResultCache::inputsPath(const std::string &Id) const {
 
 bool ResultCache::writeAtomically(const std::string &Path,
                                   const std::string &Text) {
-  if (sys::fs::create_directories(sys::path::parent_path(Path)))
+  const std::string Folder = sys::path::parent_path(Path).str();
+  if (sys::fs::create_directories(Folder))
     return false;
-  return writeFileAtomically(Path, pack(Text));
+  const bool Existed = sys::fs::exists(Path);
+  const uint64_t Before = cachespace::sizeOf(Path);
+  if (!writeFileAtomically(Path, pack(Text)))
+    return false;
+  cachespace::account(
+      Folder, static_cast<int64_t>(cachespace::sizeOf(Path)) - Before,
+      Existed ? 0 : 1);
+  Stored = true;
+  return true;
 }
 
 bool ResultCache::inputsUnchanged(const std::string &Id) {
@@ -304,42 +314,10 @@ void ResultCache::store(const std::string &Key,
 }
 
 void ResultCache::trim() {
-  struct Entry {
-    std::string Path;
-    uint64_t Size;
-    std::chrono::system_clock::time_point Used;
-  };
-  std::vector<Entry> Entries;
-  uint64_t Total = 0;
-  std::error_code EC;
-  for (sys::fs::recursive_directory_iterator It(Dir, EC), End; It != End && !EC;
-       It.increment(EC)) {
-    sys::fs::file_status S;
-    if (sys::fs::status(It->path(), S) || !sys::fs::is_regular_file(S))
-      continue;
-    StringRef Name = sys::path::filename(It->path());
-    auto Used = S.getLastModificationTime();
-    // A temporary file older than an hour was left by a run that died.
-    if (Name.ends_with(".tmp")) {
-      if (std::chrono::system_clock::now() - Used > std::chrono::hours(1))
-        sys::fs::remove(It->path());
-      continue;
-    }
-    if (!Name.ends_with(".json") && !Name.ends_with(".pch"))
-      continue;
-    Entries.push_back({It->path(), S.getSize(), Used});
-    Total += S.getSize();
-  }
-  if (Total <= MaxBytes)
-    return;
-  std::sort(Entries.begin(), Entries.end(),
-            [](const Entry &A, const Entry &B) { return A.Used < B.Used; });
-  for (const Entry &E : Entries) {
-    if (Total <= MaxBytes * 9 / 10)
-      break;
-    if (!sys::fs::remove(E.Path))
-      Total -= E.Size;
-  }
+  // Only a run that wrote can have passed the bound; one that only read
+  // touches nothing but what it read (CacheSpace.h).
+  if (Stored)
+    cachespace::cleanIfOver(Dir, MaxBytes);
 }
 
 } // namespace frontend

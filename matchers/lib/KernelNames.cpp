@@ -89,7 +89,8 @@ GlobalDecl kernelDecl(const FunctionDecl *FD) {
 /// `__nv_static_<length of M>_` + M + `_` + its name. Without a qualifying
 /// definition nvcc makes the id from a process id, which cannot be predicted:
 /// then nothing is returned.
-std::optional<std::string> nvccModuleId(ASTContext &Ctx, MangleContext &MC) {
+std::optional<std::string> nvccModuleId(ASTContext &Ctx, MangleContext &MC,
+                                        SourceLocation &Chosen) {
   const SourceManager &SM = Ctx.getSourceManager();
   OptionalFileEntryRef Main = SM.getFileEntryRefForID(SM.getMainFileID());
   if (!Main)
@@ -156,6 +157,7 @@ std::optional<std::string> nvccModuleId(ASTContext &Ctx, MangleContext &MC) {
       Name = Buf;
     }
     Id = Name;
+    Chosen = D->getLocation();
   };
   // The whole unit, not the declarations a traversal scope may be limited to.
   Walk(Ctx.getTranslationUnitDecl());
@@ -406,16 +408,79 @@ std::string ptxasName(MangleContext &MC, const FunctionDecl *FD,
 
 } // namespace
 
-KernelNamer::KernelNamer(ASTContext &Ctx)
-    : Ctx(Ctx), MC(Ctx.createMangleContext()) {}
+KernelNamer::KernelNamer(ASTContext &Ctx, const ArchConditionals *Arch)
+    : Ctx(Ctx), Arch(Arch), MC(Ctx.createMangleContext()) {}
 KernelNamer::~KernelNamer() = default;
 
 const std::optional<std::string> &KernelNamer::moduleId() {
   if (!ModuleComputed) {
-    ModuleId = nvccModuleId(Ctx, *MC);
+    SourceLocation Chosen;
+    ModuleId = nvccModuleId(Ctx, *MC, Chosen);
     ModuleComputed = true;
+    if (ModuleId && Arch)
+      ModuleCaveat = hostViewCaveat(Chosen);
   }
   return ModuleId;
+}
+
+namespace {
+/// The file and offset of \p L's expansion.
+std::pair<FileID, unsigned> offsetOf(const SourceManager &SM,
+                                     SourceLocation L) {
+  return SM.getDecomposedExpansionLoc(L);
+}
+/// \p L lies within \p Block (same file, from the start of its opening
+/// directive's line to its #endif).
+bool within(const SourceManager &SM, SourceRange Block, SourceLocation L) {
+  auto [BFile, BBegin] = offsetOf(SM, Block.getBegin());
+  auto [EFile, BEnd] = offsetOf(SM, Block.getEnd());
+  auto [LFile, At] = offsetOf(SM, L);
+  if (BFile != LFile || EFile != LFile)
+    return false;
+  bool Invalid = false;
+  const unsigned Line = SM.getLineNumber(BFile, BBegin, &Invalid);
+  if (Invalid)
+    return false;
+  const unsigned LineStart =
+      SM.getDecomposedLoc(SM.translateLineCol(BFile, Line, 1)).second;
+  return At >= LineStart && At <= BEnd;
+}
+} // namespace
+
+std::string KernelNamer::hostViewCaveat(SourceLocation Chosen) const {
+  const SourceManager &SM = Ctx.getSourceManager();
+  auto Where = [&](SourceLocation L) {
+    PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(L));
+    return P.isValid() ? llvm::sys::path::filename(P.getFilename()).str() +
+                             ":" + std::to_string(P.getLine())
+                       : std::string("?");
+  };
+  // nvcc makes the module id on the host side's view of the unit
+  // (`__CUDA_ARCH__` undefined); the parse is the device side's.
+  for (SourceRange Block : Arch->Blocks)
+    if (within(SM, Block, Chosen))
+      return "nvcc names the unit after its first external definition as the "
+             "host side sees it; the one tilefit sees (" +
+             Where(Chosen) + ") is under the `__CUDA_ARCH__` conditional at " +
+             Where(Block.getBegin()) + ", which the host side may not see";
+  for (SourceLocation Skipped : Arch->SkippedDefinitions) {
+    if (!SM.isBeforeInTranslationUnit(Skipped, Chosen))
+      continue;
+    for (SourceRange Block : Arch->Blocks)
+      if (within(SM, Block, Skipped))
+        return "nvcc names the unit after its first external definition as "
+               "the host side sees it, and the code the device side skips "
+               "under the `__CUDA_ARCH__` conditional at " +
+               Where(Block.getBegin()) +
+               " may hold an earlier one than tilefit's (" + Where(Chosen) +
+               ")";
+  }
+  return "";
+}
+
+const std::string &KernelNamer::moduleIdCaveat() {
+  moduleId();
+  return ModuleCaveat;
 }
 
 std::string KernelNamer::mangled(const FunctionDecl *Kernel) {
@@ -553,6 +618,9 @@ std::string KernelNamer::differsFromNvcc(const FunctionDecl *Kernel,
     return "nvcc names the anonymous namespace after the unit's first "
            "external definition, and this unit has none tilefit can see (nvcc "
            "then uses a process id)";
+  if (ModuleComputed && ModuleId && !ModuleCaveat.empty() &&
+      Mangled.find(*ModuleId) != std::string::npos)
+    return ModuleCaveat;
   if (const TemplateArgumentList *Args =
           Kernel->getTemplateSpecializationArgs())
     for (const TemplateArgument &A : Args->asArray())

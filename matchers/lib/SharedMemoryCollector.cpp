@@ -667,7 +667,7 @@ void SharedMemoryCollector::finish(ASTContext &Ctx,
     return RootIndex;
   };
 
-  KernelNamer Namer(Ctx);
+  KernelNamer Namer(Ctx, Arch);
   for (const FunctionDecl *Kernel : Kernels->Kernels) {
     // A specialization without a body is a kernel only where errors kept Clang
     // from instantiating it.
@@ -713,6 +713,12 @@ void SharedMemoryCollector::finish(ASTContext &Ctx,
                      });
     Out.Kernels.push_back(std::move(K));
   }
+  // With -rdc, kernels of internal linkage carry the module id in their names.
+  if (std::any_of(Out.Kernels.begin(), Out.Kernels.end(),
+                  [](const KernelFacts &K) {
+                    return !K.RelocatableMangled.empty();
+                  }))
+    Out.ModuleIdCaveat = Namer.moduleIdCaveat();
   if (!Errors.empty())
     Out.LostLaunches = Launches->Lost;
   Out.LostLaunches.insert(Out.LostLaunches.end(), Launches->Unresolved.begin(),

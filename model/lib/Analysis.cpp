@@ -240,10 +240,12 @@ void analyzeUnit(const TranslationUnitFacts &TU, const CapacityDatabase &DB,
     KernelLayout L = Layout.layout(I);
     KernelReport K;
     K.Name = KF.Name;
-    K.Mangled = TU.RelocatableDeviceCode && !KF.RelocatableMangled.empty()
-                    ? KF.RelocatableMangled
-                    : KF.Mangled;
-    K.NameDiffers = KF.NameDiffers;
+    const bool Relocatable =
+        TU.RelocatableDeviceCode && !KF.RelocatableMangled.empty();
+    K.Mangled = Relocatable ? KF.RelocatableMangled : KF.Mangled;
+    K.NameDiffers = KF.NameDiffers.empty() && Relocatable
+                        ? TU.ModuleIdCaveat
+                        : KF.NameDiffers;
     K.Loc = KF.Loc;
     K.InstantiatedAt = KF.InstantiatedAt;
     K.TranslationUnit = TU.File;

@@ -115,7 +115,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Diagnostic, Level, Check, Message, Loc, Arch,
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TranslationUnitFacts, File, Arch, ParsedAs,
                                    Jit, MaxRegisters, RelocatableDeviceCode,
                                    Failed, Partial, ParseStopped,
-                                   SkippedHostCalls, Vars, Kernels, Emission,
+                                   SkippedHostCalls, ModuleIdCaveat, Vars,
+                                   Kernels, Emission,
                                    ConstantVars, ConstantEmission, LocalArrays,
                                    Functions, Diagnostics, Fixups, LostLaunches)
 
@@ -125,8 +126,8 @@ namespace {
 // SharedVar::KernelLocal) and source fix-ups. An entry of an earlier schema is
 // a miss (it lacks them), never a report without them. 6: SkippedHostCalls,
 // KernelFacts::Constraints. 7: the raw call graph (Functions,
-// KernelFacts::Function).
-constexpr const char *Schema = "tilefit-facts/8";
+// KernelFacts::Function). 9: ModuleIdCaveat.
+constexpr const char *Schema = "tilefit-facts/9";
 
 /// Every index of \p P refers to one of \p VarCount variables or to one of its
 /// functions.

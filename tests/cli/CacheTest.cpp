@@ -56,7 +56,8 @@ protected:
     std::error_code EC;
     for (llvm::sys::fs::recursive_directory_iterator It(Cache, EC), End;
          It != End && !EC; It.increment(EC))
-      if (llvm::sys::fs::is_regular_file(It->path()))
+      if (llvm::sys::fs::is_regular_file(It->path()) &&
+          llvm::sys::path::filename(It->path()) != "stats")
         Files.push_back(It->path());
     return Files;
   }

@@ -601,6 +601,88 @@ void go(float *p) {
   }
 }
 
+/// nvcc makes the module id from the host side's view of the unit; where the
+/// first external definition the device-side parse sees may not be the host
+/// side's, the names that carry the module id are said to differ, and only
+/// those: each flagged name differs from ptxas's, each unflagged one equals it.
+TEST_F(CliTest, ModuleIdsTheHostSideMayMakeOtherwiseAreSaidToDiffer) {
+  if (!haveNvcc())
+    GTEST_SKIP() << "nvcc is not on PATH";
+  struct Unit {
+    const char *Name;
+    const char *Text;
+    bool Rdc;
+    bool Flagged;
+  };
+  const Unit Units[] = {
+      // The host side's first external definition is one the device side
+      // skips.
+      {"host_first.cu", R"(
+#ifndef __CUDA_ARCH__
+int host_only_counter = 7;
+#endif
+__device__ int dev_value = 3;
+namespace {
+__global__ void k(int *p) { *p = dev_value; }
+} // namespace
+void go(int *p) { k<<<1, 1>>>(p); }
+)",
+       false, true},
+      // The device side's first external definition is one the host side
+      // skips; with -rdc, in the name of a static kernel.
+      {"device_first.cu", R"(
+#ifdef __CUDA_ARCH__
+__device__ int dev_only = 1;
+#endif
+int both = 2;
+static __global__ void k(int *p) { *p = 1; }
+void go(int *p) { k<<<1, 1>>>(p); }
+)",
+       true, true},
+      // A conditional on __CUDA_ARCH__ after the first definition changes
+      // nothing.
+      {"arch_after.cu", R"(
+int both = 2;
+namespace {
+__global__ void k(int *p) {
+#if __CUDA_ARCH__ >= 800
+  *p = 1;
+#else
+  *p = 2;
+#endif
+}
+} // namespace
+void go(int *p) { k<<<1, 1>>>(p); }
+)",
+       false, false},
+  };
+  for (const Unit &U : Units) {
+    SCOPED_TRACE(U.Name);
+    std::string File = write(U.Name, U.Text);
+    std::vector<std::string> Args = {"--format=json", "--arch=sm_80", File,
+                                     "--"};
+    std::vector<std::string> NvccFlags;
+    if (U.Rdc) {
+      Args.push_back("-fgpu-rdc");
+      NvccFlags.push_back("-rdc=true");
+    }
+    CommandResult R = tilefit(Args);
+    ASSERT_EQ(R.Status, 0) << R.Err;
+    nlohmann::json J = json(R);
+    PtxasFigures P = ptxasFigures(File, NvccFlags, {"sm_80"});
+    ASSERT_TRUE(P.Error.empty()) << P.Error;
+    ASSERT_EQ(J["kernels"].size(), 1u);
+    ASSERT_EQ(P.Figures["sm_80"].size(), 1u);
+    const auto &Kernel = J["kernels"][0];
+    const std::string Mangled = Kernel["mangled"];
+    const bool Flagged = !Kernel["name_differs_from_nvcc"].is_null();
+    EXPECT_EQ(Flagged, U.Flagged) << Mangled << " "
+                                  << Kernel["name_differs_from_nvcc"];
+    EXPECT_NE(Flagged, P.Figures["sm_80"].count(Mangled) > 0)
+        << Mangled << " against " << P.Figures["sm_80"].begin()->first;
+  }
+}
+
 /// Every kernel of \p J whose architecture ptxas compiled must have ptxas's
 /// figure, and every kernel ptxas compiled must be in \p J.
 void expectFiguresEqualPtxas(const nlohmann::json &J, PtxasFigures &P) {

@@ -11,7 +11,8 @@
 // Entries are written atomically (a unique temporary file, then a rename), so
 // concurrent runs never see half an entry; an unreadable or corrupted entry is
 // a miss and is replaced. The folder is kept under a size bound by removing the
-// least recently used entries.
+// least recently used entries; what it holds is counted per subfolder as
+// entries are written (CacheSpace.h), so a run that only reads never lists it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEFIT_FRONTEND_RESULTCACHE_H
@@ -52,8 +53,8 @@ public:
   void store(const std::string &Key, const TranslationUnitFacts &Facts,
              const std::vector<std::string> &Inputs);
 
-  /// Removes the least recently used entries while the folder holds more than
-  /// the bound.
+  /// After a run that stored something: removes the least recently used
+  /// entries while the folder holds more than the bound.
   void trim();
 
   const std::string &dir() const { return Dir; }
@@ -76,11 +77,13 @@ private:
   /// Whether every file of the input list \p Id is as it was (checked once per
   /// run).
   bool inputsUnchanged(const std::string &Id);
-  static bool writeAtomically(const std::string &Path, const std::string &Text);
+  /// Writes \p Text packed, and counts it in its folder's counter.
+  bool writeAtomically(const std::string &Path, const std::string &Text);
 
   std::string Dir;
   uint64_t MaxBytes;
   std::atomic<uint64_t> Hits{0}, Misses{0};
+  std::atomic<bool> Stored{false}; ///< This run wrote an entry.
   std::mutex Lock;
   /// Content hashes of the files seen in this run, with the size and time they
   /// had.

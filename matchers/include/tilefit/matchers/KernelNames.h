@@ -2,9 +2,12 @@
 #ifndef TILEFIT_MATCHERS_KERNELNAMES_H
 #define TILEFIT_MATCHERS_KERNELNAMES_H
 
+#include "clang/Basic/SourceLocation.h"
+
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace clang {
 class ASTContext;
@@ -15,11 +18,24 @@ class MangleContext;
 namespace tilefit {
 namespace matchers {
 
+/// Where the device-side parse's view of a unit may differ from nvcc's host
+/// side, which names the unit (KernelNames.cpp, nvccModuleId): the
+/// conditional blocks on `__CUDA_ARCH__` outside system headers, from their
+/// `#if` to their `#endif`, and the start of each block the parse skipped
+/// that may hold a definition. The front end's preprocessor records them.
+struct ArchConditionals {
+  std::vector<clang::SourceRange> Blocks;
+  std::vector<clang::SourceLocation> SkippedDefinitions;
+};
+
 /// Names kernels as nvcc does (see KernelNames.cpp), in device-side and
 /// host-side parses alike.
 class KernelNamer {
 public:
-  explicit KernelNamer(clang::ASTContext &Ctx);
+  /// \p Arch, where given, lets the namer say when nvcc's module id may
+  /// differ (moduleIdCaveat()).
+  explicit KernelNamer(clang::ASTContext &Ctx,
+                       const ArchConditionals *Arch = nullptr);
   ~KernelNamer();
   std::string mangled(const clang::FunctionDecl *Kernel);
   /// With -rdc, nvcc's name for a kernel of internal linkage (`static`, in an
@@ -36,14 +52,23 @@ public:
   std::string differsFromNvcc(const clang::FunctionDecl *Kernel,
                               const std::string &Mangled);
 
+  /// Why nvcc's module id may not be the one tilefit derives, "" when it is
+  /// (or when there is none): the first external definition tilefit sees is
+  /// under a `__CUDA_ARCH__` conditional, or follows code the device side
+  /// skipped. Computes the module id.
+  const std::string &moduleIdCaveat();
+
 private:
   /// nvcc's module id of the unit, computed on first use.
   const std::optional<std::string> &moduleId();
+  std::string hostViewCaveat(clang::SourceLocation Chosen) const;
 
   clang::ASTContext &Ctx;
+  const ArchConditionals *Arch;
   std::unique_ptr<clang::MangleContext> MC;
   bool ModuleComputed = false;
   std::optional<std::string> ModuleId; ///< nvcc's module id (KernelNames.cpp).
+  std::string ModuleCaveat;            ///< moduleIdCaveat().
 };
 
 /// `ns::staged<64, 16, 3>`; a lambda's call operator as `lambda in <function>`.

@@ -12,6 +12,7 @@
 #ifndef TILEFIT_MATCHERS_SHAREDMEMORYCOLLECTOR_H
 #define TILEFIT_MATCHERS_SHAREDMEMORYCOLLECTOR_H
 
+#include "tilefit/matchers/KernelNames.h"
 #include "tilefit/matchers/ParseErrors.h"
 #include "tilefit/model/Facts.h"
 
@@ -46,6 +47,10 @@ public:
   /// \p Out.Vars, \p Out.Kernels, \p Out.LocalArrays and \p Out.ConstantVars.
   /// \p Errors are the parse's errors (empty for a unit without): each kernel
   /// they may have changed gets KernelFacts::Error.
+  /// The preprocessor's record of the unit's `__CUDA_ARCH__` conditionals,
+  /// for kernel names (KernelNamer); it must outlive finish().
+  void setArchConditionals(const ArchConditionals *A) { Arch = A; }
+
   void finish(clang::ASTContext &Ctx,
               const InstantiationRecorder &Instantiations,
               llvm::ArrayRef<ParseError> Errors, TranslationUnitFacts &Out);
@@ -57,6 +62,7 @@ private:
   std::unique_ptr<KernelCallback> Kernels;
   std::unique_ptr<LaunchCollector> Launches;
   std::unique_ptr<ConstantCollector> Constants;
+  const ArchConditionals *Arch = nullptr;
 };
 
 } // namespace matchers

@@ -395,6 +395,10 @@ struct TranslationUnitFacts {
   /// sets a kernel's attributes (`<<<`, cudaLaunchKernel, cudaFuncSetAttribute
   /// under `#ifndef __CUDA_ARCH__`): only a host-side parse can read it.
   bool SkippedHostCalls = false;
+  /// Why nvcc's module id, in the -rdc names of kernels of internal linkage
+  /// (KernelFacts::RelocatableMangled), may differ from the one tilefit
+  /// derived; "" when it does not.
+  std::string ModuleIdCaveat;
   std::vector<SharedVar> Vars;
   std::vector<KernelFacts> Kernels;
   EmissionProgram Emission;
