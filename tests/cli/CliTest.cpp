@@ -632,7 +632,7 @@ void go(int *p) { k<<<1, 1>>>(p); }
       // skips; with -rdc, in the name of a static kernel.
       {"device_first.cu", R"(
 #ifdef __CUDA_ARCH__
-__device__ int dev_only = 1;
+__device__ int dev_only(int x) { return x + 1; }
 #endif
 int both = 2;
 static __global__ void k(int *p) { *p = 1; }
