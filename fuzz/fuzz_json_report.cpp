@@ -3,15 +3,14 @@
 // Reading reports back (diff, merge, --baseline).
 //
 // The input is a tilefit-report/1 document. When it reads, rendering it again
-// must give a document that reads back and renders the same (JsonReader.h
+// must give a document that reads back and renders the same (ReportJson.h
 // promises it); it is then compared with itself and merged with itself as
 // `tilefit diff` and `tilefit merge` do.
 //
 //===----------------------------------------------------------------------===//
 #include "tilefit/model/Diff.h"
 #include "tilefit/reporters/DiffReporter.h"
-#include "tilefit/reporters/JsonReader.h"
-#include "tilefit/reporters/JsonReporter.h"
+#include "tilefit/model/ReportJson.h"
 
 #include <cstdio>
 #include <cstdlib>

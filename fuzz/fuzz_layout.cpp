@@ -22,7 +22,7 @@
 #include "tilefit/model/Capacity.h"
 #include "tilefit/model/Layout.h"
 #include "tilefit/model/Occupancy.h"
-#include "tilefit/model/Units.h"
+#include "tilefit/model/ByteUnits.h"
 #include "tilefit/reporters/CalcReporter.h"
 
 #include <cstdlib>

@@ -4,8 +4,7 @@
 #include "tilefit/driver/Analyze.h"
 
 #include "tilefit/model/Analysis.h"
-#include "tilefit/model/GlobList.h"
-#include "tilefit/reporters/JsonReporter.h"
+#include "tilefit/model/ReportJson.h"
 #include "tilefit/reporters/MarkdownReporter.h"
 #include "tilefit/reporters/SarifReporter.h"
 #include "tilefit/reporters/TextReporter.h"
@@ -72,17 +71,6 @@ int exitStatus(const Report &R, bool Failed, Severity FailLevel) {
   auto Worst = worstSeverity(R);
   return Worst && static_cast<int>(*Worst) >= static_cast<int>(FailLevel) ? 1
                                                                           : 0;
-}
-
-void promoteWarnings(Report &R, llvm::StringRef Globs) {
-  if (Globs.empty())
-    return;
-  GlobList List(std::string_view(Globs.data(), Globs.size()));
-  for (Diagnostic &D : R.Diagnostics)
-    if (D.Level == Severity::Warning && List.contains(D.Check)) {
-      D.Level = Severity::Error;
-      D.PromotedToError = true;
-    }
 }
 
 } // namespace tool

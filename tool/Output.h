@@ -40,10 +40,6 @@ std::string defaultSourceRoot(const std::string &BuildPath, const Report &R);
 /// above \p FailLevel (notes count with remarks), else 0.
 int exitStatus(const Report &R, bool Failed, Severity FailLevel);
 
-/// Warnings whose check matches \p Globs become errors (clang-tidy's
-/// --warnings-as-errors).
-void promoteWarnings(Report &R, llvm::StringRef Globs);
-
 } // namespace tool
 } // namespace tilefit
 

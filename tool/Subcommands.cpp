@@ -6,8 +6,7 @@
 
 #include "tilefit/frontend/CommandTranslation.h"
 #include "tilefit/reporters/DiffReporter.h"
-#include "tilefit/reporters/JsonReader.h"
-#include "tilefit/reporters/JsonReporter.h"
+#include "tilefit/model/ReportJson.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"

@@ -19,7 +19,7 @@
 #include "tilefit/model/Checks.h"
 #include "tilefit/model/Diff.h"
 #include "tilefit/reporters/DiffReporter.h"
-#include "tilefit/reporters/JsonReader.h"
+#include "tilefit/model/ReportJson.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
@@ -379,9 +379,9 @@ std::optional<AnalyzeRequest> analyzeRequest(const char *Argv0,
     Req.Overrides.Architectures =
         std::vector<std::string>(Archs.begin(), Archs.end());
   if (Budget.getNumOccurrences()) {
-    if (!(Budget > 0 && Budget <= 1)) {
+    if (!isBudgetFraction(Budget)) {
       toolMessage("error", "--budget=" + std::to_string(Budget) +
-                               ": expected a fraction in (0, 1]");
+                               ": expected " + BudgetRange);
       return std::nullopt;
     }
     Req.Overrides.Budget = Budget;

@@ -11,8 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "Stages.h"
 
-#include "tilefit/reporters/JsonReader.h"
-#include "tilefit/reporters/JsonReporter.h"
+#include "tilefit/model/ReportJson.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Compression.h"

@@ -2,6 +2,7 @@
 #include "tilefit/frontend/Config.h"
 #include "tilefit/frontend/CompileCommand.h"
 
+#include "tilefit/model/AnalysisOptions.h"
 #include "tilefit/model/Arch.h"
 #include "tilefit/model/Checks.h"
 
@@ -226,8 +227,9 @@ private:
     if (!Error.empty())
       return 0;
     double V = 0;
-    if (llvm::StringRef(Text).getAsDouble(V) || !(V > 0 && V <= 1))
-      problem(N, "expected a fraction in (0, 1], got '" + Text + "'");
+    if (llvm::StringRef(Text).getAsDouble(V) || !isBudgetFraction(V))
+      problem(N, std::string("expected ") + BudgetRange + ", got '" + Text +
+                     "'");
     return V;
   }
 

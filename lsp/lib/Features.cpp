@@ -2,7 +2,7 @@
 #include "tilefit/lsp/Features.h"
 
 #include "tilefit/model/Messages.h"
-#include "tilefit/model/Units.h"
+#include "tilefit/model/ByteUnits.h"
 #include "tilefit/reporters/KernelNameWidth.h"
 #include "tilefit/reporters/Summary.h"
 
@@ -50,14 +50,9 @@ int lspSeverity(Severity S) {
   return 3;
 }
 
-std::string baseName(const std::string &Path) {
-  size_t Slash = Path.rfind('/');
-  return Slash == std::string::npos ? Path : Path.substr(Slash + 1);
-}
-
 /// The line (1-based) of the #include of \p Header in \p Doc, else 1.
 unsigned includeLine(const Document &Doc, const std::string &Header) {
-  std::string Name = baseName(Header);
+  std::string Name = fileNameOf(Header);
   for (unsigned L = 0; L < Doc.lineCount(); ++L) {
     std::string Text = Doc.line(L);
     size_t Hash = Text.find_first_not_of(" \t");
@@ -73,7 +68,7 @@ unsigned includeLine(const Document &Doc, const std::string &Header) {
 }
 
 std::string where(const SourcePos &P) {
-  return baseName(P.File) + ":" + std::to_string(P.Line) + ":" +
+  return fileNameOf(P.File) + ":" + std::to_string(P.Line) + ":" +
          std::to_string(P.Column);
 }
 

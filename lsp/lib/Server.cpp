@@ -4,6 +4,7 @@
 #include "tilefit/driver/CommandLookup.h"
 #include "tilefit/lsp/Features.h"
 #include "tilefit/lsp/Protocol.h"
+#include "tilefit/model/AnalysisOptions.h"
 #include "tilefit/model/Checks.h"
 
 #include <chrono>
@@ -252,8 +253,8 @@ void Server::State::readSettings(const json &Raw) {
           A.push_back(X.get<std::string>());
       C.Architectures = A;
     } else if (Key == "budget") {
-      if (!V.is_number() || V.get<double>() <= 0 || V.get<double>() > 1) {
-        Warn(Key, "a fraction in (0, 1]");
+      if (!V.is_number() || !isBudgetFraction(V.get<double>())) {
+        Warn(Key, BudgetRange);
         continue;
       }
       C.Budget = V.get<double>();

@@ -22,11 +22,9 @@ namespace tilefit {
 namespace matchers {
 namespace {
 
-/// Whether every use of the local \p VD in \p Body only reads it: then its
-/// initializer is its value everywhere. The node right around \p E in the chain
-/// of implicit conversions and copies that \p Init wraps it in
-/// (`(int)(lvalue-to-rvalue)E`, `dim3(E)`); null if \p Init is not such a
-/// chain.
+/// The node right around \p E in the chain of implicit conversions and copies
+/// that \p Init wraps it in (`(int)(lvalue-to-rvalue)E`, `dim3(E)`); null if
+/// \p Init is not such a chain.
 const Stmt *implicitParentOf(const Expr *E, const Expr *Init) {
   while (Init) {
     const Expr *Inner = nullptr;
@@ -72,6 +70,8 @@ static bool passedAsConstReference(const DeclRefExpr *Ref, const Stmt *Parent) {
   return false;
 }
 
+/// Whether every use of the local \p VD in \p Body only reads it: then its
+/// initializer is its value everywhere.
 bool neverWritten(const VarDecl *VD, const Stmt *Body) {
   // `const Params p = Params(grid, block, 0, stream);`: nothing writes it.
   if (constObject(VD->getType()))

@@ -64,11 +64,7 @@ public:
                                           " per-block maximum, above " + Over);
         D.Figures.push_back({"budget_bytes", Limit});
         D.Notes = allocationNotes(K, "");
-        addLaunchNotes(K, D);
-        for (Note &N : C.Fit.extentNotes(
-                 [&](uint64_t T) { return T + (Total - Static) <= Limit; },
-                 "fits the budget"))
-          D.Notes.push_back(std::move(N));
+        addFitNotes(K, C.Fit, Limit, Total - Static, "fits the budget", D);
         addInstantiationNote(K, D);
         Record(std::move(D));
       }

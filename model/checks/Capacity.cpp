@@ -28,12 +28,8 @@ public:
               " a block can have there even with opt-in");
       D.Notes =
           allocationNotes(K, Total > Static ? "" : "shrink it for " + K.Arch);
-      addLaunchNotes(K, D);
       const uint64_t Max = *K.Limit.BlockOptinMax, Dynamic = Total - Static;
-      for (Note &N :
-           C.Fit.extentNotes([&](uint64_t T) { return T + Dynamic <= Max; },
-                             "fits a block on " + K.Arch))
-        D.Notes.push_back(std::move(N));
+      addFitNotes(K, C.Fit, Max, Dynamic, "fits a block on " + K.Arch, D);
       if (Dynamic > 0 && Static < Max)
         D.Notes.push_back(
             {"a launch may ask for at most " + bytesPhrase(Max - Static) +

@@ -1,7 +1,7 @@
 //===- CheckSupport.cpp ---------------------------------------------------===//
 #include "CheckSupport.h"
 
-#include "tilefit/model/Units.h"
+#include "tilefit/model/ByteUnits.h"
 
 #include <algorithm>
 
@@ -127,11 +127,6 @@ uint64_t totalBytes(const KernelReport &K) {
 std::string registersPhrase(uint64_t Registers) {
   return std::to_string(Registers) +
          (Registers == 1 ? " 32-bit register" : " 32-bit registers");
-}
-
-std::string fileName(const std::string &Path) {
-  size_t Slash = Path.rfind('/');
-  return Slash == std::string::npos ? Path : Path.substr(Slash + 1);
 }
 
 namespace {
@@ -270,6 +265,14 @@ FitAdvisor::largest(uint64_t Max, const std::function<bool(uint64_t)> &Ok) {
       Hi = Mid - 1;
   }
   return Lo;
+}
+
+void addFitNotes(const KernelReport &K, const FitAdvisor &Fit, uint64_t Limit,
+                 uint64_t Dynamic, const std::string &Goal, Diagnostic &D) {
+  addLaunchNotes(K, D);
+  for (Note &N : Fit.extentNotes(
+           [&](uint64_t T) { return T + Dynamic <= Limit; }, Goal))
+    D.Notes.push_back(std::move(N));
 }
 
 } // namespace checks

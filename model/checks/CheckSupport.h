@@ -1,23 +1,25 @@
 //===- CheckSupport.h - What every check of a kernel shares -----*- C++ -*-===//
 //
 // The checks live one per file in this folder, each behind the KernelCheck
-// interface and registered in Registry.cpp from the table in Checks.def
-// (TILEFIT_KERNEL_CHECK), as clang-tidy's modules register theirs. A check
-// reads the kernel's report, with every figure filled in by analyzeUnit, and
-// records its findings; it changes nothing else. Adding one is a file here that
-// defines `create<Enum>Check()` and a line in Checks.def.
+// interface (or UnitCheck, for a check of a translation unit) and registered
+// in Registry.cpp from the table in Checks.def (TILEFIT_KERNEL_CHECK,
+// TILEFIT_UNIT_CHECK), as clang-tidy's modules register theirs. A check reads
+// the kernel's (or unit's) report, with every figure filled in by analyzeUnit,
+// and records its findings; it changes nothing else. Adding one is a file here
+// that defines `create<Enum>Check()` and a line in Checks.def. The checks
+// depend on the analysis's options, not on the analysis that runs them.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEFIT_MODEL_CHECKS_CHECKSUPPORT_H
 #define TILEFIT_MODEL_CHECKS_CHECKSUPPORT_H
 
-#include "tilefit/model/Analysis.h"
+#include "tilefit/model/AnalysisOptions.h"
 #include "tilefit/model/Capacity.h"
 #include "tilefit/model/Checks.h"
 #include "tilefit/model/Layout.h"
 #include "tilefit/model/Occupancy.h"
 #include "tilefit/model/Report.h"
-#include "tilefit/model/Units.h"
+#include "tilefit/model/ByteUnits.h"
 
 #include <functional>
 #include <memory>
@@ -33,8 +35,6 @@ using tilefit::bytesPhrase;
 /// " (float[64][33])", or "" without a type.
 std::string shapeSuffix(const SharedVar &V);
 std::string registersPhrase(uint64_t Registers);
-/// The last component of a path.
-std::string fileName(const std::string &Path);
 
 /// One note per allocation, largest first; \p Advice is appended to the largest
 /// one's note.
@@ -100,6 +100,12 @@ struct KernelContext {
 /// Records a finding (dropped when its check is not enabled).
 using Recorder = std::function<void(Diagnostic)>;
 
+/// The launch notes (addLaunchNotes), then what would fit: for each extent,
+/// the value with which the static part plus \p Dynamic bytes is at most
+/// \p Limit (\p Goal says what that achieves).
+void addFitNotes(const KernelReport &K, const FitAdvisor &Fit, uint64_t Limit,
+                 uint64_t Dynamic, const std::string &Goal, Diagnostic &D);
+
 /// One check over one kernel.
 class KernelCheck {
 public:
@@ -111,13 +117,22 @@ public:
 /// Every kernel check of Checks.def, in its order.
 const std::vector<std::unique_ptr<KernelCheck>> &kernelChecks();
 
-/// tilefit-constant over one unit's `__constant__` data (the per-module limit),
-/// and over the units of the program compiled with -rdc (nvlink's).
-void checkConstantMemory(const TranslationUnitFacts &TU,
-                         const ConstantMemoryReport &C,
-                         const AnalysisOptions &Opts,
-                         std::vector<Diagnostic> &Out);
-void checkProgramConstantMemory(const AnalysisOptions &Opts, Report &R);
+/// One check over one translation unit, and over the program the units of a
+/// run make.
+class UnitCheck {
+public:
+  virtual ~UnitCheck() = default;
+  /// \p U is the unit's report, with its constant memory laid out; findings
+  /// go to \p Out when the check is enabled in \p Opts.
+  virtual void check(const TranslationUnitFacts &TU, const UnitReport &U,
+                     const AnalysisOptions &Opts,
+                     std::vector<Diagnostic> &Out) const = 0;
+  /// After every unit's check: what only the whole program shows.
+  virtual void checkProgram(const AnalysisOptions &Opts, Report &R) const {}
+};
+
+/// Every unit check of Checks.def, in its order.
+const std::vector<std::unique_ptr<UnitCheck>> &unitChecks();
 
 } // namespace checks
 } // namespace tilefit

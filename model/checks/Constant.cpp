@@ -1,7 +1,7 @@
 //===- Constant.cpp - tilefit-constant ------------------------------------===//
 //
 // A unit's __constant__ data above the per-module limit (ptxas), and the -rdc
-// units' sum over the program (nvlink). Not a kernel check: it is about units.
+// units' sum over the program (nvlink). A unit check: it is about units.
 //
 //===----------------------------------------------------------------------===//
 #include "CheckSupport.h"
@@ -13,6 +13,8 @@
 
 namespace tilefit {
 namespace checks {
+
+namespace {
 
 /// A unit whose `__constant__` data exceeds the per-module limit: ptxas rejects
 /// it.
@@ -30,7 +32,7 @@ void checkConstantMemory(const TranslationUnitFacts &TU,
   D.Check = std::string(Info.Name);
   D.Arch = TU.Arch;
   D.TranslationUnit = TU.File;
-  D.Message = "the __constant__ variables of '" + fileName(TU.File) +
+  D.Message = "the __constant__ variables of '" + fileNameOf(TU.File) +
               "' take " + bytesPhrase(*C.Bytes) + " on " + TU.Arch +
               ", more than the " + bytesPhrase(*C.Limit) +
               " ptxas accepts in one module";
@@ -104,7 +106,7 @@ void checkProgramConstantMemory(const AnalysisOptions &Opts, Report &R) {
     D.Figures = {{"constant_bytes", Overflow ? UINT64_MAX : Sum},
                  {"constant_limit", Limit}};
     for (const UnitReport *U : Units)
-      D.Notes.push_back({"'" + fileName(U->File) + "' has " +
+      D.Notes.push_back({"'" + fileNameOf(U->File) + "' has " +
                              bytesPhrase(*U->ConstantMemory->Bytes) +
                              " of __constant__ data",
                          {U->File, 0, 0}});
@@ -112,6 +114,24 @@ void checkProgramConstantMemory(const AnalysisOptions &Opts, Report &R) {
     D.Loc = {Units.front()->File, 0, 0};
     R.Diagnostics.push_back(std::move(D));
   }
+}
+
+class ConstantCheck : public UnitCheck {
+  void check(const TranslationUnitFacts &TU, const UnitReport &U,
+             const AnalysisOptions &Opts,
+             std::vector<Diagnostic> &Out) const override {
+    if (U.ConstantMemory)
+      checkConstantMemory(TU, *U.ConstantMemory, Opts, Out);
+  }
+  void checkProgram(const AnalysisOptions &Opts, Report &R) const override {
+    checkProgramConstantMemory(Opts, R);
+  }
+};
+
+} // namespace
+
+std::unique_ptr<UnitCheck> createConstantCheck() {
+  return std::make_unique<ConstantCheck>();
 }
 
 } // namespace checks

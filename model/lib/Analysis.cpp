@@ -8,7 +8,7 @@
 #include "tilefit/model/Messages.h"
 #include "tilefit/model/Occupancy.h"
 #include "tilefit/model/Scopes.h"
-#include "tilefit/model/Units.h"
+#include "tilefit/model/ByteUnits.h"
 
 #include <algorithm>
 #include <cmath>
@@ -94,7 +94,7 @@ std::string errorPhrase(const TranslationUnitFacts &TU, size_t Index) {
     return "an error of the unit";
   const Diagnostic &D = TU.Diagnostics[Index];
   std::string Where =
-      checks::fileName(D.Loc.File.empty() ? TU.File : D.Loc.File);
+      fileNameOf(D.Loc.File.empty() ? TU.File : D.Loc.File);
   if (D.Loc.valid())
     Where +=
         ":" + std::to_string(D.Loc.Line) + ":" + std::to_string(D.Loc.Column);
@@ -227,7 +227,8 @@ void analyzeUnit(const TranslationUnitFacts &TU, const CapacityDatabase &DB,
   const ArchCapacity *Arch = DB.lookup(TU.Arch);
   if (!TU.Failed) {
     U.ConstantMemory = constantMemory(TU, Arch);
-    checks::checkConstantMemory(TU, *U.ConstantMemory, Opts, Out.Diagnostics);
+    for (const auto &Check : checks::unitChecks())
+      Check->check(TU, U, Opts, Out.Diagnostics);
   }
   Out.Units.push_back(std::move(U));
   if (TU.Failed)
@@ -333,7 +334,8 @@ void analyzeUnit(const TranslationUnitFacts &TU, const CapacityDatabase &DB,
 }
 
 void checkProgram(const AnalysisOptions &Opts, Report &R) {
-  checks::checkProgramConstantMemory(Opts, R);
+  for (const auto &Check : checks::unitChecks())
+    Check->checkProgram(Opts, R);
 }
 
 void finalizeReport(Report &R) {

@@ -3,7 +3,7 @@
 #include "tilefit/model/Calc.h"
 
 #include "tilefit/model/Arch.h"
-#include "tilefit/model/Units.h"
+#include "tilefit/model/ByteUnits.h"
 
 #include <algorithm>
 #include <numeric>

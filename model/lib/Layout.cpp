@@ -55,7 +55,7 @@
 //===----------------------------------------------------------------------===//
 #include "tilefit/model/Layout.h"
 
-#include "tilefit/model/Units.h"
+#include "tilefit/model/ByteUnits.h"
 
 #include <algorithm>
 #include <tuple>

@@ -61,7 +61,7 @@
 #include "tilefit/model/Scopes.h"
 
 #include "tilefit/model/Layout.h"
-#include "tilefit/model/Units.h"
+#include "tilefit/model/ByteUnits.h"
 
 #include <algorithm>
 

@@ -1,7 +1,7 @@
 //===- CalcReporter.cpp - The calculator's results, for people and tools --===//
 #include "tilefit/reporters/CalcReporter.h"
 
-#include "tilefit/model/Units.h"
+#include "tilefit/model/ByteUnits.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,7 +1,7 @@
 //===- DiffReporter.cpp ---------------------------------------------------===//
 #include "tilefit/reporters/DiffReporter.h"
 
-#include "tilefit/model/Units.h"
+#include "tilefit/model/ByteUnits.h"
 
 #include <nlohmann/json.hpp>
 

@@ -3,7 +3,7 @@
 #include "tilefit/reporters/KernelNameWidth.h"
 
 #include "tilefit/model/Arch.h"
-#include "tilefit/model/Units.h"
+#include "tilefit/model/ByteUnits.h"
 
 #include <algorithm>
 #include <map>
@@ -78,12 +78,6 @@ std::string tensorMemoryCell(const KernelReport &K) {
 }
 
 namespace {
-
-/// The file name of \p Path.
-std::string baseName(const std::string &Path) {
-  size_t Slash = Path.rfind('/');
-  return Path.substr(Slash == std::string::npos ? 0 : Slash + 1);
-}
 
 /// "75 B of 64 KiB", "unknown", with the number of variables.
 std::string constantText(const ConstantMemoryReport &C) {
@@ -166,7 +160,7 @@ SummaryTable buildSummary(const Report &R, size_t NameWidth,
     if (K.Worst) {
       std::string Row = Names.of(K.Name);
       if (UnitsOfName[K.Name].size() > 1)
-        Row += " (" + baseName(K.TranslationUnit) + ")";
+        Row += " (" + fileNameOf(K.TranslationUnit) + ")";
       WithFindings.insert(Row);
     }
   size_t Hidden = 0;
@@ -308,7 +302,7 @@ SummaryTable buildSummary(const Report &R, size_t NameWidth,
     }
     for (const std::string &Text : Texts) {
       std::string Line =
-          "constant memory, " + baseName(F) + ": " + Text + " on ";
+          "constant memory, " + fileNameOf(F) + ": " + Text + " on ";
       for (size_t I = 0; I < ArchsOf[Text].size(); ++I)
         Line += (I ? ", " : "") + ArchsOf[Text][I];
       T.ConstantMemory.push_back(Line);
@@ -337,7 +331,7 @@ std::vector<std::string> parseFailures(const Report &R) {
       continue;
     for (const Diagnostic &D : U.Messages)
       if (D.Level == Severity::Error) {
-        std::string Where = baseName(D.Loc.File.empty() ? U.File : D.Loc.File);
+        std::string Where = fileNameOf(D.Loc.File.empty() ? U.File : D.Loc.File);
         if (D.Loc.valid())
           Where += ":" + std::to_string(D.Loc.Line) + ":" +
                    std::to_string(D.Loc.Column);
@@ -353,7 +347,7 @@ std::vector<std::string> parseFailures(const Report &R) {
       (Files.size() == 1 ? " unit" : " units") + " failed to parse:");
   bool AnyPartial = false;
   for (const std::string &F : Failed) {
-    std::string Line = "  " + baseName(F);
+    std::string Line = "  " + fileNameOf(F);
     if (FirstError.count(F))
       Line += " (" + FirstError[F] + ")";
     if (Analysed[F]) {

@@ -6,7 +6,7 @@
 
 #include "tilefit/model/Arch.h"
 #include "tilefit/model/Checks.h"
-#include "tilefit/model/Units.h"
+#include "tilefit/model/ByteUnits.h"
 
 #include <algorithm>
 #include <cstdio>

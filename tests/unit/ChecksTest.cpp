@@ -77,6 +77,32 @@ TEST(ChecksTest, TheRegistryHoldsEveryKernelCheckOfTheTableInItsOrder) {
     EXPECT_NE(kernelChecks()[I], nullptr) << Names[I];
 }
 
+TEST(ChecksTest, TheRegistryHoldsEveryUnitCheckOfTheTable) {
+  std::vector<std::string> Names;
+#define TILEFIT_CHECK(Enum, Name, Sev, Summary, Help)
+#define TILEFIT_UNIT_CHECK(Enum, Name, Sev, Summary, Help) Names.push_back(Name);
+#include "tilefit/model/Checks.def"
+  EXPECT_EQ(Names, std::vector<std::string>{"tilefit-constant"});
+  ASSERT_EQ(unitChecks().size(), Names.size());
+  // The constant-memory check, run from the registry on a unit over the limit.
+  TranslationUnitFacts TU;
+  TU.File = "c.cu";
+  TU.Arch = "sm_90";
+  UnitReport U;
+  U.ConstantMemory.emplace();
+  U.ConstantMemory->Bytes = 70000;
+  U.ConstantMemory->Limit = 65536;
+  std::vector<Diagnostic> Out;
+  unitChecks()[0]->check(TU, U, AnalysisOptions(), Out);
+  ASSERT_EQ(Out.size(), 1u);
+  EXPECT_EQ(Out[0].Check, "tilefit-constant");
+  AnalysisOptions Off;
+  Off.Checks = "*,-tilefit-constant";
+  Out.clear();
+  unitChecks()[0]->check(TU, U, Off, Out);
+  EXPECT_TRUE(Out.empty());
+}
+
 TEST(ChecksTest, StaticLimit) {
   EXPECT_TRUE(run("tilefit-static-limit", kernel(48 * 1024)).empty());
   auto D = run("tilefit-static-limit", kernel(48 * 1024 + 4));

@@ -189,6 +189,7 @@ std::string text(const char *What, unsigned S) {
   F(Partial, true)                                                             \
   F(ParseStopped, true)                                                        \
   F(SkippedHostCalls, true)                                                    \
+  F(ModuleIdCaveat, text("host side", S))                                      \
   F(Vars, {make<SharedVar>(S + 1), make<SharedVar>(S + 2)})                    \
   F(Kernels, {make<KernelFacts>(S + 3), make<KernelFacts>(S + 4)})             \
   F(Emission, make<EmissionProgram>(S + 5))                                    \

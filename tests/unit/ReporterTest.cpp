@@ -1,7 +1,6 @@
 //===- ReporterTest.cpp - Text and JSON rendering of one report -----------===//
 #include "tilefit/model/Analysis.h"
-#include "tilefit/reporters/JsonReader.h"
-#include "tilefit/reporters/JsonReporter.h"
+#include "tilefit/model/ReportJson.h"
 #include "tilefit/reporters/MarkdownReporter.h"
 #include "tilefit/reporters/SarifReporter.h"
 #include "tilefit/reporters/TextReporter.h"

@@ -2,6 +2,7 @@
 #ifndef TILEFIT_MODEL_ANALYSIS_H
 #define TILEFIT_MODEL_ANALYSIS_H
 
+#include "tilefit/model/AnalysisOptions.h"
 #include "tilefit/model/Capacity.h"
 #include "tilefit/model/Facts.h"
 #include "tilefit/model/Report.h"
@@ -12,38 +13,6 @@
 #include <algorithm>
 
 namespace tilefit {
-
-/// A budget of its own for the kernels whose name matches a glob.
-struct KernelBudget {
-  std::string Kernel;            ///< Glob over kernel names: `gemm_*`.
-  std::optional<uint64_t> Bytes; ///< Shared memory per block, static + dynamic.
-  std::optional<double> Fraction; ///< Of the per-block opt-in maximum.
-};
-
-/// A dynamic shared memory size the user states for the kernels whose name
-/// matches a glob, where tilefit cannot compute it (DynamicSharedMemory in
-/// .tilefit.yaml).
-struct KernelDynamicSize {
-  std::string Kernel; ///< Glob over kernel names.
-  uint64_t Bytes = 0;
-};
-
-struct AnalysisOptions {
-  /// tilefit-budget warns above this fraction of the per-block opt-in maximum.
-  double Budget = 0.9;
-  /// The first one whose glob matches a kernel replaces Budget for it.
-  std::vector<KernelBudget> KernelBudgets;
-  /// The first one whose glob matches a kernel gives the size of each of its
-  /// launches whose size is not a compile-time constant, or of one launch
-  /// where the unit has none.
-  std::vector<KernelDynamicSize> DynamicSizes;
-  /// The checks that report (clang-tidy's glob list); problems with the unit
-  /// itself (tilefit-input, clang-diagnostic-error) always do.
-  std::string Checks = "*";
-  /// Registers per thread for occupancy (--registers); else the command's
-  /// -maxrregcount.
-  std::optional<uint64_t> Registers;
-};
 
 /// The launch asking for the most shared memory (by TotalBytes; the first of
 /// equals), if any is known: KernelReport::WorstLaunch, for the analysis and

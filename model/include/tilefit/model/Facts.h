@@ -27,6 +27,12 @@ struct SourcePos {
   bool valid() const { return Line != 0; }
 };
 
+/// The last component of \p Path (`/src/gemm.cu`: `gemm.cu`), for messages.
+inline std::string fileNameOf(const std::string &Path) {
+  const size_t Slash = Path.rfind('/');
+  return Slash == std::string::npos ? Path : Path.substr(Slash + 1);
+}
+
 /// Where a `__shared__` variable is declared, for the emission order
 /// (Layout.cpp).
 struct EmissionFacts {
@@ -242,7 +248,6 @@ struct FunctionFacts {
   std::vector<TmemAllocation> Tmem;
 };
 
-/// One kernel (one instantiation, for templates) with what it reaches.
 /// What a kernel's `static_assert`s require of one of its names (a template
 /// parameter, a constant), the other names at the instantiation's values:
 /// `static_assert(BM % 32 == 0)` is MultipleOf 32, `static_assert(256 % BM ==
@@ -256,6 +261,7 @@ struct ExtentConstraint {
   uint64_t Value = 0;
 };
 
+/// One kernel (one instantiation, for templates) with what it reaches.
 struct KernelFacts {
   std::string
       Name; ///< Qualified, with template arguments: `ns::staged<64, 16, 3>`.

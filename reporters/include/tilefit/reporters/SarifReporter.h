@@ -3,7 +3,7 @@
 #define TILEFIT_REPORTERS_SARIFREPORTER_H
 
 #include "tilefit/model/Report.h"
-#include "tilefit/reporters/JsonReporter.h"
+#include "tilefit/model/ReportJson.h"
 #include "tilefit/reporters/SourceLines.h"
 
 #include <ostream>

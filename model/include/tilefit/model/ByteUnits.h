@@ -1,7 +1,7 @@
-//===- Units.h --------------------------------------------------*- C++ -*-===//
+//===- ByteUnits.h ----------------------------------------------*- C++ -*-===//
 // Byte counts for people, and overflow-safe arithmetic.
-#ifndef TILEFIT_MODEL_UNITS_H
-#define TILEFIT_MODEL_UNITS_H
+#ifndef TILEFIT_MODEL_BYTEUNITS_H
+#define TILEFIT_MODEL_BYTEUNITS_H
 
 #include <cstdint>
 #include <optional>

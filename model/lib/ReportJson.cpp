@@ -8,8 +8,7 @@
 // optional keys as absent. renderJson(readJsonReport(D)) gives D again.
 //
 //===----------------------------------------------------------------------===//
-#include "tilefit/reporters/JsonReader.h"
-#include "tilefit/reporters/JsonReporter.h"
+#include "tilefit/model/ReportJson.h"
 
 #include "tilefit/model/Analysis.h"
 #include "tilefit/model/Checks.h"

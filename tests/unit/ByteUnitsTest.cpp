@@ -1,5 +1,5 @@
-//===- UnitsTest.cpp ------------------------------------------------------===//
-#include "tilefit/model/Units.h"
+//===- ByteUnitsTest.cpp --------------------------------------------------===//
+#include "tilefit/model/ByteUnits.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-//===- Units.cpp ----------------------------------------------------------===//
-#include "tilefit/model/Units.h"
+//===- ByteUnits.cpp ------------------------------------------------------===//
+#include "tilefit/model/ByteUnits.h"
 
 #include <cstdio>
 
