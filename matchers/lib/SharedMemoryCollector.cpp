@@ -724,7 +724,6 @@ void SharedMemoryCollector::finish(ASTContext &Ctx,
   Out.LostLaunches.insert(Out.LostLaunches.end(), Launches->Unresolved.begin(),
                           Launches->Unresolved.end());
   Constants->finish(Ctx, Instantiations, Out);
-  resolveCallGraph(Out);
 }
 
 } // namespace matchers

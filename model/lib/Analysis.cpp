@@ -1,5 +1,6 @@
 //===- Analysis.cpp - Figures and findings for one translation unit -------===//
 #include "tilefit/model/Analysis.h"
+#include "tilefit/model/CallGraph.h"
 
 #include "../checks/CheckSupport.h"
 #include "tilefit/model/Checks.h"
@@ -176,8 +177,17 @@ std::optional<size_t> worstLaunch(const std::vector<LaunchReport> &Launches) {
   return Worst;
 }
 
-void analyzeUnit(const TranslationUnitFacts &TU, const CapacityDatabase &DB,
-                 const AnalysisOptions &Opts, Report &Out) {
+void analyzeUnit(const TranslationUnitFacts &Facts,
+                 const CapacityDatabase &DB, const AnalysisOptions &Opts,
+                 Report &Out) {
+  // The call-graph stage first: what each kernel reaches, decided here from
+  // the raw graph the matchers recorded (CallGraph.h).
+  std::optional<TranslationUnitFacts> Resolved;
+  if (hasRawCallGraph(Facts)) {
+    Resolved = Facts;
+    resolveCallGraph(*Resolved);
+  }
+  const TranslationUnitFacts &TU = Resolved ? *Resolved : Facts;
   UnitReport U;
   U.File = TU.File;
   U.Arch = TU.Arch;

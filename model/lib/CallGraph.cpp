@@ -138,6 +138,11 @@ std::vector<size_t> liveLocalArrays(const TranslationUnitFacts &TU, size_t Root,
 
 } // namespace
 
+bool hasRawCallGraph(const TranslationUnitFacts &TU) {
+  return std::any_of(TU.Kernels.begin(), TU.Kernels.end(),
+                     [](const KernelFacts &K) { return K.Function.has_value(); });
+}
+
 void resolveCallGraph(TranslationUnitFacts &TU) {
   Recursion Cycles(TU);
   for (SharedVar &V : TU.Vars)

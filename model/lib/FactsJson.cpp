@@ -76,7 +76,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SharedVar, Name, Function, QualifiedName,
                                    Loc, Type, ElementType, CanonicalElementType,
                                    Shape, ExtentNames, ElementBytes, Align,
                                    Bytes, UnknownReason, IsDynamic,
-                                   ReferencedOutOfLine, KernelLocal, Emission)
+                                   KernelLocal, Emission)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LaunchSite, Loc, Form, DynamicBytes,
                                    UnknownReason, BlockThreads, StatedBy)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(AttributeCall, Attribute, Loc, Value,
@@ -102,10 +102,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FunctionFacts, Name, NoInline, Callees,
                                    Tmem)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelFacts, Name, Mangled, NameDiffers,
                                    RelocatableMangled, Loc,
-                                   InstantiatedAt, Function, Reached,
-                                   Unreferenced, Launches, Attributes, Bounds,
-                                   LocalArrays, TmemAllocations, Error,
-                                   Constraints)
+                                   InstantiatedAt, Function, Launches,
+                                   Attributes, Bounds, Error, Constraints)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SourceFixup, Loc, Rule)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LostLaunch, Loc, Callee, Unresolved, Helper)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Note, Message, Loc)
@@ -126,8 +124,11 @@ namespace {
 // SharedVar::KernelLocal) and source fix-ups. An entry of an earlier schema is
 // a miss (it lacks them), never a report without them. 6: SkippedHostCalls,
 // KernelFacts::Constraints. 7: the raw call graph (Functions,
-// KernelFacts::Function). 9: ModuleIdCaveat.
-constexpr const char *Schema = "tilefit-facts/9";
+// KernelFacts::Function). 9: ModuleIdCaveat. 10: facts only, none of the
+// call-graph stage's decisions (KernelFacts::Reached, Unreferenced,
+// LocalArrays, TmemAllocations, SharedVar::ReferencedOutOfLine), which the
+// model makes again from the raw call graph.
+constexpr const char *Schema = "tilefit-facts/10";
 
 /// Every index of \p P refers to one of \p VarCount variables or to one of its
 /// functions.
@@ -155,15 +156,6 @@ bool consistentProgram(const EmissionProgram &P, size_t VarCount) {
 bool consistent(const TranslationUnitFacts &F) {
   auto VarOk = [&](size_t I) { return I < F.Vars.size(); };
   for (const KernelFacts &K : F.Kernels) {
-    for (size_t I : K.Reached)
-      if (!VarOk(I))
-        return false;
-    for (size_t I : K.Unreferenced)
-      if (!VarOk(I))
-        return false;
-    for (size_t I : K.LocalArrays)
-      if (I >= F.LocalArrays.size())
-        return false;
     if (K.Error && K.Error->Diagnostic >= F.Diagnostics.size())
       return false;
     if (K.Function && *K.Function >= F.Functions.size())

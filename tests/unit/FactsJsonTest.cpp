@@ -32,7 +32,7 @@ std::string text(const char *What, unsigned S) {
 // test. (A field added to Facts.h but not to FactsJson.cpp is not stored, and
 // no test here can tell without reflection.)
 //
-// Indices (Reached, Statics, EmissionEvent::Index, ErrorTouch::Diagnostic, ...)
+// Indices (Callees, Statics, EmissionEvent::Index, ErrorTouch::Diagnostic, ...)
 // are 0 and 1, which the unit below keeps in range (two of each thing they
 // refer to).
 
@@ -78,7 +78,6 @@ std::string text(const char *What, unsigned S) {
   F(Bytes, 6528 + S)                                                           \
   F(UnknownReason, text("its size depends on N", S))                           \
   F(IsDynamic, true)                                                           \
-  F(ReferencedOutOfLine, true)                                                 \
   F(KernelLocal, true)                                                         \
   F(Emission, make<EmissionFacts>(S))
 
@@ -138,13 +137,9 @@ std::string text(const char *What, unsigned S) {
   F(Loc, make<SourcePos>(S + 500))                                             \
   F(InstantiatedAt, make<SourcePos>(S + 600))                                  \
   F(Function, 1)                                                               \
-  F(Reached, {1, 0})                                                           \
-  F(Unreferenced, {1})                                                         \
   F(Launches, {make<LaunchSite>(S), make<LaunchSite>(S + 1)})                  \
   F(Attributes, {make<AttributeCall>(S)})                                      \
   F(Bounds, make<LaunchBounds>(S))                                             \
-  F(LocalArrays, {0, 1})                                                       \
-  F(TmemAllocations, {make<TmemAllocation>(S)})                                \
   F(Error, make<ErrorTouch>(S))                                                \
   F(Constraints, {make<ExtentConstraint>(S), make<ExtentConstraint>(S + 1)})
 
@@ -404,7 +399,7 @@ TEST(FactsJsonTest, EveryStoredFieldIsListed) {
       where<LaunchSite>("LaunchSite", "/Kernels/0/Launches/0"),
       where<AttributeCall>("AttributeCall", "/Kernels/0/Attributes/0"),
       where<LaunchBounds>("LaunchBounds", "/Kernels/0/Bounds"),
-      where<TmemAllocation>("TmemAllocation", "/Kernels/0/TmemAllocations/0"),
+      where<TmemAllocation>("TmemAllocation", "/Functions/0/Tmem/0"),
       where<ErrorTouch>("ErrorTouch", "/Kernels/0/Error"),
       where<ExtentConstraint>("ExtentConstraint", "/Kernels/0/Constraints/0"),
       where<FunctionFacts>("FunctionFacts", "/Functions/0"),
@@ -443,6 +438,26 @@ TEST(FactsJsonTest, InputsAreNotStored) {
   EXPECT_EQ(factsToJson(F).find("/abs/dir/k.cuh"), std::string::npos);
 }
 
+// The call-graph stage's decisions are the model's, made again from the raw
+// graph on every analysis: neither stored nor read back, so that changing a
+// rule needs no change to what the cache holds.
+TEST(FactsJsonTest, TheCallGraphStagesDecisionsAreNotStored) {
+  TranslationUnitFacts F = fullFacts();
+  F.Vars[0].ReferencedOutOfLine = true;
+  F.Kernels[0].Reached = {1, 0};
+  F.Kernels[0].Unreferenced = {1};
+  F.Kernels[0].LocalArrays = {0, 1};
+  F.Kernels[0].TmemAllocations = F.Functions[0].Tmem;
+  auto Back = roundTrip(F);
+  ASSERT_TRUE(Back.has_value());
+  EXPECT_EQ(factsToJson(F), factsToJson(fullFacts()));
+  EXPECT_FALSE(Back->Vars[0].ReferencedOutOfLine);
+  EXPECT_TRUE(Back->Kernels[0].Reached.empty());
+  EXPECT_TRUE(Back->Kernels[0].Unreferenced.empty());
+  EXPECT_TRUE(Back->Kernels[0].LocalArrays.empty());
+  EXPECT_TRUE(Back->Kernels[0].TmemAllocations.empty());
+}
+
 TEST(FactsJsonTest, DefaultFactsRoundTrip) {
   TranslationUnitFacts F;
   auto Back = roundTrip(F);
@@ -465,7 +480,7 @@ TEST(FactsJsonTest, UnsetOptionalsStayUnset) {
   K.Launches[0].DynamicBytes.reset();
   K.Launches[0].BlockThreads.reset();
   K.Attributes[0].Value.reset();
-  K.TmemAllocations[0].Columns.reset();
+  F.Functions[0].Tmem[0].Columns.reset();
   F.Kernels[1].Bounds->MinBlocks.reset();
   auto Back = roundTrip(F);
   ASSERT_TRUE(Back.has_value());
@@ -479,7 +494,7 @@ TEST(FactsJsonTest, UnsetOptionalsStayUnset) {
   EXPECT_FALSE(Back->Kernels[0].Function.has_value());
   EXPECT_FALSE(Back->Kernels[0].Launches[0].DynamicBytes.has_value());
   EXPECT_FALSE(Back->Kernels[0].Attributes[0].Value.has_value());
-  EXPECT_FALSE(Back->Kernels[0].TmemAllocations[0].Columns.has_value());
+  EXPECT_FALSE(Back->Functions[0].Tmem[0].Columns.has_value());
   ASSERT_TRUE(Back->Kernels[1].Bounds.has_value());
   EXPECT_FALSE(Back->Kernels[1].Bounds->MinBlocks.has_value());
   EXPECT_EQ(Back->Kernels[1].Bounds->MaxThreads, 196u);
@@ -726,14 +741,6 @@ TEST(FactsJsonTest, IndicesOutOfRangeAreRejected) {
   std::vector<
       std::pair<std::string, std::function<void(TranslationUnitFacts &)>>>
       Cases = {
-          {"Reached",
-           [](TranslationUnitFacts &F) { F.Kernels[0].Reached.push_back(2); }},
-          {"Unreferenced",
-           [](TranslationUnitFacts &F) { F.Kernels[1].Unreferenced = {2}; }},
-          {"LocalArrays",
-           [](TranslationUnitFacts &F) {
-             F.Kernels[0].LocalArrays.push_back(2);
-           }},
           {"Error",
            [](TranslationUnitFacts &F) { F.Kernels[0].Error->Diagnostic = 2; }},
           {"Function",
@@ -813,7 +820,6 @@ TEST(FactsJsonTest, IndicesOutOfRangeAreRejected) {
   }
   // The last index in range is fine.
   TranslationUnitFacts F = fullFacts();
-  F.Kernels[0].Reached = {1};
   F.Kernels[0].Error->Diagnostic = 1;
   F.Kernels[0].Function = 1;
   F.Functions[0].Callees = {1};

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "../support/TestSupport.h"
 
+#include "tilefit/model/CallGraph.h"
 #include "tilefit/frontend/HeaderPch.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -236,10 +237,11 @@ __global__ void k_c(float *o) {
   }
 
   /// The figures of a run: each kernel's name, variables and their sizes.
-  static std::string figures(const std::vector<TranslationUnitFacts> &Facts) {
+  static std::string figures(std::vector<TranslationUnitFacts> Facts) {
     std::string Out;
-    for (const TranslationUnitFacts &TU : Facts) {
+    for (TranslationUnitFacts &TU : Facts) {
       EXPECT_FALSE(TU.Failed || TU.Partial) << TU.File;
+      resolveCallGraph(TU); // The model's stage: what each kernel reaches.
       for (const KernelFacts &K : TU.Kernels) {
         Out += K.Name + ":";
         for (size_t V : K.Reached)

@@ -279,7 +279,8 @@ struct KernelFacts {
   /// specialization Clang did not instantiate (no body).
   std::optional<size_t> Function;
   // Reached, Unreferenced, LocalArrays and TmemAllocations are the call-graph
-  // stage's (model/CallGraph.h), decided from Functions.
+  // stage's (model/CallGraph.h), decided from Functions by analyzeUnit; the
+  // matchers leave them empty and the result cache does not store them.
   /// Indices into TranslationUnitFacts::Vars of every `__shared__` variable
   /// (static or dynamic) the kernel and the functions it calls, directly or
   /// transitively, refer to; each once.

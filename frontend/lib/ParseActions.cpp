@@ -1,0 +1,247 @@
+//===- ParseActions.cpp - What one parse of a unit collects ---------------===//
+#include "ParseActions.h"
+
+#include "FilesRead.h"
+#include "NvccOnlyCode.h"
+#include "TraversalScope.h"
+
+#include "tilefit/matchers/InstantiationRecorder.h"
+#include "tilefit/matchers/LaunchSites.h"
+#include "tilefit/matchers/SharedMemoryCollector.h"
+
+#include "clang/AST/ASTConsumer.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Sema/Sema.h"
+
+namespace tilefit {
+namespace frontend {
+namespace {
+
+/// Collects the declarations a parse reads itself, for a traversal limited to
+/// them (ASTContext::setTraversalScope) when a precompiled header holds the
+/// rest.
+class TopLevelDecls {
+public:
+  explicit TopLevelDecls(LoadedHeaders Loaded) : Loaded(std::move(Loaded)) {}
+  void add(clang::DeclGroupRef Group) {
+    // Sema hands over the functions it instantiates at the end of the unit as
+    // well; the traversals reach them through their templates, where the unit's
+    // traversal finds them.
+    for (clang::Decl *D : Group)
+      if (const auto *FD = llvm::dyn_cast<clang::FunctionDecl>(D);
+          !FD || !FD->isTemplateInstantiation())
+        Decls.push_back(D);
+  }
+  /// With the CUDA runtime headers precompiled, the matchers and walks visit
+  /// what this parse read (as clangd limits its traversals to the main file's
+  /// top-level declarations): the whole unit would deserialize every
+  /// declaration of the precompiled header. The headers declare no kernel, no
+  /// launch and no __shared__ or __constant__ variable; their functions are
+  /// still reached through the calls of the kernels.
+  ///
+  /// A preamble or a precompiled prefix holds the file's own headers as well,
+  /// whose declarations (kernels, __shared__ variables, functions in the
+  /// emission order) a parse without it visits: the traversal then covers the
+  /// unit's top-level declarations but those of the CUDA runtime headers. A
+  /// prefix's record names them without reading the others.
+  void limitTraversal(clang::ASTContext &Ctx) const {
+    if (!Ctx.getExternalSource())
+      return;
+    if (!Loaded.OwnHeaders) {
+      Ctx.setTraversalScope(Decls);
+      return;
+    }
+    std::vector<clang::Decl *> Scope;
+    if (!Loaded.PrefixScope.empty() &&
+        prefixTraversalScope(Ctx, Loaded.PrefixScope, Scope)) {
+      Ctx.setTraversalScope(Scope);
+      return;
+    }
+    const clang::SourceManager &SM = Ctx.getSourceManager();
+    llvm::DenseMap<clang::FileID, bool> Runtime;
+    for (clang::Decl *D : Ctx.getTranslationUnitDecl()->decls())
+      if (!fromRuntimeHeaders(SM, D->getLocation(), Runtime))
+        Scope.push_back(D);
+    Ctx.setTraversalScope(Scope);
+  }
+
+private:
+  LoadedHeaders Loaded;
+  std::vector<clang::Decl *> Decls;
+};
+
+/// The unit's `__shared__` variables (template patterns too), for the source
+/// fix-ups.
+class SharedVarList : public clang::ast_matchers::MatchFinder::MatchCallback {
+public:
+  void registerMatchers(clang::ast_matchers::MatchFinder &Finder) {
+    using namespace clang::ast_matchers;
+    Finder.addMatcher(varDecl(hasAttr(clang::attr::CUDAShared)).bind("var"),
+                      this);
+  }
+  void
+  run(const clang::ast_matchers::MatchFinder::MatchResult &Result) override {
+    if (const auto *VD = Result.Nodes.getNodeAs<clang::VarDecl>("var"))
+      Vars.push_back(VD);
+  }
+  std::vector<const clang::VarDecl *> Vars;
+};
+
+class CollectConsumer : public clang::ASTConsumer {
+public:
+  CollectConsumer(TranslationUnitFacts &Out,
+                  const matchers::InstantiationRecorder &Recorder,
+                  LoadedHeaders Loaded, ParseOutcome &Outcome)
+      : Out(Out), Recorder(Recorder), TopLevel(std::move(Loaded)),
+        Outcome(Outcome) {}
+  bool HandleTopLevelDecl(clang::DeclGroupRef Group) override {
+    TopLevel.add(Group);
+    return true;
+  }
+
+  void HandleTranslationUnit(clang::ASTContext &Ctx) override {
+    Out.Inputs = filesRead(Ctx.getSourceManager());
+    // A unit with errors is analysed as Clang built it (ParseErrors.h), unless
+    // its errors are constructs nvcc accepts that a rewrite makes Clang accept
+    // too: it is then parsed again, rewritten, and this parse's facts are not
+    // needed.
+    TopLevel.limitTraversal(Ctx);
+    const std::vector<matchers::ParseError> &Errors = Outcome.Errors->errors();
+    if (!Errors.empty() && Outcome.AllowFixups) {
+      clang::ast_matchers::MatchFinder Finder;
+      SharedVarList Shared;
+      Shared.registerMatchers(Finder);
+      Finder.matchAST(Ctx);
+      Outcome.Fixups = sourceFixups(Ctx, Outcome.Errors->reported(),
+                                    Shared.Vars, Outcome.Relocatable);
+      if (!Outcome.Fixups.empty())
+        return;
+    }
+    clang::ast_matchers::MatchFinder Finder;
+    matchers::SharedMemoryCollector Collector;
+    Collector.setArchConditionals(&Outcome.Arch);
+    Collector.registerMatchers(Finder);
+    Finder.matchAST(Ctx);
+    Collector.finish(Ctx, Recorder, Errors, Out);
+  }
+
+private:
+  TranslationUnitFacts &Out;
+  const matchers::InstantiationRecorder &Recorder;
+  TopLevelDecls TopLevel;
+  ParseOutcome &Outcome;
+};
+
+class CollectAction : public clang::ASTFrontendAction {
+public:
+  CollectAction(TranslationUnitFacts &Out, LoadedHeaders Loaded,
+                ParseOutcome &Outcome)
+      : Out(Out), Loaded(std::move(Loaded)), Outcome(Outcome) {}
+  std::unique_ptr<clang::ASTConsumer>
+  CreateASTConsumer(clang::CompilerInstance &CI, llvm::StringRef) override {
+    watchNvccOnlyCode(CI.getPreprocessor(), Outcome.NvccOnly);
+    watchSkippedHostCalls(CI.getPreprocessor(), Outcome.SkippedHostCalls);
+    watchArchConditionals(CI.getPreprocessor(), Outcome.Arch,
+                          Outcome.ResourceInclude);
+    Recorder = std::make_unique<matchers::InstantiationRecorder>();
+    return std::make_unique<CollectConsumer>(Out, *Recorder, Loaded, Outcome);
+  }
+
+  /// Sema is created here rather than by the base class so that the
+  /// instantiation recorder sees the whole parse.
+  void ExecuteAction() override {
+    clang::CompilerInstance &CI = getCompilerInstance();
+    if (!CI.hasSema())
+      CI.createSema(getTranslationUnitKind(), nullptr);
+    Outcome.Errors->setSema(&CI.getSema());
+    // Sema owns the recorder from here on; it outlives the consumer's use of
+    // it.
+    CI.getSema().TemplateInstCallbacks.push_back(std::move(Recorder));
+    clang::ASTFrontendAction::ExecuteAction();
+    Outcome.Errors->setSema(nullptr);
+  }
+
+private:
+  TranslationUnitFacts &Out;
+  LoadedHeaders Loaded;
+  ParseOutcome &Outcome;
+  std::unique_ptr<matchers::InstantiationRecorder> Recorder;
+};
+
+/// The host-side parse: launches and attribute calls only.
+class HostConsumer : public clang::ASTConsumer {
+public:
+  HostConsumer(std::vector<HostKernelCalls> &Out,
+               std::vector<std::string> &Inputs, LoadedHeaders Loaded,
+               ParseOutcome &Outcome)
+      : Out(Out), Inputs(Inputs), TopLevel(std::move(Loaded)),
+        Outcome(Outcome) {}
+  bool HandleTopLevelDecl(clang::DeclGroupRef Group) override {
+    TopLevel.add(Group);
+    return true;
+  }
+  void HandleTranslationUnit(clang::ASTContext &Ctx) override {
+    Inputs = filesRead(Ctx.getSourceManager());
+    // Launches in code without errors are real whatever else is broken.
+    TopLevel.limitTraversal(Ctx);
+    clang::ast_matchers::MatchFinder Finder;
+    matchers::LaunchCollector Launches;
+    Launches.registerMatchers(Finder);
+    const bool Fix = Outcome.AllowFixups && !Outcome.Errors->errors().empty();
+    SharedVarList Shared;
+    if (Fix)
+      Shared.registerMatchers(Finder);
+    Finder.matchAST(Ctx);
+    if (Fix) {
+      Outcome.Fixups = sourceFixups(Ctx, Outcome.Errors->reported(),
+                                    Shared.Vars, Outcome.Relocatable);
+      if (!Outcome.Fixups.empty())
+        return;
+    }
+    Out = matchers::hostKernelCalls(Ctx, Launches);
+  }
+
+private:
+  std::vector<HostKernelCalls> &Out;
+  std::vector<std::string> &Inputs;
+  TopLevelDecls TopLevel;
+  ParseOutcome &Outcome;
+};
+
+class HostAction : public clang::ASTFrontendAction {
+public:
+  HostAction(std::vector<HostKernelCalls> &Out,
+             std::vector<std::string> &Inputs, LoadedHeaders Loaded,
+             ParseOutcome &Outcome)
+      : Out(Out), Inputs(Inputs), Loaded(std::move(Loaded)), Outcome(Outcome) {}
+  std::unique_ptr<clang::ASTConsumer>
+  CreateASTConsumer(clang::CompilerInstance &, llvm::StringRef) override {
+    return std::make_unique<HostConsumer>(Out, Inputs, Loaded, Outcome);
+  }
+
+private:
+  std::vector<HostKernelCalls> &Out;
+  std::vector<std::string> &Inputs;
+  LoadedHeaders Loaded;
+  ParseOutcome &Outcome;
+};
+
+} // namespace
+
+std::unique_ptr<clang::FrontendAction>
+makeCollectAction(TranslationUnitFacts &Out, LoadedHeaders Loaded,
+                  ParseOutcome &Outcome) {
+  return std::make_unique<CollectAction>(Out, std::move(Loaded), Outcome);
+}
+
+std::unique_ptr<clang::FrontendAction>
+makeHostAction(std::vector<HostKernelCalls> &Out,
+               std::vector<std::string> &Inputs, LoadedHeaders Loaded,
+               ParseOutcome &Outcome) {
+  return std::make_unique<HostAction>(Out, Inputs, std::move(Loaded), Outcome);
+}
+
+} // namespace frontend
+} // namespace tilefit
