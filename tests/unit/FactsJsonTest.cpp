@@ -722,7 +722,7 @@ TEST(FactsJsonTest, ANullForARequiredValueIsRejected) {
   Json Doc = fullDocument();
   for (const char *P :
        {"/File", "/Jit", "/Vars", "/Vars/0/Loc", "/Vars/0/Loc/Line",
-        "/Vars/0/Shape", "/Kernels/0/Reached/0", "/Diagnostics/0/Figures/0"}) {
+        "/Vars/0/Shape", "/Functions/0/Callees/0", "/Diagnostics/0/Figures/0"}) {
     Json D = Doc;
     D["facts"][Json::json_pointer(P)] = nullptr;
     expectRejected(D.dump(), std::string(P) + " = null");
