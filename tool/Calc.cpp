@@ -1,8 +1,10 @@
 //===- Calc.cpp - tilefit calc: the options and the run -------------------===//
 //
-// The figures and their rendering are the model's (tilefit/model/Calc.h); this
-// file reads the options, loads the capacity database when an architecture is
-// named, and picks the exit status.
+// The figures are the model's (tilefit/model/Calc.h), their text and JSON the
+// reporters' (tilefit/reporters/CalcReporter.h). This file reads the options
+// (joining `--tile 128 256` into one value first), loads the capacity database
+// when an architecture is named, prints the worked example, and picks the exit
+// status.
 //
 //===----------------------------------------------------------------------===//
 #include "Calc.h"

@@ -18,9 +18,9 @@ extern llvm::cl::OptionCategory CalcCategory;
 extern const char CalcOverview[];
 
 /// llvm::cl takes one value per flag: for `tilefit calc`, `--tile 128 256` (the
-/// numbers after
-/// --tile, up to the next option) becomes `--tile=128,256`. Other command lines
-/// are returned unchanged. The new strings live until the program ends.
+/// numbers after --tile, up to the next option) becomes `--tile=128,256`. Other
+/// command lines are returned unchanged. The new strings live until the program
+/// ends.
 std::vector<const char *> joinTileValues(std::vector<const char *> Args);
 
 /// Runs `tilefit calc` from its parsed options; \p CapacityDbPath is the

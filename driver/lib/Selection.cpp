@@ -61,9 +61,8 @@ std::vector<frontend::CompileCommand> selectCommands(const AnalyzeRequest &Req,
     Failed = true;
   };
   // The arguments after `--` are a command as the build would run it: pasted
-  // with its compiler
-  // (`nvcc -arch=sm_80 -c k.cu`), or the flags alone, read as nvcc's when they
-  // are spelled so.
+  // with its compiler (`nvcc -arch=sm_80 -c k.cu`), or the flags alone, read as
+  // nvcc's when they are spelled so.
   auto Adhoc = [&](const std::string &Src,
                    const std::vector<std::string> &Args) {
     frontend::CompileCommand C;

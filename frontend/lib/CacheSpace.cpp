@@ -36,7 +36,7 @@ bool isTemporary(StringRef Name) { return Name.ends_with(".tmp"); }
 /// Records written beside a precompiled header, removed with it.
 bool isPchRecord(StringRef Name) {
   return Name.ends_with(".pch.inputs") || Name.ends_with(".pch.scope") ||
-         Name.ends_with(".pch.refused");
+         Name.ends_with(".pch.refused") || Name.ends_with(".pch.pp");
 }
 
 struct File {
@@ -215,7 +215,7 @@ uint64_t cleanIfOver(const std::string &Root, uint64_t MaxBytes) {
           continue;
         uint64_t Gone = E.Size;
         if (Name.ends_with(".pch"))
-          for (const char *Suffix : {".inputs", ".scope", ".refused"}) {
+          for (const char *Suffix : {".inputs", ".scope", ".refused", ".pp"}) {
             const std::string Record = E.Path + Suffix;
             const uint64_t Size = sizeOf(Record);
             if (!sys::fs::remove(Record))

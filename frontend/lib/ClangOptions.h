@@ -17,10 +17,10 @@ namespace tilefit {
 namespace frontend {
 
 /// The number of arguments that follow \p Arg as its values in a Clang driver
-/// command: 1 for
-/// `-I` (separate), `-isystem`, `-x`, `-Xclang`, `-Xarch_sm_80` (joined and
-/// separate), N for an option of N values (`-sectalign`), 0 for a flag, a
-/// joined value (`-Iinc`, `--target=x`) or an argument Clang does not know.
+/// command: 1 for `-I` (separate), `-isystem`, `-x`, `-Xclang`, `-Xarch_sm_80`
+/// (joined and separate), N for an option of N values (`-sectalign`), 0 for a
+/// flag, a joined value (`-Iinc`, `--target=x`) or an argument Clang does not
+/// know.
 unsigned clangValuesAfter(llvm::StringRef Arg);
 
 } // namespace frontend

@@ -8,6 +8,8 @@
 #include "NvccOnlyCode.h"
 #include "TraversalScope.h"
 
+#include "tilefit/model/Checks.h"
+
 #include "clang/AST/ASTConsumer.h"
 #include "clang/Basic/DiagnosticOptions.h"
 #include "clang/Basic/SourceManager.h"
@@ -117,6 +119,10 @@ std::string inputsPath(const std::string &Pch) { return Pch + ".inputs"; }
 /// (recordPrefixScope).
 std::string scopePath(const std::string &Pch) { return Pch + ".scope"; }
 
+/// Where a prefix keeps what its preprocessor saw of the directives a parse
+/// must see itself (PrefixDirectives).
+std::string directivesPath(const std::string &Pch) { return Pch + ".pp"; }
+
 /// Where a refused prefix keeps the files that made it so, with their sizes and
 /// times.
 std::string refusedPath(const std::string &Pch) { return Pch + ".refused"; }
@@ -145,6 +151,82 @@ bool stillRefused(const std::string &Pch) {
   return true;
 }
 
+/// The record of PrefixDirectives: `skipped-host-calls 0|1`, then one line per
+/// warning, `file<TAB>line<TAB>column<TAB>message`.
+std::string writeDirectives(const PrefixDirectives &D) {
+  std::string Out =
+      std::string("skipped-host-calls ") + (D.SkippedHostCalls ? "1" : "0") +
+      "\n";
+  for (const Diagnostic &W : D.NvccOnly)
+    Out += W.Loc.File + "\t" + std::to_string(W.Loc.Line) + "\t" +
+           std::to_string(W.Loc.Column) + "\t" + W.Message + "\n";
+  return Out;
+}
+
+PrefixDirectives readDirectives(StringRef Text) {
+  PrefixDirectives D;
+  SmallVector<StringRef, 0> Lines;
+  Text.split(Lines, '\n', -1, /*KeepEmpty=*/false);
+  for (StringRef L : Lines) {
+    if (L.consume_front("skipped-host-calls ")) {
+      D.SkippedHostCalls = L.trim() == "1";
+      continue;
+    }
+    SmallVector<StringRef, 4> Parts;
+    L.split(Parts, '\t', 3);
+    unsigned Line = 0, Column = 0;
+    if (Parts.size() != 4 || Parts[1].getAsInteger(10, Line) ||
+        Parts[2].getAsInteger(10, Column))
+      continue;
+    Diagnostic W;
+    W.Level = Severity::Warning;
+    W.Check = std::string(checkInfo(CheckId::Input).Name);
+    W.Loc = {Parts[0].str(), Line, Column};
+    W.Message = Parts[3].str();
+    D.NvccOnly.push_back(std::move(W));
+  }
+  return D;
+}
+
+/// Whether the system header \p Path may be included again after the prefix
+/// that holds it, though Clang saw no include guard it could skip it by:
+/// libstdc++'s headers put `#pragma GCC system_header` and an #include
+/// before their `#ifndef`/`#define` guard (<cstdlib>, <cstdio>), and the C
+/// standard's <assert.h> (<cassert>) is made to be included again.
+bool systemHeaderIncludedTwiceSafely(StringRef Path) {
+  const StringRef Name = sys::path::filename(Path);
+  if (Name == "cassert" || Name == "assert.h")
+    return true;
+  auto Buffer = MemoryBuffer::getFile(Path);
+  if (!Buffer)
+    return false;
+  // The first conditional directive is `#ifndef X`, and the next directive
+  // `#define X`.
+  SmallVector<StringRef, 0> Lines;
+  (*Buffer)->getBuffer().split(Lines, '\n');
+  StringRef Guard;
+  for (StringRef L : Lines) {
+    L = L.trim();
+    if (!L.consume_front("#"))
+      continue;
+    L = L.ltrim();
+    if (Guard.empty()) {
+      if (L.starts_with("if") || L.starts_with("el") || L.starts_with("endif")) {
+        if (!L.consume_front("ifndef"))
+          return false;
+        Guard = L.trim();
+        if (Guard.empty())
+          return false;
+      }
+      continue;
+    }
+    if (!L.consume_front("define"))
+      return false;
+    return L.trim().split(' ').first == Guard;
+  }
+  return false;
+}
+
 /// Watches the build of a prefix: which headers its #include lines name and
 /// whether each has an include guard or `#pragma once`, and which project
 /// headers (not system headers) stand behind them.
@@ -159,9 +241,9 @@ public:
                           StringRef, bool, clang::CharSourceRange,
                           clang::OptionalFileEntryRef File, StringRef,
                           StringRef, const clang::Module *, bool,
-                          clang::SrcMgr::CharacteristicKind) override {
+                          clang::SrcMgr::CharacteristicKind Kind) override {
     if (File && SM.getFileID(SM.getExpansionLoc(HashLoc)) == SM.getMainFileID())
-      Direct.push_back(*File);
+      Direct.push_back({*File, Kind != clang::SrcMgr::C_User});
   }
   void FileChanged(clang::SourceLocation Loc, FileChangeReason Reason,
                    clang::SrcMgr::CharacteristicKind Kind,
@@ -181,8 +263,9 @@ public:
         ProjectFiles.push_back(Entry->getName().str());
   }
   void EndOfMainFile() override {
-    for (clang::FileEntryRef F : Direct)
-      if (!PP.getHeaderSearchInfo().isFileMultipleIncludeGuarded(F))
+    for (const auto &[F, System] : Direct)
+      if (!PP.getHeaderSearchInfo().isFileMultipleIncludeGuarded(F) &&
+          !(System && systemHeaderIncludedTwiceSafely(F.getName())))
         Unguarded.push_back(F.getName().str());
   }
 
@@ -190,7 +273,9 @@ private:
   clang::Preprocessor &PP;
   const clang::SourceManager &SM;
   std::vector<std::string> &Unguarded, &ProjectFiles;
-  std::vector<clang::FileEntryRef> Direct;
+  /// The headers the prefix's lines name, and whether each is a system
+  /// header.
+  std::vector<std::pair<clang::FileEntryRef, bool>> Direct;
   std::set<clang::FileID> Behind;
 };
 
@@ -270,9 +355,16 @@ public:
   bool BeginSourceFileAction(clang::CompilerInstance &CI) override {
     if (!clang::GeneratePCHAction::BeginSourceFileAction(CI))
       return false;
-    if (!PrefixFile.empty())
-      CI.getPreprocessor().addPPCallbacks(std::make_unique<PrefixWatcher>(
-          CI.getPreprocessor(), Unguarded, ProjectFiles));
+    if (!PrefixFile.empty()) {
+      clang::Preprocessor &PP = CI.getPreprocessor();
+      PP.addPPCallbacks(
+          std::make_unique<PrefixWatcher>(PP, Unguarded, ProjectFiles));
+      // What a parse watches in the code it preprocesses itself (NvccOnlyCode.h),
+      // watched here for the headers the prefix holds: the prefix is built
+      // for one architecture and side, so the parse would see the same.
+      watchNvccOnlyCode(PP, Directives.NvccOnly);
+      watchSkippedHostCalls(PP, Directives.SkippedHostCalls);
+    }
     return true;
   }
   /// The header's writer, after the consumer that trims what it writes.
@@ -288,28 +380,17 @@ public:
     Consumers.push_back(std::move(Writer));
     return std::make_unique<clang::MultiplexConsumer>(std::move(Consumers));
   }
-  /// No header of the prefix without a guard, and no project header behind it
-  /// with a directive the parse must see itself.
+  /// No header of the prefix without a guard. (Directives a parse must see
+  /// itself, on __CUDA_ARCH__ or a macro only nvcc defines, are watched while
+  /// the prefix is built: Directives.)
   bool acceptable() const { return Why().empty(); }
   /// The files that make the prefix unacceptable.
-  std::vector<std::string> Why() const {
-    std::vector<std::string> Out = Unguarded;
-    for (const std::string &File : ProjectFiles) {
-      auto Buffer = MemoryBuffer::getFile(File);
-      if (!Buffer)
-        continue;
-      StringRef Text = (*Buffer)->getBuffer();
-      bool Watched = Text.contains("__CUDA_ARCH__");
-      for (const char *M : nvccOnlyMacros())
-        Watched |= Text.contains(M);
-      if (Watched)
-        Out.push_back(File);
-    }
-    return Out;
-  }
+  std::vector<std::string> Why() const { return Unguarded; }
 
   /// For a prefix: recordPrefixScope's record, once built.
   std::string Scope;
+  /// For a prefix: what its preprocessor saw of those directives.
+  PrefixDirectives Directives;
 
 private:
   std::string PrefixFile;
@@ -396,8 +477,13 @@ std::string HeaderPchStore::build(const clang::CompilerInvocation &Invocation,
     Ok = writeFileAtomically(inputsPath(Path), List);
     // A prefix without its record is still used: its parses then read every
     // declaration it holds to choose what they visit.
-    if (Ok && !Includes.empty())
+    if (Ok && !Includes.empty()) {
       writeFileAtomically(scopePath(Path), Action.Scope);
+      // Without its record of the directives, a prefix is not used: the
+      // parse would miss what they skip.
+      Ok = writeFileAtomically(directivesPath(Path),
+                               writeDirectives(Action.Directives));
+    }
   }
   if (!Includes.empty() && !Action.acceptable()) {
     // Refused: remembered with the files that made it so.
@@ -445,6 +531,18 @@ std::string HeaderPchStore::scope(const std::string &Path) {
   return Record;
 }
 
+PrefixDirectives HeaderPchStore::directives(const std::string &Path) {
+  std::lock_guard<std::mutex> Guard(Lock);
+  auto It = Directives.find(Path);
+  if (It != Directives.end())
+    return It->second;
+  PrefixDirectives D;
+  if (auto Buffer = MemoryBuffer::getFile(directivesPath(Path)))
+    D = readDirectives((*Buffer)->getBuffer());
+  Directives[Path] = D;
+  return D;
+}
+
 void HeaderPchStore::discard(const std::string &Path) {
   {
     std::lock_guard<std::mutex> Guard(Lock);
@@ -455,6 +553,7 @@ void HeaderPchStore::discard(const std::string &Path) {
   sys::fs::remove(Path);
   sys::fs::remove(inputsPath(Path));
   sys::fs::remove(scopePath(Path));
+  sys::fs::remove(directivesPath(Path));
   cachespace::recount(Dir);
 }
 

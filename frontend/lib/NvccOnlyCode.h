@@ -1,12 +1,11 @@
 //===- NvccOnlyCode.h - Code the parse skips and nvcc compiles --*- C++ -*-===//
 //
 // The parse leaves __NVCC__ undefined (README.md, "Limits"): code of the
-// project's own under
-// `#ifdef __NVCC__`, `#if defined(__NVCC__) && ...`, or the `#else` of an
-// `#ifndef __NVCC__`, is skipped by Clang and compiled by nvcc. Where such a
-// skipped block holds a kernel or a launch, its kernels would be missing from
-// the report without a word: the preprocessor's skipped ranges say where, and
-// each becomes a warning at its directive.
+// project's own under `#ifdef __NVCC__`, `#if defined(__NVCC__) && ...`, or the
+// `#else` of an `#ifndef __NVCC__`, is skipped by Clang and compiled by nvcc.
+// Where such a skipped block holds a kernel or a launch, its kernels would be
+// missing from the report without a word: the preprocessor's skipped ranges say
+// where, and each becomes a warning at its directive.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEFIT_FRONTEND_NVCCONLYCODE_H
@@ -35,10 +34,10 @@ void watchNvccOnlyCode(clang::Preprocessor &PP, std::vector<Diagnostic> &Out);
 
 /// Watches \p PP's skipped blocks; sets \p Found when one of the project's own
 /// (not a system header) under a directive on `__CUDA_ARCH__` (`#ifndef
-/// __CUDA_ARCH__`, the `#else` of
-/// `#ifdef __CUDA_ARCH__`, ...) holds a launch or an attribute call (`<<<`,
-/// cudaLaunchKernel, cudaLaunchKernelEx, cudaLaunchCooperativeKernel,
-/// cudaFuncSetAttribute): code a host-side parse can read and this one cannot.
+/// __CUDA_ARCH__`, the `#else` of `#ifdef __CUDA_ARCH__`, ...) holds a launch
+/// or an attribute call (`<<<`, cudaLaunchKernel, cudaLaunchKernelEx,
+/// cudaLaunchCooperativeKernel, cudaFuncSetAttribute): code a host-side parse
+/// can read and this one cannot.
 void watchSkippedHostCalls(clang::Preprocessor &PP, bool &Found);
 
 /// Watches \p PP's conditional directives; records in \p Out the project's own

@@ -145,6 +145,12 @@ public:
     watchSkippedHostCalls(CI.getPreprocessor(), Outcome.SkippedHostCalls);
     watchArchConditionals(CI.getPreprocessor(), Outcome.Arch,
                           Outcome.ResourceInclude);
+    // The headers a precompiled prefix holds are not preprocessed here: what
+    // its build saw of the same directives stands for them.
+    Outcome.NvccOnly.insert(Outcome.NvccOnly.end(),
+                            Loaded.Directives.NvccOnly.begin(),
+                            Loaded.Directives.NvccOnly.end());
+    Outcome.SkippedHostCalls |= Loaded.Directives.SkippedHostCalls;
     Recorder = std::make_unique<matchers::InstantiationRecorder>();
     return std::make_unique<CollectConsumer>(Out, *Recorder, Loaded, Outcome);
   }

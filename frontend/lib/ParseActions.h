@@ -13,6 +13,7 @@
 #include "SourceFixups.h"
 
 #include "tilefit/frontend/Analyzer.h"
+#include "tilefit/frontend/HeaderPch.h"
 #include "tilefit/matchers/KernelNames.h"
 #include "tilefit/model/Facts.h"
 
@@ -53,6 +54,9 @@ struct LoadedHeaders {
   /// For the latter, the record of what to visit of them
   /// (HeaderPchStore::scope); empty if none.
   std::string PrefixScope;
+  /// And what its build saw of the directives the parse watches in its own
+  /// code (HeaderPchStore::directives): the parse's own, for those headers.
+  PrefixDirectives Directives;
 };
 
 /// The device-side parse: every fact of the unit into \p Out.

@@ -192,11 +192,10 @@ std::vector<std::string> parseCommandLine(const UnitJob &Job,
     Args.push_back(Env.ResourceInclude + "/cuda-compat");
     Args.push_back("-Wno-unknown-cuda-version");
     // nvcc's version macros, which code tests to enable what a toolkit supports
-    // (`#if
-    // __CUDACC_VER_MAJOR__ >= 12`: CUTLASS's SM90 paths, say). Clang defines
-    // none of them; the toolkit's headers read them only under nvcc or NVRTC
-    // (__NVCC__, __CUDACC_RTC__, which tilefit leaves undefined), CCCL takes
-    // Clang's version from CUDA_VERSION.
+    // (`#if __CUDACC_VER_MAJOR__ >= 12`: CUTLASS's SM90 paths, say). Clang
+    // defines none of them; the toolkit's headers read them only under nvcc or
+    // NVRTC (__NVCC__, __CUDACC_RTC__, which tilefit leaves undefined), CCCL
+    // takes Clang's version from CUDA_VERSION.
     for (const std::string &Define : nvccVersionMacros(TK))
       Args.push_back(Define);
     // The rest of what nvcc defines in every pass (its --dryrun): pragma and

@@ -64,6 +64,7 @@ public:
     } else if (llvm::sys::path::filename(UsedPch).starts_with("prefix-")) {
       Loaded.OwnHeaders = true;
       Loaded.PrefixScope = Store->scope(UsedPch);
+      Loaded.Directives = Store->directives(UsedPch);
     }
     return Create(std::move(Loaded));
   }

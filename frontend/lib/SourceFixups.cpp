@@ -186,9 +186,8 @@ public:
           Begin->Text.slice(Begin->Offset, AttrBegin->Offset);
       llvm::StringRef Kept = Prefix.rtrim();
       // nvcc accepts the attribute right after a leading `__shared__` only
-      // (after `static
-      // __shared__` or `extern __shared__` it says "attribute does not apply to
-      // any entity").
+      // (after `static __shared__` or `extern __shared__` it says "attribute
+      // does not apply to any entity").
       if (Kept != "__shared__" || Kept.size() == Prefix.size())
         return;
       std::string New = Attr.str() + " " + Kept.str();

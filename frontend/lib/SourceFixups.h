@@ -84,10 +84,9 @@ struct TextEdit {
 
 /// The rewrites for the errors in \p Errors that are constructs nvcc accepts
 /// (see SourceFixups.cpp for each rule), found in the parse \p Ctx. \p
-/// SharedVars are the unit's
-/// `__shared__` variables (instantiations included); \p Relocatable says
-/// whether the command compiles relocatable device code (device-side launches
-/// need it, with nvcc too).
+/// SharedVars are the unit's `__shared__` variables (instantiations included);
+/// \p Relocatable says whether the command compiles relocatable device code
+/// (device-side launches need it, with nvcc too).
 std::vector<TextEdit>
 sourceFixups(clang::ASTContext &Ctx, llvm::ArrayRef<ReportedError> Errors,
              llvm::ArrayRef<const clang::VarDecl *> SharedVars,

@@ -380,9 +380,8 @@ std::optional<std::string> nvccInternal(const std::string &Clang,
 
 /// The name ptxas prints for \p FD. Clang's device-side Itanium mangling agrees
 /// with nvcc's except for internal linkage: Clang marks internal names with 'L'
-/// (`_ZL2ksPc`), nvcc does not
-/// (`_Z2ksPc`); and the anonymous namespace is Clang's `_GLOBAL__N_1`, nvcc's
-/// \p AnonymousNs.
+/// (`_ZL2ksPc`), nvcc does not (`_Z2ksPc`); and the anonymous namespace is
+/// Clang's `_GLOBAL__N_1`, nvcc's \p AnonymousNs.
 std::string ptxasName(MangleContext &MC, const FunctionDecl *FD,
                       const std::optional<std::string> &ModuleId) {
   if (!MC.shouldMangleDeclName(FD))

@@ -90,20 +90,18 @@ public:
   std::optional<int64_t> condition(const Expr *E, int Depth = 0);
 
   /// The kernel a launch API's function argument (or the callee of `<<<>>>`)
-  /// names: `k`,
-  /// `&k<32>`, `(const void *)k`, `reinterpret_cast<void *>(k)`, `*k`, a
-  /// variable initialized with one of those (`auto kernel_fptr =
+  /// names: `k`, `&k<32>`, `(const void *)k`, `reinterpret_cast<void *>(k)`,
+  /// `*k`, a variable initialized with one of those (`auto kernel_fptr =
   /// gemm_device<...>;`) that the function never writes to afterwards, or a
   /// parameter bound to one at a call site.
   const FunctionDecl *kernel(const Expr *E, int Depth = 0);
 
   /// What field \p Name of the `cudaLaunchConfig_t` that \p Config points to
-  /// holds at
-  /// \p Before: the last assignment to it before then in the function (through
-  /// a reference to the configuration too), else its initializer (braced; or
-  /// the call of a function that returns a local configuration, read there with
-  /// the call's arguments). Zero for a field value-initialized. False in \p
-  /// Found when \p Config is not such a configuration.
+  /// holds at \p Before: the last assignment to it before then in the function
+  /// (through a reference to the configuration too), else its initializer
+  /// (braced; or the call of a function that returns a local configuration,
+  /// read there with the call's arguments). Zero for a field value-initialized.
+  /// False in \p Found when \p Config is not such a configuration.
   std::optional<APValue> configField(const Expr *Config, StringRef Name,
                                      SourceLocation Before, bool &Found,
                                      std::string &Why, int Depth = 0);

@@ -32,8 +32,8 @@ public:
 
   /// The first error (its diagnostic index) inside one of \p Uses (for a
   /// specialization, the template's text) that was not reported while
-  /// instantiating only specializations outside
-  /// \p Ids (canonical declarations of what the kernel uses).
+  /// instantiating only specializations outside \p Ids (canonical declarations
+  /// of what the kernel uses).
   std::optional<size_t>
   touching(llvm::ArrayRef<const clang::Decl *> Uses,
            const llvm::SmallPtrSetImpl<const clang::Decl *> &Ids);

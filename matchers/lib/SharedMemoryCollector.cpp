@@ -107,12 +107,11 @@ const DeclRefExpr *namedArgument(const Expr *Arg) {
 }
 
 /// Whether a function's parameter is unused in the code that runs: NVVM inlines
-/// the call, and a
-/// `__shared__` variable whose address only reaches such parameters has no use
-/// left and is not emitted (cooperative groups' `block_tile_memory` on sm_80,
-/// whose scratch the reserved shared memory replaces: ptxas counts 0 bytes). A
-/// parameter passed on to another unused parameter is unused too. Unknown
-/// callees (no body, variadic) use theirs.
+/// the call, and a `__shared__` variable whose address only reaches such
+/// parameters has no use left and is not emitted (cooperative groups'
+/// `block_tile_memory` on sm_80, whose scratch the reserved shared memory
+/// replaces: ptxas counts 0 bytes). A parameter passed on to another unused
+/// parameter is unused too. Unknown callees (no body, variadic) use theirs.
 class UnusedParameters {
 public:
   explicit UnusedParameters(ASTContext &Ctx) : Ctx(Ctx) {}
@@ -400,11 +399,9 @@ errorTouching(const FunctionDecl *Kernel,
 
 /// What the static_asserts of \p Kernel's own body require of one name each,
 /// the other names at this instantiation's values: `N % K == 0`, `K % N == 0`,
-/// `N >= K` (and >, <=, <),
-/// `(N & (N - 1)) == 0`, and conjunctions of those; K a constant or another
-/// template argument
-/// (`BM % WM == 0` is BM a multiple of WM's value, and WM a divisor of BM's).
-/// Other conditions say nothing.
+/// `N >= K` (and >, <=, <), `(N & (N - 1)) == 0`, and conjunctions of those; K
+/// a constant or another template argument (`BM % WM == 0` is BM a multiple of
+/// WM's value, and WM a divisor of BM's). Other conditions say nothing.
 std::vector<ExtentConstraint> constraintsOf(const FunctionDecl *Kernel,
                                             ASTContext &Ctx) {
   const FunctionDecl *F = Kernel;

@@ -1,10 +1,9 @@
 //===- Layout.cpp - ptxas's static shared-memory layout -------------------===//
 //
 // How nvcc 13 / ptxas lay out a kernel's static shared memory, as observed with
-// nvcc/ptxas 13.0
-// (`nvcc -Xptxas -v`, whole-program mode, no -G). The fixtures under
-// tests/fixtures exercise every rule below and the ptxas cross-check compiles
-// them.
+// nvcc/ptxas 13.0 (`nvcc -Xptxas -v`, whole-program mode, no -G). The fixtures
+// under tests/fixtures exercise every rule below and the ptxas cross-check
+// compiles them.
 //
 // Placement (ptxas), per kernel:
 //  - A variable that only one kernel reaches is emitted inside that kernel's

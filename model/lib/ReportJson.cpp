@@ -32,8 +32,7 @@ struct BadField {
   std::string Path, Problem;
 };
 
-//===--- Scalars
-//------------------------------------------------------------===//
+//===--- Scalars ----------------------------------------------------------===//
 
 json optional(const std::optional<uint64_t> &V) {
   return V ? json(*V) : json(nullptr);
@@ -116,8 +115,7 @@ void each(const json &J, const char *Key, const std::string &Path, Fn Read) {
     Read(A[I], item(Path, Key, I));
 }
 
-//===--- SourcePos: file, line, column inside its owner's object
-//-----------===//
+//===--- SourcePos: file, line, column inside its owner's object ----------===//
 
 void putPos(json &J, const SourcePos &P) {
   J["file"] = P.File;
@@ -137,8 +135,7 @@ SourcePos posFrom(const json &J, const std::string &Path) {
   return P;
 }
 
-//===--- Severity
-//-----------------------------------------------------------===//
+//===--- Severity ---------------------------------------------------------===//
 
 json severityJson(Severity S) { return std::string(severityName(S)); }
 Severity severityFrom(const std::string &S, const std::string &Path) {
@@ -149,8 +146,7 @@ Severity severityFrom(const std::string &S, const std::string &Path) {
   throw BadField{Path, "unknown severity '" + S + "'"};
 }
 
-//===--- Note and Diagnostic
-//------------------------------------------------===//
+//===--- Note and Diagnostic ----------------------------------------------===//
 
 json noteJson(const Note &N) {
   json J = {{"message", N.Message}};
@@ -202,8 +198,7 @@ Diagnostic diagnosticFrom(const json &J, const std::string &Path) {
   return D;
 }
 
-//===--- SharedVar (a variable, an array, a constant)
-//-----------------------===//
+//===--- SharedVar (a variable, an array, a constant) ---------------------===//
 
 /// The variable's own keys; \p Offset written when \p WithOffset. Owners add
 /// theirs after.
@@ -249,8 +244,7 @@ SharedVar variableFrom(const json &J, const std::string &Path) {
   return V;
 }
 
-//===--- AllocationReport: a kernel's, or a unit's constant
-//----------------===//
+//===--- AllocationReport: a kernel's, or a unit's constant ---------------===//
 
 json allocationJson(const AllocationReport &A) {
   json J = variableJson(A.Var, A.Offset, true);
@@ -273,8 +267,7 @@ AllocationReport allocationFrom(const json &J, const std::string &Path) {
   return A;
 }
 
-//===--- RegisterTileReport
-//-------------------------------------------------===//
+//===--- RegisterTileReport -----------------------------------------------===//
 
 json registersJson(const RegisterTileReport &R) {
   json Arrays = json::array();
@@ -310,8 +303,7 @@ RegisterTileReport registersFrom(const json &G, const std::string &Path) {
   return R;
 }
 
-//===--- TensorMemoryReport and its TmemAllocations
-//-------------------------===//
+//===--- TensorMemoryReport and its TmemAllocations -----------------------===//
 
 json tmemAllocationJson(const TmemAllocation &A) {
   json J = {{"form", A.Form}, {"function", A.Function}};
@@ -354,8 +346,7 @@ TensorMemoryReport tensorMemoryFrom(const json &T, const std::string &Path) {
   return R;
 }
 
-//===--- ConstantMemoryReport
-//-----------------------------------------------===//
+//===--- ConstantMemoryReport ---------------------------------------------===//
 
 json constantMemoryJson(const std::optional<ConstantMemoryReport> &C) {
   if (!C)
@@ -385,8 +376,7 @@ ConstantMemoryReport constantMemoryFrom(const json &C,
   return CM;
 }
 
-//===--- SourceFixup
-//--------------------------------------------------------===//
+//===--- SourceFixup ------------------------------------------------------===//
 
 json fixupJson(const SourceFixup &F) {
   json J = posJson(F.Loc);
@@ -397,8 +387,7 @@ SourceFixup fixupFrom(const json &J, const std::string &Path) {
   return {posFrom(J, Path), str(J, "rule", Path)};
 }
 
-//===--- UnitReport
-//---------------------------------------------------------===//
+//===--- UnitReport -------------------------------------------------------===//
 
 json unitJson(const UnitReport &U) {
   json Messages = json::array();
@@ -447,8 +436,7 @@ UnitReport unitFrom(const json &J, const std::string &Path) {
   return U;
 }
 
-//===--- A kernel's dynamic shared memory: launches, opt-ins
-//----------------===//
+//===--- A kernel's dynamic shared memory: launches, opt-ins --------------===//
 
 json launchJson(const LaunchReport &L) {
   json J = posJson(L.Loc);
@@ -527,8 +515,7 @@ void dynamicFrom(const json &Dyn, const std::string &Path, KernelReport &K) {
   });
 }
 
-//===--- Limits, occupancy, launch bounds
-//----------------------------------===//
+//===--- Limits, occupancy, launch bounds ---------------------------------===//
 
 json limitsJson(const Limits &L) {
   return {{"static_max", optional(L.StaticMax)},
@@ -582,8 +569,7 @@ LaunchBounds boundsFrom(const json &B, const std::string &Path) {
   return LB;
 }
 
-//===--- KernelReport
-//-------------------------------------------------------===//
+//===--- KernelReport -----------------------------------------------------===//
 
 json kernelJson(const KernelReport &K) {
   json Allocs = json::array(), Unused = json::array();
@@ -663,8 +649,7 @@ KernelReport kernelFrom(const json &J, const std::string &Path) {
   return K;
 }
 
-//===--- Report
-//-------------------------------------------------------------===//
+//===--- Report -----------------------------------------------------------===//
 
 json reportJson(const Report &R, const ToolInfo &Tool) {
   json Doc;

@@ -198,7 +198,7 @@ __global__ void k_)") + Name + R"((float *o) {
       CompileCommand C;
       C.File = U;
       C.Directory = Dir;
-      C.Arguments = {"clang++", "-std=c++17", U};
+      C.Arguments = {"clang++", Std, U};
       Commands.push_back(C);
     }
     HeaderPchStore Store(Dir + "/pch");
@@ -269,6 +269,7 @@ __global__ void k_c(float *o) {
 
   ParseEnvironment Env;
   std::vector<std::string> Units;
+  std::string Std = "-std=c++17"; ///< The units' standard.
 };
 
 TEST_F(SharedIncludesTest, PrecompiledOnceAndEveryFigureAsWithout) {
@@ -347,19 +348,85 @@ TEST_F(SharedIncludesTest, ARunOfOneCommandPrecompilesItsOwnLines) {
   EXPECT_EQ(files("prefix-", ".pch").size(), 1u);
 }
 
-TEST_F(SharedIncludesTest,
-       AHeaderWithoutAGuardOrWithArchDirectivesIsNotPrecompiled) {
+TEST_F(SharedIncludesTest, AHeaderWithoutAGuardIsNotPrecompiled) {
   const std::string Guarded = read(Dir + "/src/common.cuh");
-  for (const std::string &Text :
-       {Guarded.substr(std::string("#pragma once\n").size()),
-        Guarded + "#ifndef __CUDA_ARCH__\nvoid host_only();\n#endif\n"}) {
-    write("src/common.cuh", Text);
+  write("src/common.cuh",
+        Guarded.substr(std::string("#pragma once\n").size()));
+  std::filesystem::remove_all(Dir + "/pch");
+  const std::string Plain = figures(run(false));
+  EXPECT_EQ(figures(run(true)), Plain);
+  EXPECT_TRUE(files("prefix-", ".pch").empty());
+  EXPECT_EQ(files("prefix-", ".refused").size(), 1u) << "remembered";
+  EXPECT_EQ(files("", ".pch").size(), 1u) << "the runtime headers alone";
+}
+
+/// The warnings, and whether host launches were skipped, of a run.
+std::string directivesSeen(const std::vector<TranslationUnitFacts> &Facts) {
+  std::string Out;
+  for (const TranslationUnitFacts &TU : Facts) {
+    Out += TU.File + (TU.SkippedHostCalls ? " skipped host calls\n" : "\n");
+    for (const Diagnostic &D : TU.Diagnostics)
+      Out += D.Loc.File + ":" + std::to_string(D.Loc.Line) + ":" +
+             std::to_string(D.Loc.Column) + ": " + D.Check + ": " + D.Message +
+             "\n";
+  }
+  return Out;
+}
+
+// A header with directives on __CUDA_ARCH__ and on a macro only nvcc defines
+// (CUTLASS's are full of them) is precompiled all the same: the prefix's build
+// watches what they skip, and the parses that load it say what a plain parse
+// says, under C++17 and C++20.
+TEST_F(SharedIncludesTest, AHeaderWithArchAndNvccDirectivesIsPrecompiled) {
+  write("src/common.cuh", read(Dir + "/src/common.cuh") + R"(
+#ifdef __NVCC__
+__global__ void nvcc_only_kernel(float *o) { o[0] = 1; }
+#endif
+#ifndef __CUDA_ARCH__
+template <class K> void launch_from_host(K k, float *o) { k<<<1, 1>>>(o); }
+#endif
+#if __CUDA_ARCH__ >= 800
+__device__ float arch_helper(float x) {
+  __shared__ float s800[32];
+  s800[threadIdx.x % 32] = x;
+  return s800[1];
+}
+#else
+__device__ float arch_helper(float x) {
+  __shared__ float s_old[16];
+  s_old[threadIdx.x % 16] = x;
+  return s_old[1];
+}
+#endif
+)");
+  for (const char *Name : {"a", "b"})
+    write(std::string("src/") + Name + ".cu", read(Dir + "/src/" + Name + ".cu") +
+                                                  "__global__ void arch_" + Name +
+                                                  "(float *o) { o[0] = "
+                                                  "arch_helper(o[1]); }\n");
+  for (const char *Standard : {"-std=c++17", "-std=c++20"}) {
+    SCOPED_TRACE(Standard);
+    Std = Standard;
     std::filesystem::remove_all(Dir + "/pch");
-    const std::string Plain = figures(run(false));
-    EXPECT_EQ(figures(run(true)), Plain);
-    EXPECT_TRUE(files("prefix-", ".pch").empty()) << Text;
-    EXPECT_EQ(files("prefix-", ".refused").size(), 1u) << "remembered";
-    EXPECT_EQ(files("", ".pch").size(), 1u) << "the runtime headers alone";
+    std::vector<TranslationUnitFacts> Plain = run(false);
+    ASSERT_NE(figures(Plain).find("arch_a: arch_helper::s800=128"),
+              std::string::npos)
+        << figures(Plain);
+    const std::string Seen = directivesSeen(Plain);
+    EXPECT_NE(Seen.find("common.cuh:10:1: tilefit-input: this block holds a "
+                        "kernel"),
+              std::string::npos)
+        << Seen;
+    EXPECT_NE(Seen.find("skipped host calls"), std::string::npos) << Seen;
+    for (int Run = 0; Run < 2; ++Run) { // built, then loaded
+      std::vector<TranslationUnitFacts> With = run(true);
+      EXPECT_EQ(figures(With), figures(Plain)) << "run " << Run;
+      EXPECT_EQ(directivesSeen(With), Seen) << "run " << Run;
+      for (const TranslationUnitFacts &TU : With)
+        EXPECT_TRUE(loadedPrefix(TU)) << TU.File;
+    }
+    EXPECT_EQ(files("prefix-", ".pch").size(), 1u);
+    EXPECT_TRUE(files("prefix-", ".refused").empty());
   }
 }
 

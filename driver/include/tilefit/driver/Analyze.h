@@ -65,14 +65,13 @@ struct AnalyzeResult {
 AnalyzeResult analyze(const AnalyzeRequest &Req, Session &S);
 
 /// The project's source folder: the CMake project's (CMakeCache.txt's
-/// CMAKE_HOME_DIRECTORY in
-/// \p BuildPath, the build folder or its compile_commands.json), else the
-/// deepest folder holding every unit of \p R, else the current folder.
+/// CMAKE_HOME_DIRECTORY in \p BuildPath, the build folder or its
+/// compile_commands.json), else the deepest folder holding every unit of \p R,
+/// else the current folder.
 std::string projectRoot(const std::string &BuildPath, const Report &R);
 
 /// The effective configuration for \p File (the nearest .tilefit.yaml that \p S
-/// may read,
-/// --config-file, --config, then the command line), or an error.
+/// may read, --config-file, --config, then the command line), or an error.
 llvm::Expected<frontend::Config> effectiveConfig(const AnalyzeRequest &Req,
                                                  const Session &S,
                                                  const std::string &File);

@@ -26,7 +26,7 @@ struct ParseEnvironment {
   CudaToolkit
       Toolkit; ///< Not found: tilefit's built-in CUDA prelude is used instead.
   std::string ResourceInclude;  ///< tilefit's resource include folder
-                                ///< (share/tilefit/include).
+                                /// < (share/tilefit/include).
   std::string ClangResourceDir; ///< Clang's builtin headers.
   /// tilefit's CUDA compatibility header and source fix-ups (what makes Clang
   /// accept what nvcc accepts); tests turn them off to show what each one is
@@ -85,9 +85,8 @@ struct UnitJob {
 };
 
 /// Turns commands into jobs: one per CUDA command and architecture. \p
-/// ArchOverride (from
-/// --arch) replaces the commands' own architectures; a command naming none gets
-/// \p DefaultArch.
+/// ArchOverride (from --arch) replaces the commands' own architectures; a
+/// command naming none gets \p DefaultArch.
 std::vector<UnitJob> planJobs(const std::vector<CompileCommand> &Commands,
                               const std::vector<std::string> &ArchOverride);
 

@@ -22,8 +22,7 @@ namespace tilefit {
 namespace frontend {
 
 /// One device target of a command: the real architecture ptxas compiles for,
-/// and the
-/// `__CUDA_ARCH__` value the source is compiled with (from the virtual
+/// and the `__CUDA_ARCH__` value the source is compiled with (from the virtual
 /// architecture).
 struct DeviceTarget {
   std::string Real;      ///< `sm_86`, `sm_90a`
@@ -73,11 +72,9 @@ bool isCompilerName(llvm::StringRef Arg);
 
 /// Whether compiler arguments given without a compiler (tilefit's own after
 /// `--`) are nvcc's: some flag only nvcc spells so (`-arch=sm_80`, `-gencode
-/// ...`, `--use_fast_math`,
-/// `--expt-relaxed-constexpr`) and none of Clang's CUDA spellings
-/// (`--cuda-gpu-arch=`,
-/// `--offload-arch=`, `-fgpu-rdc`). Flags both share (`-I`, `-D`, `-std=`) say
-/// nothing.
+/// ...`, `--use_fast_math`, `--expt-relaxed-constexpr`) and none of Clang's
+/// CUDA spellings (`--cuda-gpu-arch=`, `--offload-arch=`, `-fgpu-rdc`). Flags
+/// both share (`-I`, `-D`, `-std=`) say nothing.
 bool argumentsLookLikeNvcc(const std::vector<std::string> &Args);
 
 } // namespace frontend

@@ -1,20 +1,21 @@
 //===- HeaderPch.h - The CUDA runtime headers, precompiled ------*- C++ -*-===//
 //
 // Most of a small CUDA unit's parse is the CUDA runtime headers Clang includes
-// implicitly
-// (`-include __clang_cuda_runtime_wrapper.h`), the same for every unit parsed
-// with the same architecture and options. They are precompiled once per such
-// set (keyed by tilefit's version and the parse's options without the unit's
-// own file) into a folder, and each parse loads the precompiled header in their
-// place. Building is atomic (a temporary file, then a rename) and done once per
-// key per process (two parses starting at once may both build); concurrent
-// processes may both build, and one wins. The leading #include lines units
-// share (IncludePrefix.h) are precompiled the same way, after the runtime
+// implicitly (`-include __clang_cuda_runtime_wrapper.h`), the same for every
+// unit parsed with the same architecture and options. They are precompiled once
+// per such set (keyed by tilefit's version and the parse's options without the
+// unit's own file) into a folder, and each parse loads the precompiled header
+// in their place. Building is atomic (a temporary file, then a rename) and done
+// once per key per process (two parses starting at once may both build);
+// concurrent processes may both build, and one wins. The leading #include lines
+// units share (IncludePrefix.h) are precompiled the same way, after the runtime
 // headers.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEFIT_FRONTEND_HEADERPCH_H
 #define TILEFIT_FRONTEND_HEADERPCH_H
+
+#include "tilefit/model/Facts.h"
 
 #include <map>
 #include <memory>
@@ -28,6 +29,15 @@ class CompilerInvocation;
 
 namespace tilefit {
 namespace frontend {
+
+/// What a prefix's build saw of the directives a parse watches in the code it
+/// preprocesses itself (NvccOnlyCode.h): the warnings about blocks only nvcc
+/// compiles, and whether a block under a directive on __CUDA_ARCH__ held host
+/// launches.
+struct PrefixDirectives {
+  std::vector<Diagnostic> NvccOnly;
+  bool SkippedHostCalls = false;
+};
 
 class HeaderPchStore {
 public:
@@ -45,9 +55,10 @@ public:
   /// starts so. The unit's own #include lines then find their headers already
   /// included (their include guards skip them). Refused, and the runtime
   /// headers alone used, when a header of the prefix has no include guard nor
-  /// `#pragma once`, when a project header behind it holds a directive on a
-  /// macro nvcc defines and the parse does not, or on __CUDA_ARCH__ (the parse
-  /// must see those to say what they skip), or when the prefix does not build.
+  /// `#pragma once`, or when the prefix does not build. What the directives of
+  /// its project headers on __CUDA_ARCH__ or on a macro only nvcc defines skip,
+  /// which a parse watches in its own code, is watched while the prefix is
+  /// built and recorded beside it (directives()).
   std::string use(clang::CompilerInvocation &Invocation,
                   const std::vector<std::string> &Includes);
 
@@ -68,6 +79,9 @@ public:
   /// beside it when it was built (TraversalScope.h). Empty if none was
   /// recorded.
   std::string scope(const std::string &Path);
+  /// For a prefix: what its build saw of the directives a parse watches in its
+  /// own code (NvccOnlyCode.h), to be taken as the parse's own.
+  PrefixDirectives directives(const std::string &Path);
   const std::string &dir() const { return Dir; }
 
 private:
@@ -90,6 +104,8 @@ private:
   std::map<std::string, std::vector<std::string>> Inputs;
   /// Per prefix: its recorded scope, once read.
   std::map<std::string, std::string> Scopes;
+  /// Per prefix: its recorded directives, once read.
+  std::map<std::string, PrefixDirectives> Directives;
 };
 
 /// The implicit include HeaderPchStore precompiles.

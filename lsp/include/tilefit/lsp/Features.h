@@ -42,8 +42,7 @@ nlohmann::json hoverAt(const Report &R, const std::string &Path,
                        const FeatureOptions &Opts);
 
 /// An inlay hint after each `__shared__` declaration of \p Path between lines
-/// \p FromLine and
-/// \p ToLine (0-based, inclusive) with its bytes.
+/// \p FromLine and \p ToLine (0-based, inclusive) with its bytes.
 nlohmann::json inlayHintsFor(const Report &R, const std::string &Path,
                              const Document &Doc, unsigned FromLine,
                              unsigned ToLine, const FeatureOptions &Opts);

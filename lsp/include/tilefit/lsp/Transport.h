@@ -3,10 +3,9 @@
 // JSON-RPC messages with Content-Length framing.
 //
 // The base protocol of the Language Server Protocol: each message is a header
-// block
-// (`Content-Length: N`, optionally `Content-Type`) ended by an empty line, then
-// N bytes of JSON. Reading never throws and never blocks on a malformed header
-// longer than the stream.
+// block (`Content-Length: N`, optionally `Content-Type`) ended by an empty
+// line, then N bytes of JSON. Reading never throws and never blocks on a
+// malformed header longer than the stream.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEFIT_LSP_TRANSPORT_H
@@ -28,7 +27,7 @@ struct Incoming {
   enum Kind {
     Message,   ///< Body holds the parsed JSON.
     BadHeader, ///< The header block had no usable Content-Length; Error says
-               ///< what.
+               /// < what.
     BadJson,   ///< The body is not JSON; Error says where.
     End, ///< The stream ended (between messages, or inside one: Error says so).
   } K = End;

@@ -1,12 +1,11 @@
 //===- EmissionWalk.h - The unit as NVVM's front end walks it ---*- C++ -*-===//
 //
 // Builds the EmissionProgram of a translation unit: in source order, the
-// global-namespace
-// `__shared__` declarations, the non-template function definitions with the
-// template specializations they reference, and explicit instantiations; for
-// each function, its own
-// `__shared__` statics in block pre-order and its nested functions. The model
-// derives the PTX emission order from it (Layout.cpp).
+// global-namespace `__shared__` declarations, the non-template function
+// definitions with the template specializations they reference, and explicit
+// instantiations; for each function, its own `__shared__` statics in block
+// pre-order and its nested functions. The model derives the PTX emission order
+// from it (Layout.cpp).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEFIT_MATCHERS_EMISSIONWALK_H

@@ -69,8 +69,7 @@ public:
   bool pruneConstantBranches() const { return false; }
 
   // With PruneConstantBranches, what follows a statement that always leaves the
-  // function
-  // (`if (use_softcap && DV != 128) { ...; return; }` with a constant
+  // function (`if (use_softcap && DV != 128) { ...; return; }` with a constant
   // condition: ggml's way to skip a kernel variant) is dead, as for the
   // optimizer: not walked.
   bool TraverseCompoundStmt(clang::CompoundStmt *S) {

@@ -44,11 +44,10 @@ public:
   /// "" for a kernel of external linkage, or where M cannot be derived.
   std::string relocatableName(const clang::FunctionDecl *Kernel,
                               const std::string &Mangled);
-  /// Why \p Mangled (mangled() of \p Kernel) may not be the name ptxas
-  /// prints: parts of nvcc's name tilefit does not derive (internal-linkage
-  /// template arguments, lambdas of function templates, an anonymous
-  /// namespace nvcc names from a process id); ""
-  /// when it is nvcc's.
+  /// Why \p Mangled (mangled() of \p Kernel) may not be the name ptxas prints:
+  /// parts of nvcc's name tilefit does not derive (internal-linkage template
+  /// arguments, lambdas of function templates, an anonymous namespace nvcc
+  /// names from a process id); "" when it is nvcc's.
   std::string differsFromNvcc(const clang::FunctionDecl *Kernel,
                               const std::string &Mangled);
 

@@ -4,10 +4,9 @@
 //
 // Launches (`<<<...>>>`, cudaLaunchKernel, cudaLaunchCooperativeKernel,
 // cudaLaunchKernelEx and cudaLaunchKernelExC with a cudaLaunchConfig_t),
-// cudaFuncSetAttribute calls, and
-// __launch_bounds__, each tied to the kernel (instantiation) it concerns, with
-// their sizes evaluated where they are compile-time constants and the reason
-// where they are not.
+// cudaFuncSetAttribute calls, and __launch_bounds__, each tied to the kernel
+// (instantiation) it concerns, with their sizes evaluated where they are
+// compile-time constants and the reason where they are not.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEFIT_MATCHERS_LAUNCHSITES_H

@@ -43,12 +43,11 @@ public:
   void registerMatchers(clang::ast_matchers::MatchFinder &Finder);
 
   /// After the finder has run over \p Ctx: walks each kernel's call graph and
-  /// fills
-  /// \p Out.Vars, \p Out.Kernels, \p Out.LocalArrays and \p Out.ConstantVars.
-  /// \p Errors are the parse's errors (empty for a unit without): each kernel
-  /// they may have changed gets KernelFacts::Error.
-  /// The preprocessor's record of the unit's `__CUDA_ARCH__` conditionals,
-  /// for kernel names (KernelNamer); it must outlive finish().
+  /// fills \p Out.Vars, \p Out.Kernels, \p Out.LocalArrays and \p
+  /// Out.ConstantVars. \p Errors are the parse's errors (empty for a unit
+  /// without): each kernel they may have changed gets KernelFacts::Error. The
+  /// preprocessor's record of the unit's `__CUDA_ARCH__` conditionals, for
+  /// kernel names (KernelNamer); it must outlive finish().
   void setArchConditionals(const ArchConditionals *A) { Arch = A; }
 
   void finish(clang::ASTContext &Ctx,

@@ -25,8 +25,8 @@ namespace tilefit {
 
 /// An element type. Sub-byte types are packed by bits (int4 and float4_e2m1fn:
 /// 2 per byte; float6_*: 4 per 3 bytes); the `_unpacked` forms hold one value
-/// per byte, as CUDA's scalar
-/// `__nv_fp4_e2m1` and `__nv_fp6_*` types do (sizeof 1).
+/// per byte, as CUDA's scalar `__nv_fp4_e2m1` and `__nv_fp6_*` types do (sizeof
+/// 1).
 struct ElementType {
   std::string Name; ///< `float32`
   std::vector<std::string>
@@ -72,10 +72,9 @@ inline constexpr uint64_t TmemLanes = 128;
 inline constexpr uint64_t TmemCellBytes = 4;
 
 /// A whole number from the command line (`128`); \p What names it in the
-/// message
-/// (`tile dimension`, `--versions`). Negative numbers, other text and values
-/// above 2^64 - 1 are errors; 0 is accepted here (calculate() says where it is
-/// not allowed).
+/// message (`tile dimension`, `--versions`). Negative numbers, other text and
+/// values above 2^64 - 1 are errors; 0 is accepted here (calculate() says where
+/// it is not allowed).
 Result<uint64_t> parseCalcNumber(std::string_view What, std::string_view Text);
 /// A byte count as people type it: `232448`, `228KiB`, `228 KiB`, `227K`,
 /// `1.5MiB`, `64KB` (K, KB and KiB are all 1024 bytes, as CUDA's documentation
@@ -101,7 +100,7 @@ struct CalcFit {
   std::string Basis;     ///< `per block with opt-in`, `per thread`, `per SM`.
   uint64_t Capacity = 0; ///< Bytes.
   uint64_t Used = 0; ///< Bytes compared: the total, or for registers a thread's
-                     ///< registers x 4.
+                     /// < registers x 4.
   bool Fits = false;
   uint64_t Headroom =
       0;             ///< Capacity - Used when it fits (and nothing else fails).

@@ -52,12 +52,12 @@ struct EmissionFacts {
 struct EmissionEvent {
   enum class Kind {
     Variable,   ///< A global-namespace declaration, or a first reference to a
-                ///< variable template.
+                /// < variable template.
     Function,   ///< A function definition completes (top level: a non-template
-                ///< definition).
+                /// < definition).
     Instantiate ///< A reference to a template specialization (a call, a launch,
-                ///< an explicit instantiation): listed for instantiation, or
-                ///< instantiated right there.
+                /// < an explicit instantiation): listed for instantiation, or
+                /// < instantiated right there.
   };
   Kind K = Kind::Variable;
   size_t Index = 0;
@@ -87,14 +87,13 @@ struct EmissionProgram {
 };
 
 /// One variable declaration, evaluated: a `__shared__` variable, and with the
-/// same fields a
-/// `__constant__` variable (TranslationUnitFacts::ConstantVars) or a per-thread
-/// local array (TranslationUnitFacts::LocalArrays; Emission, IsDynamic and
-/// ReferencedOutOfLine unused).
+/// same fields a `__constant__` variable (TranslationUnitFacts::ConstantVars)
+/// or a per-thread local array (TranslationUnitFacts::LocalArrays; Emission,
+/// IsDynamic and ReferencedOutOfLine unused).
 struct SharedVar {
   std::string Name;     ///< As written: `tile`.
   std::string Function; ///< Enclosing function with template arguments; "" at
-                        ///< namespace scope.
+                        /// < namespace scope.
   std::string
       QualifiedName; ///< `ns::tile`, or `f<64>::tile` for a function-local one.
   SourcePos
@@ -111,9 +110,9 @@ struct SharedVar {
   std::vector<std::string> ExtentNames;
   uint64_t ElementBytes = 0; ///< sizeof the element type.
   uint64_t Align = 1; ///< Alignment in bytes, raised by alignas/__align__ on
-                      ///< type or variable.
+                      /// < type or variable.
   std::optional<uint64_t> Bytes; ///< Size in bytes; unset when it cannot be
-                                 ///< known (see UnknownReason).
+                                 /// < known (see UnknownReason).
   std::string UnknownReason;     ///< Why Bytes is unknown.
   bool IsDynamic =
       false; ///< `extern __shared__ T x[]`: its size is given at launch.
@@ -149,9 +148,9 @@ struct LaunchSite {
 struct AttributeCall {
   enum class Kind {
     MaxDynamicSharedMemorySize, ///< The opt-in: dynamic shared memory above 48
-                                ///< KiB.
+                                /// < KiB.
     PreferredSharedMemoryCarveout ///< Percentage of the unified L1/shared
-                                  ///< memory for shared.
+                                  /// < memory for shared.
   };
   Kind Attribute = Kind::MaxDynamicSharedMemorySize;
   SourcePos Loc;
@@ -196,12 +195,12 @@ struct HostKernelCalls {
 struct ErrorTouch {
   enum class Kind {
     InItsCode,   ///< The error is in code the kernel uses (its body, a function
-                 ///< or a
-                 ///< `__shared__` variable it reaches, that variable's type).
+                 /// < or a
+                 /// < `__shared__` variable it reaches, that variable's type).
     UnbuiltCode, ///< Code it uses holds what Clang could not build after an
-                 ///< error.
+                 /// < error.
     NoBody ///< A specialization whose body Clang did not instantiate (after an
-           ///< error).
+           /// < error).
   };
   Kind How = Kind::InItsCode;
   size_t Diagnostic =
@@ -334,7 +333,7 @@ struct Note {
 struct Diagnostic {
   Severity Level = Severity::Error;
   std::string Check;   ///< `tilefit-static-limit`; `clang-diagnostic-error` for
-                       ///< parse errors.
+                       /// < parse errors.
   std::string Message; ///< Lowercase, no trailing period, concrete numbers.
   SourcePos Loc;
   std::string Arch; ///< The architecture the finding is about; "" if none.
@@ -376,7 +375,7 @@ struct SourceFixup {
   SourcePos
       Loc; ///< The construct (a variable's name, a launch, an asm string).
   std::string Rule; ///< `shared-constructor`, `attribute-position`,
-                    ///< `device-launch`, ...
+                    /// < `device-launch`, ...
 };
 
 /// Everything the front end learnt from one translation unit parsed for one

@@ -32,9 +32,8 @@ namespace tilefit {
 ///
 /// When MinBlocks blocks do not fit an SM (more threads, counted in whole
 /// warps, or more blocks than it holds), ptxas ignores the minimum and caps by
-/// MaxThreads alone; so does this, setting
-/// \p MinimumIgnored. An error when the database lacks a figure or the block
-/// itself is too large.
+/// MaxThreads alone; so does this, setting \p MinimumIgnored. An error when the
+/// database lacks a figure or the block itself is too large.
 Result<uint64_t> launchBoundsRegisterLimit(const ArchCapacity &Arch,
                                            uint64_t MaxThreads,
                                            uint64_t MinBlocks,
@@ -59,8 +58,7 @@ ConstantMemoryReport constantMemory(const TranslationUnitFacts &TU,
                                     const ArchCapacity *Arch);
 
 /// Whether \p Columns is a count one `tcgen05.alloc` may ask for: a power of 2
-/// from \p Min to
-/// \p Max.
+/// from \p Min to \p Max.
 bool validTmemAllocation(uint64_t Columns, uint64_t Min, uint64_t Max);
 
 } // namespace tilefit

@@ -1,14 +1,13 @@
 //===- KernelNameWidth.h - Kernel names as people read them -----*- C++ -*-===//
 //
 // CuTe and CUTLASS kernels are named by their template arguments: thousands of
-// characters
-// (`gemm_device<cute::tuple<int, int, int>, cute::tuple<cute::C<128>, ...`).
-// The text and Markdown reports and the editor show a readable form that fits a
-// width: `cute::C<128>` as
-// `_128` (CuTe's own spelling), `cute::`/`cutlass::` dropped inside template
-// arguments, the arguments past the width elided (`gemm_device<tuple<int, int,
-// int>, ...>`), and `#2`, `#3` after a short form that two kernels share. JSON
-// and SARIF keep the full names.
+// characters (`gemm_device<cute::tuple<int, int, int>,
+// cute::tuple<cute::C<128>, ...`). The text and Markdown reports and the editor
+// show a readable form that fits a width: `cute::C<128>` as `_128` (CuTe's own
+// spelling), `cute::`/`cutlass::` dropped inside template arguments, the
+// arguments past the width elided (`gemm_device<tuple<int, int, int>, ...>`),
+// and `#2`, `#3` after a short form that two kernels share. JSON and SARIF keep
+// the full names.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEFIT_REPORTERS_KERNELNAMEWIDTH_H
@@ -35,8 +34,7 @@ std::string readableName(const std::string &Name);
 std::string shortName(const std::string &Name, size_t Width);
 
 /// The short names of a report's kernels, distinct: a short form two full names
-/// share gets
-/// `#1`, `#2`, ... in report order.
+/// share gets `#1`, `#2`, ... in report order.
 class KernelNames {
 public:
   KernelNames(const Report &R, size_t Width);
