@@ -197,7 +197,7 @@ AnalyzeResult analyze(const AnalyzeRequest &Req, Session &Ses) {
   // and the packed parts, not every unit's facts; the parts joined in job
   // order are the report of the units analysed one after another.
   std::vector<PackedPart> Parts(UnitJobs.size());
-  frontend::analyzeAll(
+  frontend::parseAll(
       UnitJobs, Env, Threads, Progress,
       [&](size_t I, TranslationUnitFacts &&TU) {
         const Settings &S = *UnitSettings.at(UnitJobs[I].Command.File);

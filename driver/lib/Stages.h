@@ -10,7 +10,7 @@
 #define TILEFIT_DRIVER_STAGES_H
 
 #include "tilefit/driver/Analyze.h"
-#include "tilefit/frontend/Analyzer.h"
+#include "tilefit/frontend/Parse.h"
 #include "tilefit/model/Analysis.h"
 #include "tilefit/model/Capacity.h"
 

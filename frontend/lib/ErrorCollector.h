@@ -2,7 +2,7 @@
 //
 // What a parse's errors become: tilefit diagnostics, the errors the analysis of
 // a unit with errors needs (ParseErrors.h), and those the source fix-ups read
-// (SourceFixups.h). One per parse (Analyzer.cpp).
+// (SourceFixups.h). One per parse (ParseUnit.cpp).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEFIT_FRONTEND_ERRORCOLLECTOR_H

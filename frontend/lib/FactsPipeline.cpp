@@ -1,15 +1,15 @@
 //===- FactsPipeline.cpp - Many units, scheduled and cached ---------------===//
 //
-// analyzeAll: the units' parses on a thread pool, the result cache in front of
+// parseAll: the units' parses on a thread pool, the result cache in front of
 // them, one host-side parse shared by a command's architectures, and the
 // hand-over of each unit's facts as soon as they are final (as clangd's
 // TUScheduler keeps scheduling apart from the parse). The parse of one unit is
-// Analyzer.cpp's.
+// ParseUnit.cpp's.
 //
 //===----------------------------------------------------------------------===//
 #include "ParseCommand.h"
 
-#include "tilefit/frontend/Analyzer.h"
+#include "tilefit/frontend/Parse.h"
 #include "tilefit/frontend/IncludePrefix.h"
 #include "tilefit/frontend/ResultCache.h"
 
@@ -26,18 +26,18 @@ namespace tilefit {
 namespace frontend {
 namespace {
 
-/// analyzeUnit, with a crash of Clang (or of tilefit's walk) contained to the
+/// parseUnit, with a crash of Clang (or of tilefit's walk) contained to the
 /// unit.
-TranslationUnitFacts analyzeUnitSafely(const UnitJob &Job,
+TranslationUnitFacts parseUnitSafely(const UnitJob &Job,
                                               const ParseEnvironment &Env) {
   TranslationUnitFacts Facts;
   llvm::CrashRecoveryContext CRC;
-  if (CRC.RunSafely([&] { Facts = analyzeUnit(Job, Env); }))
+  if (CRC.RunSafely([&] { Facts = parseUnit(Job, Env); }))
     return Facts;
   return crashedFacts(Job);
 }
 
-/// One analyzeAll: the jobs' groups (one command's jobs, one per architecture,
+/// One parseAll: the jobs' groups (one command's jobs, one per architecture,
 /// share a host-side parse), which are final, and the hand-over of their facts.
 class FactsPipeline {
 public:
@@ -128,11 +128,11 @@ public:
       Results[I].Failed = true;
     } else {
       if (Shared[I].empty()) {
-        Results[I] = analyzeUnitSafely(Jobs[I], Env);
+        Results[I] = parseUnitSafely(Jobs[I], Env);
       } else {
         UnitJob J = Jobs[I];
         J.SharedIncludes = Shared[I];
-        Results[I] = analyzeUnitSafely(J, Env);
+        Results[I] = parseUnitSafely(J, Env);
       }
       progress(I);
     }
@@ -160,7 +160,7 @@ public:
     std::vector<Diagnostic> Problems;
     std::vector<std::string> Inputs;
     if (!(Env.Cancelled && *Env.Cancelled))
-      Host = analyzeHostSide(Jobs[Members[G].front()], Env, Problems, &Inputs);
+      Host = parseHostSide(Jobs[Members[G].front()], Env, Problems, &Inputs);
     finish(G, Host, Problems, Inputs);
   }
 
@@ -260,14 +260,14 @@ void runPipeline(FactsPipeline &P, size_t JobCount, unsigned Threads) {
 
 } // namespace
 
-void analyzeAll(const std::vector<UnitJob> &Jobs, const ParseEnvironment &Env,
+void parseAll(const std::vector<UnitJob> &Jobs, const ParseEnvironment &Env,
                 unsigned Threads, const ProgressFn &Progress,
                 const FactsConsumer &Consume) {
   FactsPipeline P(Jobs, Env, Progress, Consume, /*KeepInputs=*/false);
   runPipeline(P, Jobs.size(), Threads);
 }
 
-std::vector<TranslationUnitFacts> analyzeAll(const std::vector<UnitJob> &Jobs,
+std::vector<TranslationUnitFacts> parseAll(const std::vector<UnitJob> &Jobs,
                                              const ParseEnvironment &Env,
                                              unsigned Threads,
                                              const ProgressFn &Progress) {

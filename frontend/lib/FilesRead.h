@@ -1,6 +1,6 @@
 //===- FilesRead.h - The files a parse read ---------------------*- C++ -*-===//
 //
-// Internal to the front end: shared by the parses (Analyzer.cpp) and the
+// Internal to the front end: shared by the parses (ParseUnit.cpp) and the
 // preambles (PreambleStore.cpp).
 //
 //===----------------------------------------------------------------------===//

@@ -12,7 +12,7 @@
 #include "ErrorCollector.h"
 #include "SourceFixups.h"
 
-#include "tilefit/frontend/Analyzer.h"
+#include "tilefit/frontend/Parse.h"
 #include "tilefit/frontend/HeaderPch.h"
 #include "tilefit/matchers/KernelNames.h"
 #include "tilefit/model/Facts.h"

@@ -1,7 +1,7 @@
 //===- ParseCommand.h - The command line and files of a parse ----*- C++ -*-===//
 //
 // What a parse of one unit runs on: Clang's command line for one side and
-// architecture (Analyzer.h's parseCommandLine, planJobs), the file system it
+// architecture (Parse.h's parseCommandLine, planJobs), the file system it
 // reads (the disk's regular files under the unsaved buffers), and the errors
 // about the input itself.
 //
@@ -9,7 +9,7 @@
 #ifndef TILEFIT_FRONTEND_PARSECOMMAND_H
 #define TILEFIT_FRONTEND_PARSECOMMAND_H
 
-#include "tilefit/frontend/Analyzer.h"
+#include "tilefit/frontend/Parse.h"
 #include "tilefit/model/Facts.h"
 
 #include "llvm/Support/VirtualFileSystem.h"

@@ -12,7 +12,7 @@
 
 #include "ParseActions.h"
 
-#include "tilefit/frontend/Analyzer.h"
+#include "tilefit/frontend/Parse.h"
 #include "tilefit/frontend/HeaderPch.h"
 #include "tilefit/frontend/PreambleStore.h"
 

@@ -59,7 +59,7 @@
 //
 // A narrowing conversion in braced initialization (`coord c = {blockIdx.z}`
 // with `int` fields) is nvcc's warning 2361-D and Clang's error; the parse is
-// told -Wno-c++11-narrowing instead of rewriting it (Analyzer.cpp).
+// told -Wno-c++11-narrowing instead of rewriting it (ParseUnit.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "SourceFixups.h"
@@ -223,7 +223,7 @@ public:
                                  /*NameAsWritten=*/!E.InInstantiation);
     // Inside an instantiation the callee is written with the enclosing
     // template's parameters: nothing names the specialization from outside.
-    // Said, not hidden (an empty edit that analyzeUnit turns into a warning).
+    // Said, not hidden (an empty edit that parseUnit turns into a warning).
     if (E.InInstantiation && Launch) {
       TextEdit W;
       W.File = pathOf(SM, SM.getFileID(SM.getExpansionLoc(E.Loc)));

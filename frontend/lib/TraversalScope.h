@@ -1,6 +1,6 @@
 //===- TraversalScope.h - What a parse over a precompiled header visits -===//
 //
-// Internal to the front end: shared by the parses (Analyzer.cpp) and the
+// Internal to the front end: shared by the parses (ParseUnit.cpp) and the
 // precompiled headers they load (HeaderPch.cpp). A parse that loads the CUDA
 // runtime headers precompiled visits neither their declarations nor their
 // functions but through the calls of what it does visit: the runtime headers

@@ -2,6 +2,7 @@
 #include "tilefit/lsp/Server.h"
 
 #include "tilefit/driver/CommandLookup.h"
+#include "tilefit/frontend/Config.h"
 #include "tilefit/lsp/Features.h"
 #include "tilefit/lsp/Protocol.h"
 #include "tilefit/model/AnalysisOptions.h"
@@ -235,50 +236,33 @@ void Server::State::readSettings(const json &Raw) {
     S = &Raw["tilefit"];
   if (!S->is_object())
     return;
+  // Each setting is read by the configuration's own reader, under the name a
+  // .tilefit.yaml gives it (JSON is YAML): the same checks, the same messages.
+  // One setting that does not read is ignored, and the others apply.
+  static const std::map<std::string, std::string> Keys = {
+      {"architectures", "Architectures"},
+      {"budget", "Budget"},
+      {"checks", "Checks"},
+      {"capacityDatabase", "CapacityDatabase"}};
   frontend::Config C;
-  auto Warn = [&](const std::string &Key, const char *Expected) {
-    log(2, "tilefit: ignored setting '" + Key + "': expected " + Expected);
-  };
   for (auto It = S->begin(); It != S->end(); ++It) {
-    const std::string &Key = It.key();
-    const json &V = It.value();
-    if (Key == "architectures") {
-      if (!V.is_array()) {
-        Warn(Key, "a list of architectures");
-        continue;
-      }
-      std::vector<std::string> A;
-      for (const json &X : V)
-        if (X.is_string())
-          A.push_back(X.get<std::string>());
-      C.Architectures = A;
-    } else if (Key == "budget") {
-      if (!V.is_number() || !isBudgetFraction(V.get<double>())) {
-        Warn(Key, BudgetRange);
-        continue;
-      }
-      C.Budget = V.get<double>();
-    } else if (Key == "checks") {
-      if (!V.is_string()) {
-        Warn(Key, "a string of globs");
-        continue;
-      }
-      if (auto Problem =
-              checkListProblem(V.get<std::string>(), "checks", true)) {
-        log(1, "tilefit: ignored setting " + *Problem);
-        continue;
-      }
-      C.Checks = V.get<std::string>();
-    } else if (Key == "capacityDatabase") {
-      if (!V.is_string()) {
-        Warn(Key, "a file name");
-        continue;
-      }
-      C.CapacityDatabase = V.get<std::string>();
-    } else {
-      log(2, "tilefit: unknown setting '" + Key +
+    auto Key = Keys.find(It.key());
+    if (Key == Keys.end()) {
+      log(2, "tilefit: unknown setting '" + It.key() +
                  "' (known: architectures, budget, checks, capacityDatabase)");
+      continue;
     }
+    const std::string Text =
+        json{{Key->second, It.value()}}.dump(1, ' ', false,
+                                            json::error_handler_t::replace);
+    llvm::Expected<frontend::Config> One =
+        frontend::parseConfig(Text, "the editor's settings", "");
+    if (!One) {
+      log(1, "tilefit: ignored setting '" + It.key() +
+                 "': " + llvm::toString(One.takeError()));
+      continue;
+    }
+    C.overlay(*One);
   }
   std::lock_guard<std::mutex> Guard(Lock);
   Settings = C;

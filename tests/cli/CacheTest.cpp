@@ -1,7 +1,7 @@
 //===- CacheTest.cpp - The result cache: hits, misses, corruption, races --===//
 #include "CliFixture.h"
 
-#include "tilefit/frontend/Analyzer.h"
+#include "tilefit/frontend/Parse.h"
 #include "tilefit/model/FactsJson.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -308,7 +308,7 @@ TEST(FactsJson, RoundTripKeepsTheAnalysis) {
   C.Arguments = {"clang++", "-x", "cuda", File};
   std::vector<frontend::UnitJob> Jobs = frontend::planJobs({C}, {"sm_90"});
   ASSERT_EQ(Jobs.size(), 1u);
-  TranslationUnitFacts Facts = frontend::analyzeUnit(Jobs[0], environment());
+  TranslationUnitFacts Facts = frontend::parseUnit(Jobs[0], environment());
   ASSERT_FALSE(Facts.Failed);
   std::optional<TranslationUnitFacts> Back = factsFromJson(factsToJson(Facts));
   ASSERT_TRUE(Back.has_value());

@@ -192,6 +192,34 @@ TEST_F(BadInputLsp, AConfigurationInsideTheWorkspaceIsRead) {
   finish(*C);
 }
 
+// The editor's settings are read by the configuration's own reader, one at a
+// time: a setting it refuses is logged with its message and ignored, and the
+// others apply.
+TEST_F(BadInputLsp, SettingsAreReadAsTheConfigurationIs) {
+  std::string K = write("ws/k.cu", Kernel);
+  auto C = start();
+  open(*C, K, Kernel);
+  EXPECT_EQ(checksPublished(*C, K).count("tilefit-budget"), 0u)
+      << C->transcript();
+  C->notify("workspace/didChangeConfiguration",
+            {{"settings",
+              {{"tilefit",
+                {{"budget", 0.0001},
+                 {"checks", "tilefit-*,-tilefit-budgte"},
+                 {"architectures", json::array({"sm_8O"})}}}}}});
+  EXPECT_EQ(checksPublished(*C, K).count("tilefit-budget"), 1u)
+      << "the budget applies\n"
+      << C->transcript();
+  EXPECT_TRUE(logged(*C, "did you mean 'tilefit-budget'")) << C->transcript();
+  EXPECT_TRUE(logged(*C, "'sm_8O' is not an architecture name"))
+      << C->transcript();
+  C->notify("workspace/didChangeConfiguration",
+            {{"settings", {{"tilefit", {{"budget", 2}}}}}});
+  EXPECT_TRUE(logged(*C, "expected a fraction in (0, 1], got '2'"))
+      << C->transcript();
+  finish(*C);
+}
+
 TEST_F(BadInputLsp, AResponseFileOutsideTheWorkspaceIsNotRead) {
   std::string K = write("ws/k.cu", Kernel);
   writeBuildDatabase("nvcc -arch=sm_80 @" + Dir + "/secret.rsp -c " + K, K);

@@ -75,7 +75,7 @@ parseFile(const std::string &File, const std::vector<std::string> &Flags,
   C.Arguments.push_back("clang++");
   C.Arguments.insert(C.Arguments.end(), Flags.begin(), Flags.end());
   C.Arguments.push_back(C.File);
-  return frontend::analyzeAll(frontend::planJobs({C}, Archs), Env, 1);
+  return frontend::parseAll(frontend::planJobs({C}, Archs), Env, 1);
 }
 
 Report analyzeFile(const std::string &File,

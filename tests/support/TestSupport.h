@@ -2,7 +2,7 @@
 #ifndef TILEFIT_TESTS_TESTSUPPORT_H
 #define TILEFIT_TESTS_TESTSUPPORT_H
 
-#include "tilefit/frontend/Analyzer.h"
+#include "tilefit/frontend/Parse.h"
 #include "tilefit/model/Analysis.h"
 #include "tilefit/model/Capacity.h"
 

@@ -1,6 +1,6 @@
 //===- CommandTranslationTest.cpp - Build commands to parse flags ---------===//
 #include "tilefit/frontend/CommandTranslation.h"
-#include "tilefit/frontend/Analyzer.h"
+#include "tilefit/frontend/Parse.h"
 
 #include "llvm/ADT/StringExtras.h"
 

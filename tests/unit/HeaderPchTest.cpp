@@ -208,7 +208,7 @@ __global__ void k_)") + Name + R"((float *o) {
     std::vector<UnitJob> Jobs = planJobs(Commands, {"sm_90"});
     for (UnitJob &J : Jobs)
       J.PrecompileIncludes = Globs;
-    return analyzeAll(Jobs, E, 1);
+    return parseAll(Jobs, E, 1);
   }
 
   /// A third unit, whose leading #include lines no other starts with.

@@ -12,7 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "../support/TestSupport.h"
 
-#include "tilefit/frontend/Analyzer.h"
+#include "tilefit/frontend/Parse.h"
 
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendActions.h"

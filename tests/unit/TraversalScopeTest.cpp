@@ -12,7 +12,7 @@
 
 #include "../../frontend/lib/TraversalScope.h"
 
-#include "tilefit/frontend/Analyzer.h"
+#include "tilefit/frontend/Parse.h"
 #include "tilefit/frontend/HeaderPch.h"
 
 #include "clang/AST/ASTConsumer.h"

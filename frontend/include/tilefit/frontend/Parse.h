@@ -1,6 +1,6 @@
-//===- Analyzer.h - Parsing translation units per architecture --*- C++ -*-===//
-#ifndef TILEFIT_FRONTEND_ANALYZER_H
-#define TILEFIT_FRONTEND_ANALYZER_H
+//===- Parse.h - Parsing translation units per architecture -----*- C++ -*-===//
+#ifndef TILEFIT_FRONTEND_PARSE_H
+#define TILEFIT_FRONTEND_PARSE_H
 
 #include "tilefit/frontend/CommandTranslation.h"
 #include "tilefit/frontend/CompileCommand.h"
@@ -76,7 +76,7 @@ struct UnitJob {
   std::vector<unsigned> ArchList;
   /// The leading #include lines of the unit that another unit with the same
   /// options starts with too (IncludePrefix.h), resolved: precompiled once with
-  /// the runtime headers. Set by analyzeAll where the environment has a store
+  /// the runtime headers. Set by parseAll where the environment has a store
   /// of precompiled headers.
   std::vector<std::string> SharedIncludes;
   /// The unit's configuration's PrecompileIncludes globs: leading #include
@@ -106,7 +106,7 @@ std::vector<std::string> parseCommandLine(const UnitJob &Job,
 /// Problems are appended to \p Problems (a failed host parse only means those
 /// launches stay unseen).
 std::vector<HostKernelCalls>
-analyzeHostSide(const UnitJob &Job, const ParseEnvironment &Env,
+parseHostSide(const UnitJob &Job, const ParseEnvironment &Env,
                 std::vector<Diagnostic> &Problems,
                 std::vector<std::string> *Inputs = nullptr);
 
@@ -117,7 +117,7 @@ void mergeHostCalls(TranslationUnitFacts &Facts,
 
 /// Parses one unit and collects its facts. Never throws; failures are facts
 /// with Failed set.
-TranslationUnitFacts analyzeUnit(const UnitJob &Job,
+TranslationUnitFacts parseUnit(const UnitJob &Job,
                                  const ParseEnvironment &Env);
 
 /// Called after each job with the number done so far and the job.
@@ -137,14 +137,14 @@ using FactsConsumer =
 /// parse crashes Clang is reported as a failed unit; the others finish. Once
 /// Env.Cancelled is set, jobs not yet started are skipped and the results are
 /// to be dropped.
-void analyzeAll(const std::vector<UnitJob> &Jobs, const ParseEnvironment &Env,
+void parseAll(const std::vector<UnitJob> &Jobs, const ParseEnvironment &Env,
                 unsigned Threads, const ProgressFn &Progress,
                 const FactsConsumer &Consume);
 
 /// The same, with the results in job order whatever the thread count (Inputs
 /// kept).
 std::vector<TranslationUnitFacts>
-analyzeAll(const std::vector<UnitJob> &Jobs, const ParseEnvironment &Env,
+parseAll(const std::vector<UnitJob> &Jobs, const ParseEnvironment &Env,
            unsigned Threads, const ProgressFn &Progress = nullptr);
 
 } // namespace frontend

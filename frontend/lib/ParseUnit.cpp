@@ -1,4 +1,4 @@
-//===- Analyzer.cpp - The parse of one unit -------------------------------===//
+//===- ParseUnit.cpp - The parse of one unit ------------------------------===//
 //
 // One unit, one side, one architecture: the file checked, Clang run over the
 // command (PrecompiledInputs.h chooses what it loads, ParseActions.h what it
@@ -8,7 +8,7 @@
 // units is FactsPipeline.cpp's; the command lines, ParseCommand.cpp's.
 //
 //===----------------------------------------------------------------------===//
-#include "tilefit/frontend/Analyzer.h"
+#include "tilefit/frontend/Parse.h"
 
 #include "ErrorCollector.h"
 #include "ParseActions.h"
@@ -151,9 +151,9 @@ static void forgiveAppendedErrors(TranslationUnitFacts &Facts,
 /// the next).
 constexpr unsigned FixupRounds = 3;
 
-/// analyzeUnit; a unit whose errors are constructs nvcc accepts is parsed again
+/// parseUnit; a unit whose errors are constructs nvcc accepts is parsed again
 /// with them rewritten (SourceFixups.h), up to \p FixupsLeft times.
-static TranslationUnitFacts analyzeUnitWith(const UnitJob &Job,
+static TranslationUnitFacts parseUnitWith(const UnitJob &Job,
                                             const ParseEnvironment &Env,
                                             unsigned FixupsLeft) {
   TranslationUnitFacts Facts;
@@ -217,7 +217,7 @@ static TranslationUnitFacts analyzeUnitWith(const UnitJob &Job,
     if (!Factory.loadedAnything())
       return crashedFacts(Job);
     TranslationUnitFacts Again =
-        analyzeUnitWith(Job, withoutFastPaths(Env), FixupsLeft);
+        parseUnitWith(Job, withoutFastPaths(Env), FixupsLeft);
     // What was loaded is kept: built again, it would crash the same way, at
     // the cost of a build on top of the second parse.
     if (Env.FastPathCrashed)
@@ -236,7 +236,7 @@ static TranslationUnitFacts analyzeUnitWith(const UnitJob &Job,
     // has no error without it. (A unit with errors of its own would otherwise
     // keep a rejected header, and parse twice, for good.)
     TranslationUnitFacts Again =
-        analyzeUnitWith(Job, withoutFastPaths(Env), FixupsLeft);
+        parseUnitWith(Job, withoutFastPaths(Env), FixupsLeft);
     if ((!Again.Failed && !Again.Partial) || Factory.rejected(Problems))
       Factory.discard();
     return Again;
@@ -244,7 +244,7 @@ static TranslationUnitFacts analyzeUnitWith(const UnitJob &Job,
   if (!Outcome.Fixups.empty()) {
     // Parse again, the rewritten files in memory over the disk.
     TranslationUnitFacts Again =
-        analyzeUnitWith(Job, withFixups(Env, Outcome.Fixups), FixupsLeft - 1);
+        parseUnitWith(Job, withFixups(Env, Outcome.Fixups), FixupsLeft - 1);
     forgiveAppendedErrors(Again, Outcome.Fixups, Env);
     for (const TextEdit &E : Outcome.Fixups)
       if (std::none_of(Again.Fixups.begin(), Again.Fixups.end(),
@@ -287,9 +287,9 @@ static TranslationUnitFacts analyzeUnitWith(const UnitJob &Job,
   return Facts;
 }
 
-TranslationUnitFacts analyzeUnit(const UnitJob &Job,
+TranslationUnitFacts parseUnit(const UnitJob &Job,
                                  const ParseEnvironment &Env) {
-  return analyzeUnitWith(Job, Env, Env.NvccCompatibility ? FixupRounds : 0);
+  return parseUnitWith(Job, Env, Env.NvccCompatibility ? FixupRounds : 0);
 }
 
 std::optional<std::string> readSource(const ParseEnvironment &Env,
@@ -306,9 +306,9 @@ std::optional<std::string> readSource(const ParseEnvironment &Env,
   return (*Buf)->getBuffer().str();
 }
 
-/// analyzeHostSide; \p FixupsLeft as for analyzeUnitWith.
+/// parseHostSide; \p FixupsLeft as for parseUnitWith.
 static std::vector<HostKernelCalls>
-analyzeHostSideWith(const UnitJob &Job, const ParseEnvironment &Env,
+parseHostSideWith(const UnitJob &Job, const ParseEnvironment &Env,
                     std::vector<Diagnostic> &Problems,
                     std::vector<std::string> *Inputs, unsigned FixupsLeft) {
   std::vector<HostKernelCalls> Calls;
@@ -330,14 +330,14 @@ analyzeHostSideWith(const UnitJob &Job, const ParseEnvironment &Env,
             : Factory.retryWithout(Errors, Job.Command.File, Env))) {
     // The parse without the precompiled header or preamble decides.
     size_t Before = Problems.size();
-    auto Again = analyzeHostSideWith(Job, withoutFastPaths(Env), Problems,
+    auto Again = parseHostSideWith(Job, withoutFastPaths(Env), Problems,
                                      Inputs, FixupsLeft);
     if (Problems.size() == Before || Factory.rejected(Errors))
       Factory.discard();
     return Again;
   }
   if (Ran && !Outcome.Fixups.empty())
-    return analyzeHostSideWith(Job, withFixups(Env, Outcome.Fixups), Problems,
+    return parseHostSideWith(Job, withFixups(Env, Outcome.Fixups), Problems,
                                Inputs, FixupsLeft - 1);
   Factory.addInputs(Read);
   if (!Ran || !Ok || Collector.getNumErrors() > 0) {
@@ -364,11 +364,11 @@ analyzeHostSideWith(const UnitJob &Job, const ParseEnvironment &Env,
   return Calls;
 }
 
-std::vector<HostKernelCalls> analyzeHostSide(const UnitJob &Job,
+std::vector<HostKernelCalls> parseHostSide(const UnitJob &Job,
                                              const ParseEnvironment &Env,
                                              std::vector<Diagnostic> &Problems,
                                              std::vector<std::string> *Inputs) {
-  return analyzeHostSideWith(Job, Env, Problems, Inputs,
+  return parseHostSideWith(Job, Env, Problems, Inputs,
                              Env.NvccCompatibility ? FixupRounds : 0);
 }
 
