@@ -54,18 +54,20 @@ void usageError(const AnalyzeRequest &Req, AnalyzeResult &Result,
 
 } // namespace
 
-AnalyzeResult analyze(const AnalyzeRequest &Req, Session &Ses) {
-  const Session::Options &SO = Ses.options();
-  AnalyzeResult Result;
-  Report &R = Result.R;
+namespace {
 
-  frontend::ParseEnvironment Env;
+/// What the parses of a run see: the toolkit, tilefit's and Clang's resource
+/// folders, the session's buffers, preambles and cancel flag. False, with the
+/// usage error in \p Result, when the toolkit named cannot be used.
+bool environmentFor(const AnalyzeRequest &Req, Session &Ses,
+                    AnalyzeResult &Result, frontend::ParseEnvironment &Env) {
+  const Session::Options &SO = Ses.options();
   std::string ToolkitError;
   if (!Req.NoCudaToolkit)
     Env.Toolkit = frontend::findCudaToolkit(Req.CudaPath, ToolkitError);
   if (!ToolkitError.empty()) {
     usageError(Req, Result, ToolkitError);
-    return Result;
+    return false;
   }
   if (Req.NoCudaToolkit && !SO.Quiet)
     Ses.message(
@@ -91,63 +93,74 @@ AnalyzeResult analyze(const AnalyzeRequest &Req, Session &Ses) {
     if (!Said->exchange(true))
       Ses.message("warning", Text + " (said once a run)");
   };
+  return true;
+}
 
-  std::vector<frontend::CompileCommand> Commands =
-      selectCommands(Req, R, Result.Failed);
-  keepShard(Req, Commands);
-
-  // Settings per configuration, and the jobs of each command under its
-  // settings. What applies to every unit (the command line, --config,
-  // --config-file) stops the run when it is wrong; a configuration file found
-  // above some sources only stops their units.
+/// The units of a run under their settings: one per configuration file.
+struct RunUnits {
   std::map<std::string, std::unique_ptr<Settings>>
       SettingsOf;                                       // by configuration file
-  std::map<std::string, std::string> BrokenConfig;      // its error, by file
   std::map<std::string, const Settings *> UnitSettings; // by unit file
-  std::vector<frontend::UnitJob> UnitJobs;
+  std::vector<frontend::UnitJob> Jobs;
+};
+
+/// The settings of each configuration, and the jobs of each command under its
+/// settings. What applies to every unit (the command line, --config,
+/// --config-file) stops the run when it is wrong (false, the usage error in
+/// \p Result); a configuration file found above some sources only stops their
+/// units.
+bool unitsUnderSettings(const AnalyzeRequest &Req, Session &Ses,
+                        const std::vector<frontend::CompileCommand> &Commands,
+                        AnalyzeResult &Result, RunUnits &Units) {
+  std::map<std::string, std::string> BrokenConfig; // its error, by file
   {
     auto Global = settingsFrom(Req, Req.ConfigFile);
     if (!Global) {
       usageError(Req, Result, toString(Global.takeError()));
-      return Result;
+      return false;
     }
-    SettingsOf.emplace(Req.ConfigFile, std::move(*Global));
+    Units.SettingsOf.emplace(Req.ConfigFile, std::move(*Global));
   }
   for (const frontend::CompileCommand &C : Commands) {
     std::string Key = configFileFor(Req, Ses, C.File);
-    auto It = SettingsOf.find(Key);
-    if (It == SettingsOf.end() && !BrokenConfig.count(Key)) {
+    auto It = Units.SettingsOf.find(Key);
+    if (It == Units.SettingsOf.end() && !BrokenConfig.count(Key)) {
       if (auto S = settingsFrom(Req, Key)) {
-        It = SettingsOf.emplace(Key, std::move(*S)).first;
+        It = Units.SettingsOf.emplace(Key, std::move(*S)).first;
       } else {
         BrokenConfig[Key] = toString(S.takeError());
         Ses.message("error", BrokenConfig[Key]); // once per file, with its line
       }
     }
-    if (It == SettingsOf.end()) {
-      R.ToolMessages.push_back(inputProblem(
+    if (It == Units.SettingsOf.end()) {
+      Result.R.ToolMessages.push_back(inputProblem(
           C.File, "'" + C.File + "' not analysed: its configuration " + Key +
                       " is invalid"));
       Result.Failed = true;
       continue;
     }
-    UnitSettings[C.File] = It->second.get();
+    Units.UnitSettings[C.File] = It->second.get();
     for (frontend::UnitJob &J : frontend::planJobs({C}, It->second->Archs)) {
       J.PrecompileIncludes = It->second->Cfg.PrecompileIncludes.value_or(
           std::vector<std::string>());
-      UnitJobs.push_back(std::move(J));
+      Units.Jobs.push_back(std::move(J));
     }
   }
+  return true;
+}
 
-  // Flags tilefit dropped: one warning each for the whole run.
+/// Flags tilefit dropped and architectures it has no limits for: one warning
+/// each for the whole run.
+void warnOnce(Session &Ses, const RunUnits &Units) {
   std::set<std::string> Unknown, Refused, UnknownArchs, Warnings;
-  for (const frontend::UnitJob &J : UnitJobs) {
+  for (const frontend::UnitJob &J : Units.Jobs) {
+    const Settings &S = *Units.UnitSettings.at(J.Command.File);
     Unknown.insert(J.Flags.Unknown.begin(), J.Flags.Unknown.end());
     Warnings.insert(J.Flags.Warnings.begin(), J.Flags.Warnings.end());
-    if (J.Flags.NativeArch && UnitSettings[J.Command.File]->Archs.empty())
+    if (J.Flags.NativeArch && S.Archs.empty())
       Warnings.insert(frontend::nativeArchWarning());
     Refused.insert(J.Flags.Refused.begin(), J.Flags.Refused.end());
-    if (!UnitSettings[J.Command.File]->Db.lookup(J.Target.Real))
+    if (!S.Db.lookup(J.Target.Real))
       UnknownArchs.insert(J.Target.Real);
   }
   if (!Unknown.empty())
@@ -169,16 +182,23 @@ AnalyzeResult analyze(const AnalyzeRequest &Req, Session &Ses) {
         "warning",
         A + " is not in the capacity database; its kernels are reported "
             "without limits or checks");
-  if (SO.ShowCommands)
-    for (const frontend::UnitJob &J : UnitJobs)
-      errs() << frontend::joinCommandLine(frontend::parseCommandLine(J, Env))
-             << "\n";
+}
 
+/// Parses every unit and analyses each as its facts become final, into its own
+/// part of the report, packed (Parts.cpp): the run holds the facts of the
+/// units in flight and the packed parts, not every unit's facts; the parts
+/// joined in job order are the report of the units analysed one after
+/// another. False when the run was cancelled.
+bool parseAndAnalyze(const AnalyzeRequest &Req, Session &Ses,
+                     frontend::ParseEnvironment &Env, const RunUnits &Units,
+                     AnalyzeResult &Result) {
+  const Session::Options &SO = Ses.options();
+  Report &R = Result.R;
   unsigned Threads = Req.Threads
                          ? Req.Threads
                          : llvm::hardware_concurrency().compute_thread_count();
   frontend::ProgressFn Progress;
-  if (SO.Progress && UnitJobs.size() > 1)
+  if (SO.Progress && Units.Jobs.size() > 1)
     Progress = [](size_t Done, size_t Total, const frontend::UnitJob &J) {
       errs() << "\r[" << Done << "/" << Total << "] "
              << sys::path::filename(J.Command.File) << " " << J.Target.Real
@@ -192,15 +212,11 @@ AnalyzeResult analyze(const AnalyzeRequest &Req, Session &Ses) {
   // serve the language server, whose unsaved buffers keep the result cache
   // out).
   Env.Pch = Ses.pch();
-  // Each unit analysed as its facts become final, into its own part of the
-  // report, packed (Parts.cpp): the run holds the facts of the units in flight
-  // and the packed parts, not every unit's facts; the parts joined in job
-  // order are the report of the units analysed one after another.
-  std::vector<PackedPart> Parts(UnitJobs.size());
+  std::vector<PackedPart> Parts(Units.Jobs.size());
   frontend::parseAll(
-      UnitJobs, Env, Threads, Progress,
+      Units.Jobs, Env, Threads, Progress,
       [&](size_t I, TranslationUnitFacts &&TU) {
-        const Settings &S = *UnitSettings.at(UnitJobs[I].Command.File);
+        const Settings &S = *Units.UnitSettings.at(Units.Jobs[I].Command.File);
         Report Part;
         analyzeUnit(TU, S.Db, S.Opts, Part);
         // A unit with errors is analysed all the same; it fails the run unless
@@ -211,7 +227,7 @@ AnalyzeResult analyze(const AnalyzeRequest &Req, Session &Ses) {
         if (Allowed)
           Part.Units.back().ErrorsAllowed = true;
         Result.Failed |= TU.Failed || (TU.Partial && !Allowed);
-        Parts[I].pack(std::move(Part), UnitJobs.size() > 1);
+        Parts[I].pack(std::move(Part), Units.Jobs.size() > 1);
 #ifdef __GLIBC__
         // The parse's memory back to the system before the next one: what
         // glibc keeps of it would add up over a project.
@@ -226,10 +242,8 @@ AnalyzeResult analyze(const AnalyzeRequest &Req, Session &Ses) {
                               std::to_string(Cache->hits()) + " hit(s), " +
                               std::to_string(Cache->misses()) + " miss(es)");
   }
-  if (Ses.Cancelled && *Ses.Cancelled) {
-    Result.Cancelled = true;
-    return Result;
-  }
+  if (Ses.Cancelled && *Ses.Cancelled)
+    return false;
   size_t Kernels = R.Kernels.size();
   for (const PackedPart &P : Parts)
     Kernels += P.kernels();
@@ -242,14 +256,38 @@ AnalyzeResult analyze(const AnalyzeRequest &Req, Session &Ses) {
                                toString(std::move(E))));
       Result.Failed = true;
     }
-  Parts.clear();
+  return true;
+}
+
+} // namespace
+
+AnalyzeResult analyze(const AnalyzeRequest &Req, Session &Ses) {
+  AnalyzeResult Result;
+  frontend::ParseEnvironment Env;
+  if (!environmentFor(Req, Ses, Result, Env))
+    return Result;
+  std::vector<frontend::CompileCommand> Commands =
+      selectCommands(Req, Result.R, Result.Failed);
+  keepShard(Req, Commands);
+  RunUnits Units;
+  if (!unitsUnderSettings(Req, Ses, Commands, Result, Units))
+    return Result;
+  warnOnce(Ses, Units);
+  if (Ses.options().ShowCommands)
+    for (const frontend::UnitJob &J : Units.Jobs)
+      errs() << frontend::joinCommandLine(frontend::parseCommandLine(J, Env))
+             << "\n";
+  if (!parseAndAnalyze(Req, Ses, Env, Units, Result)) {
+    Result.Cancelled = true;
+    return Result;
+  }
   // The program-wide checks follow the checks of the first unit's
   // configuration.
-  if (!UnitJobs.empty())
-    checkProgram(UnitSettings.at(UnitJobs.front().Command.File)->Opts, R);
-  finalizeReport(R);
-
-  applyPolicy(Req, Ses, UnitSettings, UnitJobs, Env, R);
+  if (!Units.Jobs.empty())
+    checkProgram(Units.UnitSettings.at(Units.Jobs.front().Command.File)->Opts,
+                 Result.R);
+  finalizeReport(Result.R);
+  applyPolicy(Req, Ses, Units.UnitSettings, Units.Jobs, Env, Result.R);
   return Result;
 }
 

@@ -86,6 +86,66 @@ bool isPluginCc1Flag(llvm::StringRef A) {
 
 //===-- clang ------------------------------------------------------------===//
 
+namespace {
+
+/// `-Xclang V` at \p I (on the `-Xclang`): V passed on, or refused when it
+/// would load code. \p I is left on the last argument read.
+void takeXclang(const std::vector<std::string> &A, size_t &I,
+                DeviceFlags &F) {
+  llvm::StringRef V = I + 1 < A.size() ? llvm::StringRef(A[++I]) : "";
+  if (isPluginCc1Flag(V)) {
+    F.Refused.push_back("-Xclang " + V.str());
+    // The value of -load/-plugin/-add-plugin follows as another -Xclang.
+    if ((V == "-load" || V == "-plugin" || V == "-add-plugin" ||
+         V == "-load-pass-plugin") &&
+        I + 2 < A.size() && A[I + 1] == "-Xclang")
+      I += 2;
+    return;
+  }
+  // -Xclang -mllvm -Xclang <option>: LLVM's options configure code
+  // generation, which a parse does not run (and -load= among them would
+  // load code).
+  if (V == "-mllvm") {
+    if (I + 2 < A.size() && A[I + 1] == "-Xclang") {
+      I += 2;
+      if (llvm::StringRef(A[I]).starts_with("-load"))
+        F.Refused.push_back("-Xclang -mllvm -Xclang " + A[I]);
+    }
+    return;
+  }
+  F.ClangArgs.push_back("-Xclang");
+  F.ClangArgs.push_back(V.str());
+}
+
+/// Clang flags dropped with the value that follows them: outputs, dependency
+/// files, other tools' options.
+bool clangDroppedWithValue(llvm::StringRef Arg) {
+  return Arg == "-o" || Arg == "-MF" || Arg == "-MT" || Arg == "-MQ" ||
+         Arg == "-MJ" || Arg == "-Xarch_host" || Arg == "-Xcuda-ptxas" ||
+         Arg == "-Xcuda-fatbinary" || Arg == "-Xlinker" ||
+         Arg == "-Xassembler" || Arg == "-serialize-diagnostics" ||
+         Arg == "--serialize-diagnostics";
+}
+
+/// Clang flags dropped alone: the action, outputs and dependency files joined
+/// to their flag, temporaries, traces, -Werror and the sides to compile.
+bool clangDropped(llvm::StringRef Arg) {
+  return Arg.starts_with("-o") || Arg == "-c" || Arg == "-S" || Arg == "-E" ||
+         Arg == "-fsyntax-only" || Arg == "-M" || Arg == "-MM" ||
+         Arg == "-MD" || Arg == "-MMD" || Arg == "-MP" || Arg == "-MG" ||
+         Arg.starts_with("-MF") || Arg.starts_with("-MT") ||
+         Arg.starts_with("-MQ") || Arg.starts_with("-MJ") ||
+         Arg.starts_with("-Werror") || Arg == "-pedantic-errors" ||
+         Arg.starts_with("-save-temps") || Arg.starts_with("-ftime-trace") ||
+         Arg.starts_with("-fcrash-diagnostics") || Arg == "--cuda-host-only" ||
+         Arg == "--cuda-device-only" || Arg == "--cuda-compile-host-device" ||
+         Arg.starts_with("-emit-") ||
+         Arg.starts_with("-fmodules-cache-path") || Arg.starts_with("-Wl,") ||
+         Arg.starts_with("-Wa,") || Arg.starts_with("-Wp,");
+}
+
+} // namespace
+
 DeviceFlags translateClang(const CompileCommand &Cmd) {
   DeviceFlags F;
   F.IsCuda = isCudaExtension(Cmd.File);
@@ -106,29 +166,7 @@ DeviceFlags translateClang(const CompileCommand &Cmd) {
       continue;
     }
     if (Arg == "-Xclang") {
-      llvm::StringRef V = Next();
-      if (isPluginCc1Flag(V)) {
-        F.Refused.push_back("-Xclang " + V.str());
-        // The value of -load/-plugin/-add-plugin follows as another -Xclang.
-        if ((V == "-load" || V == "-plugin" || V == "-add-plugin" ||
-             V == "-load-pass-plugin") &&
-            I + 2 < A.size() && A[I + 1] == "-Xclang")
-          I += 2;
-        continue;
-      }
-      // -Xclang -mllvm -Xclang <option>: LLVM's options configure code
-      // generation, which a parse does not run (and -load= among them would
-      // load code).
-      if (V == "-mllvm") {
-        if (I + 2 < A.size() && A[I + 1] == "-Xclang") {
-          I += 2;
-          if (llvm::StringRef(A[I]).starts_with("-load"))
-            F.Refused.push_back("-Xclang -mllvm -Xclang " + A[I]);
-        }
-        continue;
-      }
-      F.ClangArgs.push_back("-Xclang");
-      F.ClangArgs.push_back(V.str());
+      takeXclang(A, I, F);
       continue;
     }
     if (Arg == "-mllvm") {
@@ -185,28 +223,12 @@ DeviceFlags translateClang(const CompileCommand &Cmd) {
     }
     // Flags with effects outside the parse (outputs, dependency files,
     // temporaries) or that would turn harmless warnings into errors.
-    if (Arg == "-o" || Arg == "-MF" || Arg == "-MT" || Arg == "-MQ" ||
-        Arg == "-MJ" || Arg == "-Xarch_host" || Arg == "-Xcuda-ptxas" ||
-        Arg == "-Xcuda-fatbinary" || Arg == "-Xlinker" ||
-        Arg == "-Xassembler" || Arg == "-serialize-diagnostics" ||
-        Arg == "--serialize-diagnostics") {
+    if (clangDroppedWithValue(Arg)) {
       Next();
       continue;
     }
-    if (Arg.starts_with("-o") || Arg == "-c" || Arg == "-S" || Arg == "-E" ||
-        Arg == "-fsyntax-only" || Arg == "-M" || Arg == "-MM" || Arg == "-MD" ||
-        Arg == "-MMD" || Arg == "-MP" || Arg == "-MG" ||
-        Arg.starts_with("-MF") || Arg.starts_with("-MT") ||
-        Arg.starts_with("-MQ") || Arg.starts_with("-MJ") ||
-        Arg.starts_with("-Werror") || Arg == "-pedantic-errors" ||
-        Arg.starts_with("-save-temps") || Arg.starts_with("-ftime-trace") ||
-        Arg.starts_with("-fcrash-diagnostics") || Arg == "--cuda-host-only" ||
-        Arg == "--cuda-device-only" || Arg == "--cuda-compile-host-device" ||
-        Arg.starts_with("-emit-") || Arg.starts_with("-fmodules-cache-path") ||
-        Arg.starts_with("-Wl,") || Arg.starts_with("-Wa,") ||
-        Arg.starts_with("-Wp,")) {
+    if (clangDropped(Arg))
       continue;
-    }
     // Its values, as many as Clang's own option table says (`-isystem dir`,
     // `-Xarch_sm_80 -DX`), go with it; a value that would load code
     // (`-Xopenmp-target -fplugin=p.so`) refuses both.
@@ -499,6 +521,46 @@ void translateHostFlags(DeviceFlags &F, llvm::StringRef List) {
   }
 }
 
+/// The targets of nvcc's `-arch` (the last one given) and `-code` values.
+void addArchTargets(DeviceFlags &F, const std::vector<std::string> &ArchValues,
+                    const std::vector<std::string> &CodeValues) {
+  for (const std::string &AV : ArchValues) {
+    for (llvm::StringRef V : archList(AV)) {
+      if (V == "native") {
+        // The GPU of the machine that builds: unknown here. Documented choice:
+        // nvcc's default architecture, with a warning for the run.
+        F.NativeArch = true;
+        auto P = parseArch(DefaultArch);
+        addTarget(F, {P->name(), P->cudaArchMacro()});
+        continue;
+      }
+      if (V == "all" || V == "all-major") {
+        for (const std::string &R : nvccRealArchs()) {
+          auto P = parseArch(R);
+          if (V == "all-major" && P->Number % 10 != 0)
+            continue;
+          addTarget(F, {P->name(), P->cudaArchMacro()});
+        }
+        continue;
+      }
+      auto Virt = parseArch(V);
+      if (!Virt)
+        continue;
+      if (CodeValues.empty()) {
+        // -arch=sm_XX builds sm_XX and its PTX; -arch=compute_XX only the PTX.
+        addTarget(F, {Virt->name(), Virt->cudaArchMacro(),
+                      V.starts_with("compute_")});
+        continue;
+      }
+      for (const std::string &CV : CodeValues)
+        for (llvm::StringRef Code : archList(CV))
+          if (auto Real = parseArch(Code))
+            addTarget(F, {Real->name(), Virt->cudaArchMacro(),
+                          Code.starts_with("compute_")});
+    }
+  }
+}
+
 DeviceFlags translateNvcc(const CompileCommand &Cmd) {
   DeviceFlags F;
   F.IsNvcc = true;
@@ -611,41 +673,7 @@ DeviceFlags translateNvcc(const CompileCommand &Cmd) {
   }
 
   // -arch / -code, after -gencode (both may appear; nvcc adds them together).
-  for (const std::string &AV : ArchValues) {
-    for (llvm::StringRef V : archList(AV)) {
-      if (V == "native") {
-        // The GPU of the machine that builds: unknown here. Documented choice:
-        // nvcc's default architecture, with a warning for the run.
-        F.NativeArch = true;
-        auto P = parseArch(DefaultArch);
-        addTarget(F, {P->name(), P->cudaArchMacro()});
-        continue;
-      }
-      if (V == "all" || V == "all-major") {
-        for (const std::string &R : nvccRealArchs()) {
-          auto P = parseArch(R);
-          if (V == "all-major" && P->Number % 10 != 0)
-            continue;
-          addTarget(F, {P->name(), P->cudaArchMacro()});
-        }
-        continue;
-      }
-      auto Virt = parseArch(V);
-      if (!Virt)
-        continue;
-      if (CodeValues.empty()) {
-        // -arch=sm_XX builds sm_XX and its PTX; -arch=compute_XX only the PTX.
-        addTarget(F, {Virt->name(), Virt->cudaArchMacro(),
-                      V.starts_with("compute_")});
-        continue;
-      }
-      for (const std::string &CV : CodeValues)
-        for (llvm::StringRef Code : archList(CV))
-          if (auto Real = parseArch(Code))
-            addTarget(F, {Real->name(), Virt->cudaArchMacro(),
-                          Code.starts_with("compute_")});
-    }
-  }
+  addArchTargets(F, ArchValues, CodeValues);
   return F;
 }
 

@@ -203,5 +203,126 @@ nlohmann::json rangeJson(Position Start, Position End) {
   return {{"start", toJson(Start)}, {"end", toJson(End)}};
 }
 
+//===--- The messages tilefit reads, typed ---------------------------------===//
+
+namespace {
+
+const nlohmann::json &member(const nlohmann::json &Obj, const char *Key) {
+  if (!Obj.is_object() || !Obj.contains(Key))
+    throw BadParams(std::string("missing '") + Key + "'");
+  return Obj[Key];
+}
+
+std::string stringMember(const nlohmann::json &Obj, const char *Key) {
+  const nlohmann::json &V = member(Obj, Key);
+  if (!V.is_string())
+    throw BadParams(std::string("'") + Key + "' must be a string");
+  return V.get<std::string>();
+}
+
+/// \p Obj's member \p Key, or an empty object where there is none or it is
+/// not an object.
+nlohmann::json objectMember(const nlohmann::json &Obj, const char *Key) {
+  if (!Obj.is_object())
+    return nlohmann::json::object();
+  nlohmann::json V = Obj.value(Key, nlohmann::json::object());
+  return V.is_object() ? V : nlohmann::json::object();
+}
+
+DocumentRef documentRefFrom(const nlohmann::json &Doc) {
+  DocumentRef D;
+  D.Uri = stringMember(Doc, "uri");
+  std::optional<std::string> Path = uriToPath(D.Uri);
+  if (!Path)
+    throw BadParams("'" + D.Uri + "' is not a file: URI");
+  D.Path = *Path;
+  D.Version = Doc.value("version", nlohmann::json(nullptr));
+  return D;
+}
+
+} // namespace
+
+InitializeParams readInitializeParams(const nlohmann::json &Params) {
+  InitializeParams P;
+  const nlohmann::json Caps = objectMember(Params, "capabilities");
+  const nlohmann::json General = objectMember(Caps, "general");
+  if (General.contains("positionEncodings") &&
+      General["positionEncodings"].is_array())
+    for (const nlohmann::json &E : General["positionEncodings"])
+      P.Utf8Positions |= E == "utf-8";
+  P.RelatedInformation =
+      objectMember(objectMember(Caps, "textDocument"), "publishDiagnostics")
+          .value("relatedInformation", false) == true;
+  if (Params.is_object() && Params.contains("initializationOptions"))
+    P.InitializationOptions = Params["initializationOptions"];
+  auto AddRoot = [&](const nlohmann::json &Uri) {
+    if (Uri.is_string())
+      if (std::optional<std::string> Path = uriToPath(Uri.get<std::string>()))
+        P.Roots.push_back(*Path);
+  };
+  if (!Params.is_object())
+    return P;
+  if (Params.contains("workspaceFolders") &&
+      Params["workspaceFolders"].is_array())
+    for (const nlohmann::json &F : Params["workspaceFolders"])
+      if (F.is_object() && F.contains("uri"))
+        AddRoot(F["uri"]);
+  if (P.Roots.empty() && Params.contains("rootUri"))
+    AddRoot(Params["rootUri"]);
+  if (P.Roots.empty() && Params.contains("rootPath") &&
+      Params["rootPath"].is_string() &&
+      !Params["rootPath"].get<std::string>().empty())
+    P.Roots.push_back(Params["rootPath"].get<std::string>());
+  return P;
+}
+
+DocumentRef readDocumentRef(const nlohmann::json &Params) {
+  return documentRefFrom(member(Params, "textDocument"));
+}
+
+DidOpenParams readDidOpenParams(const nlohmann::json &Params) {
+  const nlohmann::json &Item = member(Params, "textDocument");
+  DidOpenParams P;
+  P.Doc = documentRefFrom(Item);
+  P.Text = stringMember(Item, "text");
+  return P;
+}
+
+DidChangeParams readDidChangeParams(const nlohmann::json &Params) {
+  DidChangeParams P;
+  P.Doc = readDocumentRef(Params);
+  P.Changes = member(Params, "contentChanges");
+  if (!P.Changes.is_array())
+    throw BadParams("'contentChanges' must be an array");
+  return P;
+}
+
+HoverParams readHoverParams(const nlohmann::json &Params) {
+  HoverParams P;
+  P.Doc = readDocumentRef(Params);
+  std::optional<Position> Pos = readPosition(member(Params, "position"));
+  if (!Pos)
+    throw BadParams("malformed 'position'");
+  P.Pos = *Pos;
+  return P;
+}
+
+InlayHintParams readInlayHintParams(const nlohmann::json &Params) {
+  InlayHintParams P;
+  P.Doc = readDocumentRef(Params);
+  const nlohmann::json &Range = member(Params, "range");
+  std::optional<Position> From = readPosition(member(Range, "start"));
+  std::optional<Position> To = readPosition(member(Range, "end"));
+  if (!From || !To)
+    throw BadParams("malformed 'range'");
+  P.Start = *From;
+  P.End = *To;
+  return P;
+}
+
+nlohmann::json readCancelId(const nlohmann::json &Params) {
+  return member(Params, "id");
+}
+
 } // namespace lsp
 } // namespace tilefit

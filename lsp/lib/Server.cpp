@@ -24,24 +24,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-/// A request that cannot be served as sent (missing or malformed parameters).
-struct BadParams : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-const json &member(const json &Obj, const char *Key) {
-  if (!Obj.is_object() || !Obj.contains(Key))
-    throw BadParams(std::string("missing '") + Key + "'");
-  return Obj[Key];
-}
-
-std::string stringMember(const json &Obj, const char *Key) {
-  const json &V = member(Obj, Key);
-  if (!V.is_string())
-    throw BadParams(std::string("'") + Key + "' must be a string");
-  return V.get<std::string>();
-}
-
 /// An open document.
 struct OpenDocument {
   std::string Uri;
@@ -159,62 +141,28 @@ struct Server::State {
 
 namespace {
 
-FeatureOptions featureOptions(const json &Params, const std::string &DocsUri,
-                              PositionEncoding &Chosen) {
+FeatureOptions featureOptions(const InitializeParams &Params,
+                              const std::string &DocsUri) {
   FeatureOptions F;
   F.DocsUri = DocsUri;
-  Chosen = PositionEncoding::Utf16;
-  const json &Caps = Params.value("capabilities", json::object());
-  if (Caps.is_object()) {
-    json General = Caps.value("general", json::object());
-    if (General.is_object() && General.contains("positionEncodings") &&
-        General["positionEncodings"].is_array())
-      for (const json &E : General["positionEncodings"])
-        if (E == "utf-8") {
-          Chosen = PositionEncoding::Utf8;
-          break;
-        }
-    json TextDoc = Caps.value("textDocument", json::object());
-    json Publish = TextDoc.is_object()
-                       ? TextDoc.value("publishDiagnostics", json::object())
-                       : json::object();
-    F.RelatedInformation = Publish.is_object() &&
-                           Publish.value("relatedInformation", false) == true;
-  } else {
-    F.RelatedInformation = false;
-  }
-  F.Encoding = Chosen;
+  F.Encoding =
+      Params.Utf8Positions ? PositionEncoding::Utf8 : PositionEncoding::Utf16;
+  F.RelatedInformation = Params.RelatedInformation;
   return F;
 }
 
 } // namespace
 
-json Server::State::initialize(const json &Params) {
-  PositionEncoding Encoding;
-  Features = featureOptions(Params, Opts.DocsUri, Encoding);
-  if (Params.contains("initializationOptions"))
-    readSettings(Params["initializationOptions"]);
+json Server::State::initialize(const json &Raw) {
+  const InitializeParams Params = readInitializeParams(Raw);
+  Features = featureOptions(Params, Opts.DocsUri);
+  const PositionEncoding Encoding = Features.Encoding;
+  if (!Params.InitializationOptions.is_null())
+    readSettings(Params.InitializationOptions);
   // The workspace: compilation databases (and the response files they name) are
   // read only inside it. Files the editor opens are read wherever they are: it
   // named them.
-  std::vector<std::string> Roots;
-  auto AddRoot = [&](const json &Uri) {
-    if (Uri.is_string())
-      if (std::optional<std::string> P = uriToPath(Uri.get<std::string>()))
-        Roots.push_back(*P);
-  };
-  if (Params.contains("workspaceFolders") &&
-      Params["workspaceFolders"].is_array())
-    for (const json &F : Params["workspaceFolders"])
-      if (F.is_object() && F.contains("uri"))
-        AddRoot(F["uri"]);
-  if (Roots.empty() && Params.contains("rootUri"))
-    AddRoot(Params["rootUri"]);
-  if (Roots.empty() && Params.contains("rootPath") &&
-      Params["rootPath"].is_string() &&
-      !Params["rootPath"].get<std::string>().empty())
-    Roots.push_back(Params["rootPath"].get<std::string>());
-  Lookup.setRoots(Roots);
+  Lookup.setRoots(Params.Roots);
   json Caps = {
       {"positionEncoding", encodingName(Encoding)},
       {"textDocumentSync",
@@ -269,12 +217,7 @@ void Server::State::readSettings(const json &Raw) {
 }
 
 std::string Server::State::pathOf(const json &Params) {
-  const json &Doc = member(Params, "textDocument");
-  std::string Uri = stringMember(Doc, "uri");
-  std::optional<std::string> Path = uriToPath(Uri);
-  if (!Path)
-    throw BadParams("'" + Uri + "' is not a file: URI");
-  return *Path;
+  return readDocumentRef(Params).Path;
 }
 
 void Server::State::markDirty(const std::string &Path, Clock::duration Delay) {
@@ -289,21 +232,15 @@ void Server::State::answer(const Pending &P, const Analysis *A) {
   const Report *R = A && A->R ? A->R.get() : nullptr;
   try {
     if (P.Method == "textDocument/hover") {
-      std::optional<Position> Pos = readPosition(member(P.Params, "position"));
-      if (!Pos)
-        throw BadParams("malformed 'position'");
+      const HoverParams H = readHoverParams(P.Params);
       reply(P.Id, R && DocIt != Docs.end()
-                      ? hoverAt(*R, P.Path, DocIt->second.Doc, *Pos, Features)
+                      ? hoverAt(*R, P.Path, DocIt->second.Doc, H.Pos, Features)
                       : json(nullptr));
     } else if (P.Method == "textDocument/inlayHint") {
-      const json &Range = member(P.Params, "range");
-      std::optional<Position> From = readPosition(member(Range, "start"));
-      std::optional<Position> To = readPosition(member(Range, "end"));
-      if (!From || !To)
-        throw BadParams("malformed 'range'");
+      const InlayHintParams H = readInlayHintParams(P.Params);
       reply(P.Id, R && DocIt != Docs.end()
-                      ? inlayHintsFor(*R, P.Path, DocIt->second.Doc, From->Line,
-                                      To->Line, Features)
+                      ? inlayHintsFor(*R, P.Path, DocIt->second.Doc,
+                                      H.Start.Line, H.End.Line, Features)
                       : json::array());
     } else if (P.Method == "textDocument/codeLens") {
       reply(P.Id, R && DocIt != Docs.end()
@@ -385,24 +322,17 @@ void Server::State::notification(const std::string &Method,
   if (!Initialized || ShutdownRequested)
     return; // Dropped, as the protocol asks (exit is handled by the caller).
   if (Method == "textDocument/didOpen") {
-    const json &Item = member(Params, "textDocument");
-    std::string Uri = stringMember(Item, "uri");
-    std::optional<std::string> Path = uriToPath(Uri);
-    if (!Path)
-      throw BadParams("'" + Uri + "' is not a file: URI");
-    std::string Text = stringMember(Item, "text");
+    DidOpenParams Open = readDidOpenParams(Params);
     std::lock_guard<std::mutex> Guard(Lock);
-    OpenDocument &D = Docs[*Path];
-    D.Uri = Uri;
-    D.Doc.setText(std::move(Text));
-    D.Version = Item.value("version", json(nullptr));
+    OpenDocument &D = Docs[Open.Doc.Path];
+    D.Uri = Open.Doc.Uri;
+    D.Doc.setText(std::move(Open.Text));
+    D.Version = Open.Doc.Version;
     ++D.Generation;
-    markDirty(*Path, Clock::duration::zero());
+    markDirty(Open.Doc.Path, Clock::duration::zero());
   } else if (Method == "textDocument/didChange") {
-    std::string Path = pathOf(Params);
-    const json &Changes = member(Params, "contentChanges");
-    if (!Changes.is_array())
-      throw BadParams("'contentChanges' must be an array");
+    const DidChangeParams Change = readDidChangeParams(Params);
+    const std::string &Path = Change.Doc.Path;
     std::lock_guard<std::mutex> Guard(Lock);
     auto It = Docs.find(Path);
     if (It == Docs.end()) {
@@ -410,13 +340,13 @@ void Server::State::notification(const std::string &Method,
       return;
     }
     OpenDocument &D = It->second;
-    for (const json &C : Changes)
+    for (const json &C : Change.Changes)
       if (!D.Doc.applyChange(C, Features.Encoding)) {
         log(1, "tilefit: malformed change to " + Path +
                    "; the document may be out of sync");
         break;
       }
-    D.Version = Params["textDocument"].value("version", json(nullptr));
+    D.Version = Change.Doc.Version;
     ++D.Generation;
     markDirty(Path, std::chrono::milliseconds(Opts.DebounceMs));
   } else if (Method == "textDocument/didSave") {
@@ -465,7 +395,7 @@ void Server::State::notification(const std::string &Method,
       markDirty(Path, Clock::duration::zero());
     }
   } else if (Method == "$/cancelRequest") {
-    const json &Id = member(Params, "id");
+    const json Id = readCancelId(Params);
     std::lock_guard<std::mutex> Guard(Lock);
     for (auto P = Waiting.begin(); P != Waiting.end(); ++P)
       if (P->Id == Id) {

@@ -188,6 +188,74 @@ const char *SampleText = "#include \"inc/tiles.cuh\"\n"
                          "  /*😀*/__shared__ float buf[S][1024]; // stages\n"
                          "}\n";
 
+// The messages tilefit reads, typed (Protocol.h): what each takes, and the
+// member each names when it does not read.
+TEST(LspProtocol, TypedParams) {
+  InitializeParams I = readInitializeParams(json{
+      {"capabilities",
+       {{"general", {{"positionEncodings", {"utf-16", "utf-8"}}}},
+        {"textDocument",
+         {{"publishDiagnostics", {{"relatedInformation", true}}}}}}},
+      {"initializationOptions", {{"budget", 0.5}}},
+      {"workspaceFolders", {{{"uri", "file:///ws/a"}}, {{"uri", "https://x"}}}},
+      {"rootUri", "file:///ignored"}});
+  EXPECT_TRUE(I.Utf8Positions);
+  EXPECT_TRUE(I.RelatedInformation);
+  EXPECT_EQ(I.InitializationOptions["budget"], 0.5);
+  EXPECT_EQ(I.Roots, std::vector<std::string>{"/ws/a"});
+  // Without folders, rootUri, then rootPath; nothing required.
+  EXPECT_EQ(readInitializeParams(json{{"rootUri", "file:///r"}}).Roots,
+            std::vector<std::string>{"/r"});
+  EXPECT_EQ(readInitializeParams(json{{"rootPath", "/p"}}).Roots,
+            std::vector<std::string>{"/p"});
+  InitializeParams None = readInitializeParams(json::object());
+  EXPECT_FALSE(None.Utf8Positions || None.RelatedInformation);
+  EXPECT_TRUE(None.InitializationOptions.is_null() && None.Roots.empty());
+
+  DidOpenParams O = readDidOpenParams(json{
+      {"textDocument",
+       {{"uri", "file:///a/k.cu"}, {"version", 3}, {"text", "x"}}}});
+  EXPECT_EQ(O.Doc.Path, "/a/k.cu");
+  EXPECT_EQ(O.Doc.Version, 3);
+  EXPECT_EQ(O.Text, "x");
+  HoverParams H = readHoverParams(
+      json{{"textDocument", {{"uri", "file:///a/k.cu"}}},
+           {"position", {{"line", 4u}, {"character", 2u}}}});
+  EXPECT_EQ(H.Pos.Line, 4u);
+  EXPECT_TRUE(H.Doc.Version.is_null());
+
+  auto Why = [](auto Read, const json &Params) -> std::string {
+    try {
+      Read(Params);
+    } catch (const BadParams &E) {
+      return E.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(Why(readDocumentRef, json::object()), "missing 'textDocument'");
+  EXPECT_EQ(Why(readDocumentRef, json{{"textDocument", {{"uri", 3}}}}),
+            "'uri' must be a string");
+  EXPECT_EQ(Why(readDocumentRef,
+                json{{"textDocument", {{"uri", "https://x/k.cu"}}}}),
+            "'https://x/k.cu' is not a file: URI");
+  EXPECT_EQ(Why(readDidOpenParams,
+                json{{"textDocument", {{"uri", "file:///k.cu"}}}}),
+            "missing 'text'");
+  EXPECT_EQ(Why(readDidChangeParams,
+                json{{"textDocument", {{"uri", "file:///k.cu"}}},
+                     {"contentChanges", "x"}}),
+            "'contentChanges' must be an array");
+  EXPECT_EQ(Why(readHoverParams,
+                json{{"textDocument", {{"uri", "file:///k.cu"}}},
+                     {"position", {{"line", -1}}}}),
+            "malformed 'position'");
+  EXPECT_EQ(Why(readInlayHintParams,
+                json{{"textDocument", {{"uri", "file:///k.cu"}}},
+                     {"range", {{"start", {{"line", 0u}, {"character", 0u}}}}}}),
+            "missing 'end'");
+  EXPECT_EQ(Why(readCancelId, json::object()), "missing 'id'");
+}
+
 TEST(LspFeatures, DiagnosticsRangesNotesAndHeaders) {
   std::string File = "/p/k.cu";
   Report R = sampleReport(File);

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,75 @@ size_t bytesOf(const std::string &Line, unsigned Character, PositionEncoding E);
 std::optional<Position> readPosition(const nlohmann::json &J);
 nlohmann::json toJson(Position P);
 nlohmann::json rangeJson(Position Start, Position End);
+
+//===--- The messages tilefit reads, typed ---------------------------------===//
+//
+// Each read<...> takes a message's `params` and throws BadParams, naming the
+// member at fault, when they do not read; the server answers InvalidParams
+// with it (a request) or logs it (a notification). Members tilefit does not
+// use are not read.
+
+/// Parameters that do not read.
+struct BadParams : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// `initialize`: what tilefit takes of the client's capabilities, its settings
+/// and its workspace.
+struct InitializeParams {
+  /// The client offers `utf-8` among its `general.positionEncodings`.
+  bool Utf8Positions = false;
+  /// `textDocument.publishDiagnostics.relatedInformation`.
+  bool RelatedInformation = false;
+  /// `initializationOptions`, null when absent.
+  nlohmann::json InitializationOptions;
+  /// The workspace's folders as paths: `workspaceFolders`, else `rootUri`,
+  /// else `rootPath`.
+  std::vector<std::string> Roots;
+};
+InitializeParams readInitializeParams(const nlohmann::json &Params);
+
+/// A document a message names (`textDocument`): its `file:` URI, the path it
+/// names, and its version where the message gives one (null otherwise).
+struct DocumentRef {
+  std::string Uri;
+  std::string Path;
+  nlohmann::json Version;
+};
+/// `params.textDocument` of any document message.
+DocumentRef readDocumentRef(const nlohmann::json &Params);
+
+/// `textDocument/didOpen`.
+struct DidOpenParams {
+  DocumentRef Doc;
+  std::string Text;
+};
+DidOpenParams readDidOpenParams(const nlohmann::json &Params);
+
+/// `textDocument/didChange`: the changes, each applied by
+/// Document::applyChange.
+struct DidChangeParams {
+  DocumentRef Doc;
+  nlohmann::json Changes; ///< An array.
+};
+DidChangeParams readDidChangeParams(const nlohmann::json &Params);
+
+/// `textDocument/hover`.
+struct HoverParams {
+  DocumentRef Doc;
+  Position Pos;
+};
+HoverParams readHoverParams(const nlohmann::json &Params);
+
+/// `textDocument/inlayHint`: the lines asked about.
+struct InlayHintParams {
+  DocumentRef Doc;
+  Position Start, End;
+};
+InlayHintParams readInlayHintParams(const nlohmann::json &Params);
+
+/// `$/cancelRequest`: the id of the request to cancel.
+nlohmann::json readCancelId(const nlohmann::json &Params);
 
 } // namespace lsp
 } // namespace tilefit
