@@ -169,8 +169,10 @@ bool ResultCache::writeAtomically(const std::string &Path,
   const std::string Folder = sys::path::parent_path(Path).str();
   if (sys::fs::create_directories(Folder))
     return false;
-  const bool Existed = sys::fs::exists(Path);
-  const uint64_t Before = cachespace::sizeOf(Path);
+  // One status for both: whether it was there, and its size.
+  sys::fs::file_status Old;
+  const bool Existed = !sys::fs::status(Path, Old) && sys::fs::exists(Old);
+  const uint64_t Before = Existed ? Old.getSize() : 0;
   if (!writeFileAtomically(Path, pack(Text)))
     return false;
   cachespace::account(

@@ -423,17 +423,12 @@ const std::optional<std::string> &KernelNamer::moduleId() {
 }
 
 namespace {
-/// The file and offset of \p L's expansion.
-std::pair<FileID, unsigned> offsetOf(const SourceManager &SM,
-                                     SourceLocation L) {
-  return SM.getDecomposedExpansionLoc(L);
-}
 /// \p L lies within \p Block (same file, from the start of its opening
 /// directive's line to its #endif).
 bool within(const SourceManager &SM, SourceRange Block, SourceLocation L) {
-  auto [BFile, BBegin] = offsetOf(SM, Block.getBegin());
-  auto [EFile, BEnd] = offsetOf(SM, Block.getEnd());
-  auto [LFile, At] = offsetOf(SM, L);
+  auto [BFile, BBegin] = SM.getDecomposedExpansionLoc(Block.getBegin());
+  auto [EFile, BEnd] = SM.getDecomposedExpansionLoc(Block.getEnd());
+  auto [LFile, At] = SM.getDecomposedExpansionLoc(L);
   if (BFile != LFile || EFile != LFile)
     return false;
   bool Invalid = false;
