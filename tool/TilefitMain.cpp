@@ -216,6 +216,15 @@ cl::opt<bool> NoCache("no-cache",
                       cl::desc("Neither read nor write the result cache"),
                       cl::cat(Category));
 
+cl::opt<bool> NoBodySlicing(
+    "no-body-slicing",
+    cl::desc("Instantiate device function templates' bodies whole, as Clang\n"
+             "does, instead of only the statements that can change a\n"
+             "shared-memory figure: slower on CuTe and CUTLASS, but the\n"
+             "per-thread arrays of deduced types (register fragments) are\n"
+             "counted"),
+    cl::cat(Category));
+
 cl::opt<unsigned> CacheMaxMiB(
     "cache-max-size",
     cl::desc("Keep the result cache under this many MiB (default 1024)"),
@@ -439,6 +448,7 @@ std::optional<AnalyzeRequest> analyzeRequest(const char *Argv0,
     Req.Shard = std::make_pair(K, N);
   }
   Req.ShareDir = shareDir(Argv0);
+  Req.SliceBodies = !NoBodySlicing;
   return Req;
 }
 

@@ -86,6 +86,7 @@ bool environmentFor(const AnalyzeRequest &Req, Session &Ses,
   Env.Unsaved = Ses.Unsaved;
   Env.Cancelled = Ses.Cancelled;
   Env.Preambles = Ses.preambles();
+  Env.SliceBodies = Req.SliceBodies;
   // A crash on a fast path costs a second parse, not the unit: said once a
   // run.
   auto Said = std::make_shared<std::atomic<bool>>(false);

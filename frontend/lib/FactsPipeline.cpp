@@ -72,7 +72,9 @@ public:
       // command line is part of every key.
       std::vector<std::vector<std::string>> Lines = {
           parseCommandLine(Jobs[I], Env),
-          parseCommandLine(Jobs[I], Env, /*HostSide=*/true)};
+          parseCommandLine(Jobs[I], Env, /*HostSide=*/true),
+          // Slicing changes what the facts hold (FunctionFacts).
+          {Env.SliceBodies ? "slice-bodies" : "whole-bodies"}};
       Keys[I] = ResultCache::key(Lines, *Main);
       if (std::optional<TranslationUnitFacts> Hit = Cache->lookup(Keys[I])) {
         Cached[I] = 1;

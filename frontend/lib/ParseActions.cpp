@@ -5,6 +5,7 @@
 #include "NvccOnlyCode.h"
 #include "TraversalScope.h"
 
+#include "tilefit/matchers/BodySlicer.h"
 #include "tilefit/matchers/InstantiationRecorder.h"
 #include "tilefit/matchers/LaunchSites.h"
 #include "tilefit/matchers/SharedMemoryCollector.h"
@@ -13,7 +14,11 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Frontend/CompilerInstance.h"
+#include "clang/Sema/ExternalSemaSource.h"
 #include "clang/Sema/Sema.h"
+
+#include <functional>
+#include <optional>
 
 namespace tilefit {
 namespace frontend {
@@ -47,24 +52,29 @@ public:
   /// unit's top-level declarations but those of the CUDA runtime headers. A
   /// prefix's record names them without reading the others.
   void limitTraversal(clang::ASTContext &Ctx) const {
-    if (!Ctx.getExternalSource())
-      return;
-    if (!Loaded.OwnHeaders) {
-      Ctx.setTraversalScope(Decls);
-      return;
+    if (Ctx.getExternalSource())
+      Ctx.setTraversalScope(scope(Ctx));
+  }
+
+  /// The declarations the traversal visits (limitTraversal): with nothing
+  /// precompiled, the whole unit.
+  std::vector<clang::Decl *> scope(clang::ASTContext &Ctx) const {
+    if (!Ctx.getExternalSource()) {
+      const auto Decls = Ctx.getTranslationUnitDecl()->decls();
+      return {Decls.begin(), Decls.end()};
     }
+    if (!Loaded.OwnHeaders)
+      return Decls;
     std::vector<clang::Decl *> Scope;
     if (!Loaded.PrefixScope.empty() &&
-        prefixTraversalScope(Ctx, Loaded.PrefixScope, Scope)) {
-      Ctx.setTraversalScope(Scope);
-      return;
-    }
+        prefixTraversalScope(Ctx, Loaded.PrefixScope, Scope))
+      return Scope;
     const clang::SourceManager &SM = Ctx.getSourceManager();
     llvm::DenseMap<clang::FileID, bool> Runtime;
     for (clang::Decl *D : Ctx.getTranslationUnitDecl()->decls())
       if (!fromRuntimeHeaders(SM, D->getLocation(), Runtime))
         Scope.push_back(D);
-    Ctx.setTraversalScope(Scope);
+    return Scope;
   }
 
 private:
@@ -89,6 +99,27 @@ public:
   std::vector<const clang::VarDecl *> Vars;
 };
 
+/// Sema asks its external sources for pending instantiations once the unit is
+/// parsed, just before it instantiates every template the unit used: the one
+/// moment at which every declaration ADL could find is known and no body of a
+/// kernel template has been instantiated yet. The body slicer runs then.
+class BeforeInstantiation : public clang::ExternalSemaSource {
+public:
+  explicit BeforeInstantiation(std::function<void()> Run)
+      : Run(std::move(Run)) {}
+  void ReadPendingInstantiations(
+      llvm::SmallVectorImpl<std::pair<clang::ValueDecl *, clang::SourceLocation>>
+          &) override {
+    if (auto F = std::move(Run)) {
+      Run = nullptr;
+      F();
+    }
+  }
+
+private:
+  std::function<void()> Run;
+};
+
 class CollectConsumer : public clang::ASTConsumer {
 public:
   CollectConsumer(TranslationUnitFacts &Out,
@@ -101,6 +132,15 @@ public:
     return true;
   }
 
+  /// Slices the unit's device function templates (BodySlicer.h), where asked.
+  void sliceBodies(clang::ASTContext &Ctx) {
+    if (!Outcome.SliceBodies)
+      return;
+    Slicer.emplace();
+    Slicer->slice(Ctx, TopLevel.scope(Ctx), !Outcome.Errors->errors().empty(),
+                  Outcome.Relocatable);
+  }
+
   void HandleTranslationUnit(clang::ASTContext &Ctx) override {
     Out.Inputs = filesRead(Ctx.getSourceManager());
     // A unit with errors is analysed as Clang built it (ParseErrors.h), unless
@@ -109,6 +149,13 @@ public:
     // needed.
     TopLevel.limitTraversal(Ctx);
     const std::vector<matchers::ParseError> &Errors = Outcome.Errors->errors();
+    const bool Sliced = Slicer && Slicer->summary().Functions > 0;
+    if (Sliced && !Errors.empty()) {
+      // Errors after slicing: the whole parse reports them as Clang would.
+      Outcome.SliceAgain =
+          "Clang reported an error while instantiating sliced templates";
+      return;
+    }
     if (!Errors.empty() && Outcome.AllowFixups) {
       clang::ast_matchers::MatchFinder Finder;
       SharedVarList Shared;
@@ -122,9 +169,15 @@ public:
     clang::ast_matchers::MatchFinder Finder;
     matchers::SharedMemoryCollector Collector;
     Collector.setArchConditionals(&Outcome.Arch);
+    if (Slicer)
+      Collector.setSlicer(&*Slicer);
     Collector.registerMatchers(Finder);
     Finder.matchAST(Ctx);
     Collector.finish(Ctx, Recorder, Errors, Out);
+    if (Sliced && Collector.slicedUnsoundly())
+      Outcome.SliceAgain =
+          "a sliced template was instantiated with a type that leads to a "
+          "default constructor or lambda reaching shared memory";
   }
 
 private:
@@ -132,6 +185,7 @@ private:
   const matchers::InstantiationRecorder &Recorder;
   TopLevelDecls TopLevel;
   ParseOutcome &Outcome;
+  std::optional<matchers::BodySlicer> Slicer;
 };
 
 class CollectAction : public clang::ASTFrontendAction {
@@ -152,7 +206,10 @@ public:
                             Loaded.Directives.NvccOnly.end());
     Outcome.SkippedHostCalls |= Loaded.Directives.SkippedHostCalls;
     Recorder = std::make_unique<matchers::InstantiationRecorder>();
-    return std::make_unique<CollectConsumer>(Out, *Recorder, Loaded, Outcome);
+    auto Consumer =
+        std::make_unique<CollectConsumer>(Out, *Recorder, Loaded, Outcome);
+    Collect = Consumer.get();
+    return Consumer;
   }
 
   /// Sema is created here rather than by the base class so that the
@@ -165,6 +222,11 @@ public:
     // Sema owns the recorder from here on; it outlives the consumer's use of
     // it.
     CI.getSema().TemplateInstCallbacks.push_back(std::move(Recorder));
+    // Sema holds its external sources by reference count, the action too: the
+    // hook lives as long as the longer of the two.
+    Hook = llvm::makeIntrusiveRefCnt<BeforeInstantiation>(
+        [this, &CI] { Collect->sliceBodies(CI.getASTContext()); });
+    CI.getSema().addExternalSource(Hook.get());
     clang::ASTFrontendAction::ExecuteAction();
     Outcome.Errors->setSema(nullptr);
   }
@@ -174,6 +236,8 @@ private:
   LoadedHeaders Loaded;
   ParseOutcome &Outcome;
   std::unique_ptr<matchers::InstantiationRecorder> Recorder;
+  CollectConsumer *Collect = nullptr;
+  llvm::IntrusiveRefCntPtr<BeforeInstantiation> Hook;
 };
 
 /// The host-side parse: launches and attribute calls only.

@@ -32,6 +32,12 @@ struct ParseOutcome {
   bool AllowFixups =
       false; ///< Look for source fix-ups (FixupRounds times at most).
   bool Relocatable = false;
+  /// Slice device function templates' bodies before instantiation
+  /// (matchers/BodySlicer.h; ParseEnvironment::SliceBodies).
+  bool SliceBodies = false;
+  /// Why the sliced parse cannot stand and the unit is to be parsed again with
+  /// every body whole; "" when it stands.
+  std::string SliceAgain;
   std::vector<TextEdit>
       Fixups; ///< Found: the unit is to be parsed again with them.
   /// Blocks of kernels or launches the parse skips and nvcc compiles

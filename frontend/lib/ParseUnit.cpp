@@ -73,6 +73,7 @@ ParseOutcome outcomeFor(const UnitJob &Job, const ParseEnvironment &Env,
   Outcome.Errors = &Errors;
   Outcome.AllowFixups = FixupsLeft > 0;
   Outcome.Relocatable = Job.Flags.Rdc;
+  Outcome.SliceBodies = Env.SliceBodies;
   Outcome.ResourceInclude = Env.ResourceInclude;
   return Outcome;
 }
@@ -227,6 +228,14 @@ static TranslationUnitFacts parseUnitWith(const UnitJob &Job,
           " with what was precompiled for it (runtime headers, #include "
           "prefix or preamble); it was parsed again without that" +
           (Again.Failed ? std::string() : ", and nothing is lost"));
+    return Again;
+  }
+  if (!Outcome.SliceAgain.empty()) {
+    ParseEnvironment Whole = Env;
+    Whole.SliceBodies = false;
+    TranslationUnitFacts Again = parseUnitWith(Job, Whole, FixupsLeft);
+    Again.Slicing.Enabled = true;
+    Again.Slicing.Fallback = Outcome.SliceAgain + "; parsed again whole";
     return Again;
   }
   if ((!Ok || Errors.getNumErrors() > 0) &&

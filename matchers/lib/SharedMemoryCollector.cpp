@@ -2,6 +2,7 @@
 #include "tilefit/matchers/SharedMemoryCollector.h"
 
 #include "ParseErrorReach.h"
+#include "tilefit/matchers/BodySlicer.h"
 #include "tilefit/matchers/EmissionWalk.h"
 #include "tilefit/matchers/EvaluatedCodeVisitor.h"
 #include "tilefit/matchers/InstantiationRecorder.h"
@@ -584,6 +585,8 @@ void SharedMemoryCollector::finish(ASTContext &Ctx,
   ErrorReach Reach(SM, Errors);
 
   Out.Emission = buildEmissionProgram(Ctx, VarIndex, Instantiations);
+  if (Slicer)
+    Out.Slicing = Slicer->summary();
 
   // What each function refers to, scanned once per function.
   llvm::DenseMap<const FunctionDecl *, std::unique_ptr<ReferenceScanner>> Scans;
@@ -659,6 +662,10 @@ void SharedMemoryCollector::finish(ASTContext &Ctx,
         Out.LocalArrays.push_back(describeLocalArray(Ctx, VD));
       }
       F.Tmem = S.Tmem;
+      if (Slicer) {
+        F.UninstantiatedStatements = Slicer->uninstantiatedStatements(FD);
+        Unsound |= !Slicer->sound(FD);
+      }
       Out.Functions[FunctionIndex[FD]] = std::move(F);
     }
     return RootIndex;

@@ -99,7 +99,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ExtentConstraint, Name, Is, Value)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FunctionFacts, Name, NoInline, Callees,
                                    SharedRefs, SharedDecls, LocalArrays,
                                    ScopeParents, LocalArrayScopes, CallScopes,
-                                   Tmem)
+                                   Tmem, UninstantiatedStatements)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BodySlicing, Enabled, Functions, Statements,
+                                   Fallback)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelFacts, Name, Mangled, NameDiffers,
                                    RelocatableMangled, Loc,
                                    InstantiatedAt, Function, Launches,
@@ -113,7 +115,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Diagnostic, Level, Check, Message, Loc, Arch,
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TranslationUnitFacts, File, Arch, ParsedAs,
                                    Jit, MaxRegisters, RelocatableDeviceCode,
                                    Failed, Partial, ParseStopped,
-                                   SkippedHostCalls, ModuleIdCaveat, Vars,
+                                   SkippedHostCalls, ModuleIdCaveat, Slicing,
+                                   Vars,
                                    Kernels, Emission,
                                    ConstantVars, ConstantEmission, LocalArrays,
                                    Functions, Diagnostics, Fixups, LostLaunches)
@@ -127,8 +130,9 @@ namespace {
 // KernelFacts::Function). 9: ModuleIdCaveat. 10: facts only, none of the
 // call-graph stage's decisions (KernelFacts::Reached, Unreferenced,
 // LocalArrays, TmemAllocations, SharedVar::ReferencedOutOfLine), which the
-// model makes again from the raw call graph.
-constexpr const char *Schema = "tilefit-facts/10";
+// model makes again from the raw call graph. 11: Slicing,
+// FunctionFacts::UninstantiatedStatements.
+constexpr const char *Schema = "tilefit-facts/11";
 
 /// Every index of \p P refers to one of \p VarCount variables or to one of its
 /// functions.

@@ -60,6 +60,7 @@
 //===----------------------------------------------------------------------===//
 #include "tilefit/model/Scopes.h"
 
+#include "tilefit/model/CallGraph.h"
 #include "tilefit/model/Layout.h"
 #include "tilefit/model/ByteUnits.h"
 
@@ -129,6 +130,24 @@ RegisterTileReport registerTiles(const TranslationUnitFacts &TU,
                                  std::optional<uint64_t> MaxRegisters) {
   RegisterTileReport R;
   std::optional<uint64_t> Sum = 0;
+  // A body the front end sliced (BodySlicing) lacks the arrays of locals it
+  // did not instantiate: the total is then unknown, and why is said.
+  if (K.Function && *K.Function < TU.Functions.size())
+    for (size_t F : functionsReachedFrom(TU, *K.Function)) {
+      const FunctionFacts &Fn = TU.Functions[F];
+      if (Fn.UninstantiatedStatements == 0)
+        continue;
+      const std::string Short = Fn.Name.substr(0, Fn.Name.find('<'));
+      R.UnknownReason =
+          std::to_string(Fn.UninstantiatedStatements) + " statement" +
+          (Fn.UninstantiatedStatements == 1 ? "" : "s") + " of '" + Short +
+          "' that cannot change its shared memory " +
+          (Fn.UninstantiatedStatements == 1 ? "was" : "were") +
+          " not instantiated and may hold per-thread arrays "
+          "(--no-body-slicing instantiates them)";
+      Sum.reset();
+      break;
+    }
   for (size_t I : K.LocalArrays) {
     const SharedVar &V = TU.LocalArrays[I];
     R.Arrays.push_back(V);

@@ -2,6 +2,9 @@
 #include "TestSupport.h"
 
 #include "tilefit/frontend/HeaderPch.h"
+#include "tilefit/model/ReportJson.h"
+
+#include <nlohmann/json.hpp>
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -16,6 +19,8 @@
 #include <map>
 #include <mutex>
 #include <regex>
+#include <set>
+#include <sstream>
 
 namespace tilefit {
 namespace test {
@@ -90,6 +95,63 @@ Report analyzeFile(const std::string &File,
     analyzeUnit(TU, Db, Opts, R);
   finalizeReport(R);
   return R;
+}
+
+std::vector<std::string>
+slicingDifferences(const std::vector<TranslationUnitFacts> &Sliced,
+                   const std::vector<TranslationUnitFacts> &Whole,
+                   const CapacityDatabase &Db) {
+  auto Render = [&](const std::vector<TranslationUnitFacts> &Facts) {
+    Report R;
+    AnalysisOptions Opts;
+    for (const TranslationUnitFacts &TU : Facts)
+      analyzeUnit(TU, Db, Opts, R);
+    finalizeReport(R);
+    std::ostringstream OS;
+    renderJson(R, ToolInfo(), OS);
+    return nlohmann::json::parse(OS.str());
+  };
+  nlohmann::json A = Render(Sliced), B = Render(Whole);
+  std::vector<std::string> Out;
+  if (A["kernels"].size() != B["kernels"].size()) {
+    Out.push_back("sliced: " + std::to_string(A["kernels"].size()) +
+                  " kernels, whole: " + std::to_string(B["kernels"].size()));
+    return Out;
+  }
+  std::set<std::pair<std::string, std::string>> Uncounted;
+  for (size_t I = 0; I < A["kernels"].size(); ++I) {
+    nlohmann::json &KA = A["kernels"][I], &KB = B["kernels"][I];
+    const nlohmann::json &Why = KA["registers"]["unknown_reason"];
+    if (Why.is_string() && Why.get<std::string>().find("--no-body-slicing") !=
+                               std::string::npos) {
+      Uncounted.insert({KA.value("name", ""), KA.value("arch", "")});
+      KA.erase("registers");
+      KB.erase("registers");
+    }
+    if (KA != KB)
+      Out.push_back("kernel " + KA.value("name", "") + " on " +
+                    KA.value("arch", "") + ":\n  sliced: " + KA.dump() +
+                    "\n  whole:  " + KB.dump());
+  }
+  auto Findings = [&](const nlohmann::json &J) {
+    std::vector<std::string> F;
+    for (const nlohmann::json &D : J["diagnostics"])
+      if (!(D.value("check", "") == "tilefit-registers" &&
+            Uncounted.count({D.value("kernel", ""), D.value("arch", "")})))
+        F.push_back(D.dump());
+    return F;
+  };
+  std::vector<std::string> FA = Findings(A), FB = Findings(B);
+  if (FA != FB) {
+    std::string Text = "findings differ:\n  sliced:";
+    for (const std::string &F : FA)
+      Text += "\n    " + F;
+    Text += "\n  whole:";
+    for (const std::string &F : FB)
+      Text += "\n    " + F;
+    Out.push_back(Text);
+  }
+  return Out;
 }
 
 CommandResult runCommand(const std::vector<std::string> &Argv,

@@ -41,6 +41,17 @@ parseFile(const std::string &File, const std::vector<std::string> &Flags,
           const std::vector<std::string> &Archs,
           const frontend::ParseEnvironment &Env);
 
+/// What differs between the reports of \p Sliced (parsed with body slicing,
+/// matchers/BodySlicer.h) and \p Whole (every body instantiated), analysed
+/// with \p Db: one line per difference, none when every figure, finding and
+/// note is the same. The register view of a kernel whose per-thread arrays
+/// slicing left uncounted (and that kernel's tilefit-registers findings) is
+/// left out of both: slicing says so instead of a figure.
+std::vector<std::string>
+slicingDifferences(const std::vector<TranslationUnitFacts> &Sliced,
+                   const std::vector<TranslationUnitFacts> &Whole,
+                   const CapacityDatabase &Db);
+
 /// Runs the front end and the model on \p File as `tilefit --arch=<Archs> File
 /// -- <Flags>`.
 Report analyzeFile(const std::string &File,

@@ -47,6 +47,9 @@ struct AnalyzeRequest {
   bool NoCudaToolkit = false;
   std::string ShareDir; ///< share/tilefit beside the executable.
   unsigned Threads = 0;
+  /// Instantiate only what can change a shared-memory figure
+  /// (frontend::ParseEnvironment::SliceBodies); --no-body-slicing clears it.
+  bool SliceBodies = true;
 };
 
 struct AnalyzeResult {

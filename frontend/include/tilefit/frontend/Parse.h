@@ -32,6 +32,10 @@ struct ParseEnvironment {
   /// accept what nvcc accepts); tests turn them off to show what each one is
   /// for.
   bool NvccCompatibility = true;
+  /// Instantiate only the statements of device function templates that can
+  /// change a shared-memory figure (matchers/BodySlicer.h); false: every body
+  /// whole (--no-body-slicing, and the twin tests' plain parse).
+  bool SliceBodies = true;
   /// Unsaved editor buffers by absolute path: parses read these instead of the
   /// files on disk (the language server's overlay).
   std::map<std::string, std::string> Unsaved;

@@ -30,6 +30,7 @@ class VarDecl;
 namespace tilefit {
 namespace matchers {
 
+class BodySlicer;
 class ConstantCollector;
 class InstantiationRecorder;
 class LaunchCollector;
@@ -49,6 +50,13 @@ public:
   /// preprocessor's record of the unit's `__CUDA_ARCH__` conditionals, for
   /// kernel names (KernelNamer); it must outlive finish().
   void setArchConditionals(const ArchConditionals *A) { Arch = A; }
+  /// The parse's body slicing (BodySlicer.h), if it ran: what it left out is
+  /// recorded with each function. It must outlive finish().
+  void setSlicer(const BodySlicer *S) { Slicer = S; }
+  /// After finish(): a function the kernels reach was instantiated from a
+  /// sliced template with arguments the slicing cannot vouch for
+  /// (BodySlicer::sound); the unit is to be parsed again whole.
+  bool slicedUnsoundly() const { return Unsound; }
 
   void finish(clang::ASTContext &Ctx,
               const InstantiationRecorder &Instantiations,
@@ -62,6 +70,8 @@ private:
   std::unique_ptr<LaunchCollector> Launches;
   std::unique_ptr<ConstantCollector> Constants;
   const ArchConditionals *Arch = nullptr;
+  const BodySlicer *Slicer = nullptr;
+  bool Unsound = false;
 };
 
 } // namespace matchers

@@ -245,6 +245,23 @@ struct FunctionFacts {
   std::vector<std::pair<size_t, size_t>> CallScopes;
   /// Its Tensor Memory requests.
   std::vector<TmemAllocation> Tmem;
+  /// Instantiated from a template whose body the front end sliced
+  /// (BodySlicing): the statements left uninstantiated that may hold
+  /// per-thread arrays (locals of deduced types, CuTe's register fragments, or
+  /// calls to functions that declare such), which LocalArrays then lacks; 0
+  /// for a function instantiated whole.
+  unsigned UninstantiatedStatements = 0;
+};
+
+/// What the front end's body slicing did to a unit (matchers/BodySlicer.h):
+/// the statements of device function templates that cannot change a
+/// shared-memory figure are not instantiated.
+struct BodySlicing {
+  bool Enabled = false;    ///< Asked for (tilefit's default).
+  unsigned Functions = 0;  ///< Templates whose bodies were sliced.
+  unsigned Statements = 0; ///< Statements left uninstantiated in them.
+  /// Why nothing was sliced although asked for; "" otherwise.
+  std::string Fallback;
 };
 
 /// What a kernel's `static_assert`s require of one of its names (a template
@@ -405,6 +422,8 @@ struct TranslationUnitFacts {
   /// (KernelFacts::RelocatableMangled), may differ from the one tilefit
   /// derived; "" when it does not.
   std::string ModuleIdCaveat;
+  /// What body slicing did (FunctionFacts::UninstantiatedStatements).
+  BodySlicing Slicing;
   std::vector<SharedVar> Vars;
   std::vector<KernelFacts> Kernels;
   EmissionProgram Emission;

@@ -1,0 +1,139 @@
+//===- BodySlicer.h - Instantiate only what can reach shared memory -*- C++ -*-===//
+//
+// Most of a CuTe or CUTLASS kernel's parse goes into instantiating its body:
+// deducing the types of register fragments and views that no shared-memory
+// figure depends on. Before Sema instantiates anything at the end of the unit,
+// the slicer replaces, in each device function template's body (the pattern
+// every instantiation is made from), the statements that cannot change a
+// figure with empty statements, so that Clang never instantiates them.
+//
+// A statement is kept when it declares or names a `__shared__` variable;
+// calls or names a function that can reach one (resolved, or for a call Clang
+// resolves only when instantiating, any function of that name: every overload
+// and every function ADL could find); default-constructs an object that may
+// be of a class whose default constructor reaches one (CUB's block
+// primitives), or uses such an object; launches a kernel; allocates Tensor
+// Memory; returns; declares a per-thread array or calls a function that does;
+// is a `using` or a `static_assert` on constants; names a parameter (of a
+// function other than a kernel: whether a parameter is used decides whether a
+// `__shared__` argument counts); or declares a local a kept statement uses.
+// Control statements around a kept statement are kept with their conditions.
+//
+// Nothing is sliced where the closure cannot be trusted: a constructor with
+// arguments, a destructor, a conversion or an operator that can reach shared
+// memory (Clang calls them where no name is written), a field initializer
+// that names one, or an error Clang reported before instantiating. A function
+// holding a lambda that reaches is instantiated whole. After instantiation,
+// BodySlicer::sound checks the one thing the spelling of a template cannot
+// show: a sliced template instantiated with a type that leads to such a
+// default constructor or lambda; the unit is then parsed again whole, as it is
+// when Clang reports an error while instantiating sliced templates.
+//
+// What slicing costs: the per-thread arrays of locals whose types are deduced
+// (CuTe's fragments), and of the functions such statements call, are not
+// counted; the register view says so (FunctionFacts::UninstantiatedStatements).
+// Calls that resolve to functions declaring arrays are kept: plain kernels'
+// register views stay exact.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEFIT_MATCHERS_BODYSLICER_H
+#define TILEFIT_MATCHERS_BODYSLICER_H
+
+#include "tilefit/model/Facts.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <string>
+
+namespace clang {
+class ASTContext;
+class Decl;
+class FunctionDecl;
+} // namespace clang
+
+namespace tilefit {
+namespace matchers {
+
+struct Names;
+
+/// Functions closed over calls: those that do something, and those that call
+/// one that does (resolved, or by name where Clang resolves the call only when
+/// instantiating).
+struct Closure {
+  /// Their templates' patterns, canonical.
+  llvm::DenseSet<const clang::FunctionDecl *> Functions;
+  llvm::StringSet<> ByName;
+  /// Whether code that names \p N may call one of them.
+  bool calls(const Names &N) const;
+};
+
+/// What can reach shared memory, as the slicer found it, and what can hold
+/// per-thread arrays.
+struct Reaching {
+  /// Functions (their templates' patterns, canonical).
+  llvm::DenseSet<const clang::FunctionDecl *> Functions;
+  /// Their names, for calls Clang resolves only when instantiating.
+  llvm::StringSet<> ByName;
+  /// Type declarations that lead to a class whose default constructor
+  /// reaches: the class, and every class, alias or typedef whose written
+  /// types or members name one.
+  llvm::DenseSet<const clang::Decl *> Forming;
+  /// Some class's default constructor reaches.
+  bool DefaultConstructor = false;
+  /// Some lambda reaches.
+  bool Lambdas = false;
+  /// Functions that declare per-thread arrays (their type written as an
+  /// array, or a class known to hold one), and those that call them: calls
+  /// to them are kept, so that the register view stays exact.
+  Closure Arrays;
+  /// The same with locals of deduced or dependent types, which may hold
+  /// arrays (CuTe's fragments): a call to one left out makes the register
+  /// view unknown.
+  Closure MaybeArrays;
+
+  /// Whether code that names \p N may call a function that reaches.
+  bool calls(const Names &N) const;
+  /// The same, or it default-constructs a class it cannot tell while one
+  /// does.
+  bool reaches(const Names &N) const;
+};
+
+class BodySlicer {
+public:
+  /// Slices the device function templates among \p Scope (the declarations the
+  /// unit's traversal visits, at any depth). Call once, after the parse and
+  /// before Sema's pending instantiations. \p HadErrors: Clang reported an
+  /// error, and nothing is sliced.
+  void slice(clang::ASTContext &Ctx, llvm::ArrayRef<clang::Decl *> Scope,
+             bool HadErrors, bool Relocatable);
+
+  /// After instantiation: false when \p FD, instantiated from a sliced
+  /// template, has a type among its template arguments (or its class's) that
+  /// leads to a default constructor reaching shared memory. A statement left
+  /// out may then have constructed it: the unit is to be parsed again whole.
+  bool sound(const clang::FunctionDecl *FD) const;
+
+  /// For a function instantiated from a sliced template: the statements left
+  /// uninstantiated that may hold per-thread arrays; 0 otherwise.
+  unsigned uninstantiatedStatements(const clang::FunctionDecl *FD) const;
+
+  /// What slicing did to the unit, for its facts.
+  const BodySlicing &summary() const { return Summary; }
+
+private:
+  /// uninstantiatedStatements, or -1 for a function not instantiated from a
+  /// sliced template.
+  int uninstantiatedCount(const clang::FunctionDecl *FD) const;
+
+  llvm::DenseMap<const clang::FunctionDecl *, unsigned> Sliced;
+  Reaching Reach;
+  BodySlicing Summary;
+};
+
+} // namespace matchers
+} // namespace tilefit
+
+#endif
