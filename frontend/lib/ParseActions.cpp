@@ -15,6 +15,7 @@
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Sema/ExternalSemaSource.h"
+#include "clang/Sema/TemplateInstCallback.h"
 #include "clang/Sema/Sema.h"
 
 #include <functional>
@@ -77,6 +78,9 @@ public:
     return Scope;
   }
 
+  /// How many top-level declarations the parse has handed over so far.
+  size_t count() const { return Decls.size(); }
+
 private:
   LoadedHeaders Loaded;
   std::vector<clang::Decl *> Decls;
@@ -120,6 +124,58 @@ private:
   std::function<void()> Run;
 };
 
+/// Whether \p Loc is in tilefit's own compatibility headers (under
+/// ResourceInclude, `-include`d by every parse and precompiled with the
+/// runtime headers) or a file they include.
+bool fromTilefitHeaders(const clang::SourceManager &SM, clang::SourceLocation Loc,
+                        const std::string &ResourceInclude,
+                        llvm::DenseMap<clang::FileID, bool> &Known) {
+  if (Loc.isInvalid() || ResourceInclude.empty())
+    return false;
+  const clang::FileID First = SM.getFileID(SM.getExpansionLoc(Loc));
+  if (auto It = Known.find(First); It != Known.end())
+    return It->second;
+  bool Result = false;
+  for (clang::FileID F = First; F.isValid() && !Result;) {
+    if (auto Entry = SM.getFileEntryRefForID(F))
+      Result = llvm::StringRef(Entry->getName()).starts_with(ResourceInclude);
+    const clang::SourceLocation Included = SM.getIncludeLoc(F);
+    if (Included.isInvalid())
+      break;
+    F = SM.getFileID(SM.getExpansionLoc(Included));
+  }
+  return Known[First] = Result;
+}
+
+/// An instantiation made while the unit is still being parsed (an explicit
+/// instantiation definition, `template __global__ void k<4>(float *);`) sees
+/// the declarations parsed so far: the slicer runs over those just before it,
+/// unless it is nested in another.
+class BeforeEarlyInstantiation : public clang::TemplateInstantiationCallback {
+public:
+  explicit BeforeEarlyInstantiation(std::function<void()> Run)
+      : Run(std::move(Run)) {}
+  void initialize(const clang::Sema &) override {}
+  void finalize(const clang::Sema &) override {}
+  void atTemplateBegin(const clang::Sema &S,
+                       const clang::Sema::CodeSynthesisContext &C) override {
+    if (Done || S.CodeSynthesisContexts.size() != 1 ||
+        C.Kind != clang::Sema::CodeSynthesisContext::TemplateInstantiation)
+      return;
+    const auto *FD = llvm::dyn_cast_or_null<clang::FunctionDecl>(C.Entity);
+    if (FD && (FD->hasAttr<clang::CUDAGlobalAttr>() ||
+               FD->hasAttr<clang::CUDADeviceAttr>()))
+      Run();
+  }
+  void atTemplateEnd(const clang::Sema &,
+                     const clang::Sema::CodeSynthesisContext &) override {}
+  /// The end of the unit is reached: the other hook runs from there on.
+  bool Done = false;
+
+private:
+  std::function<void()> Run;
+};
+
 class CollectConsumer : public clang::ASTConsumer {
 public:
   CollectConsumer(TranslationUnitFacts &Out,
@@ -132,12 +188,29 @@ public:
     return true;
   }
 
-  /// Slices the unit's device function templates (BodySlicer.h), where asked.
+  /// Slices the unit's device function templates (BodySlicer.h), where asked,
+  /// over the declarations parsed so far (unless none came since the last
+  /// time).
   void sliceBodies(clang::ASTContext &Ctx) {
     if (!Outcome.SliceBodies)
       return;
-    Slicer.emplace();
-    Slicer->slice(Ctx, TopLevel.scope(Ctx), !Outcome.Errors->errors().empty(),
+    if (Slicer && TopLevel.count() == SlicedAt)
+      return;
+    if (!Slicer)
+      Slicer.emplace();
+    SlicedAt = TopLevel.count();
+    // The runtime headers declare no __shared__ variable and call nothing of
+    // the unit's: left out whether precompiled or not, so that a parse slices
+    // alike either way.
+    const clang::SourceManager &SM = Ctx.getSourceManager();
+    llvm::DenseMap<clang::FileID, bool> Runtime, Own;
+    std::vector<clang::Decl *> Scope;
+    for (clang::Decl *D : TopLevel.scope(Ctx))
+      if (!fromRuntimeHeaders(SM, D->getLocation(), Runtime) &&
+          !fromTilefitHeaders(SM, D->getLocation(), Outcome.ResourceInclude,
+                              Own))
+        Scope.push_back(D);
+    Slicer->slice(Ctx, Scope, !Outcome.Errors->errors().empty(),
                   Outcome.Relocatable);
   }
 
@@ -186,6 +259,7 @@ private:
   TopLevelDecls TopLevel;
   ParseOutcome &Outcome;
   std::optional<matchers::BodySlicer> Slicer;
+  size_t SlicedAt = 0;
 };
 
 class CollectAction : public clang::ASTFrontendAction {
@@ -224,8 +298,14 @@ public:
     CI.getSema().TemplateInstCallbacks.push_back(std::move(Recorder));
     // Sema holds its external sources by reference count, the action too: the
     // hook lives as long as the longer of the two.
-    Hook = llvm::makeIntrusiveRefCnt<BeforeInstantiation>(
+    auto Early = std::make_unique<BeforeEarlyInstantiation>(
         [this, &CI] { Collect->sliceBodies(CI.getASTContext()); });
+    BeforeEarlyInstantiation *EarlyHook = Early.get();
+    CI.getSema().TemplateInstCallbacks.push_back(std::move(Early));
+    Hook = llvm::makeIntrusiveRefCnt<BeforeInstantiation>([this, &CI, EarlyHook] {
+      EarlyHook->Done = true;
+      Collect->sliceBodies(CI.getASTContext());
+    });
     CI.getSema().addExternalSource(Hook.get());
     clang::ASTFrontendAction::ExecuteAction();
     Outcome.Errors->setSema(nullptr);

@@ -511,6 +511,81 @@ public:
   std::vector<FieldDecl *> Fields;
 };
 
+/// Whether functions the slicer's inventory does not hold (the CUDA runtime
+/// headers', left out of it whether or not they are precompiled, so that a
+/// parse slices alike either way) hold per-thread arrays: their bodies read
+/// when a statement calls one, once each.
+class OutsideArrays {
+public:
+  enum Kind { None = 0, Maybe = 1, Exact = 2 };
+  OutsideArrays(const ASTContext &Ctx,
+                const llvm::DenseSet<const FunctionDecl *> &Inside)
+      : Ctx(Ctx), Inside(Inside) {}
+
+  /// The most any of \p N's resolved callees outside the inventory holds.
+  Kind of(const Names &N) {
+    Kind K = None;
+    for (const FunctionDecl *F : N.Calls)
+      if (!Inside.count(F))
+        K = std::max(K, kind(F, 0));
+    return K;
+  }
+
+  Kind kind(const FunctionDecl *FD, unsigned Depth) {
+    const FunctionDecl *Def = FD->getDefinition();
+    if (!Def || !Def->hasBody() || Depth > 8)
+      return None;
+    auto [It, New] = Known.try_emplace(Def->getCanonicalDecl(), None);
+    if (!New)
+      return It->second;
+    Scan S(*this, Depth);
+    S.TraverseStmt(Def->getBody());
+    Known[Def->getCanonicalDecl()] = S.Result;
+    return S.Result;
+  }
+
+private:
+  class Scan : public RecursiveASTVisitor<Scan> {
+  public:
+    Scan(OutsideArrays &O, unsigned Depth) : O(O), Depth(Depth) {}
+    bool shouldVisitTemplateInstantiations() const { return false; }
+    bool VisitVarDecl(VarDecl *VD) {
+      if (isa<ParmVarDecl>(VD) || !VD->hasLocalStorage())
+        return true;
+      const QualType T = VD->getType();
+      if (T->isArrayType() || (!T->isDependentType() && !T->isUndeducedType() &&
+                               isPerThreadArray(O.Ctx, VD)))
+        Result = Exact;
+      else if (T->isDependentType() || T->isUndeducedType())
+        Result = std::max(Result, Maybe);
+      return true;
+    }
+    bool VisitDeclRefExpr(DeclRefExpr *E) {
+      if (const auto *F = dyn_cast<FunctionDecl>(E->getDecl()))
+        Result = std::max(Result, O.kind(F, Depth + 1));
+      return true;
+    }
+    bool VisitMemberExpr(MemberExpr *E) {
+      if (const auto *F = dyn_cast<FunctionDecl>(E->getMemberDecl()))
+        Result = std::max(Result, O.kind(F, Depth + 1));
+      return true;
+    }
+    bool VisitOverloadExpr(OverloadExpr *) {
+      Result = std::max(Result, Maybe);
+      return true;
+    }
+    Kind Result = None;
+
+  private:
+    OutsideArrays &O;
+    unsigned Depth;
+  };
+
+  const ASTContext &Ctx;
+  const llvm::DenseSet<const FunctionDecl *> &Inside;
+  llvm::DenseMap<const FunctionDecl *, Kind> Known;
+};
+
 /// Whether slicing \p FD can save anything and cannot change what it means:
 /// a device function template, not evaluated at compile time, whose return
 /// type is written.
@@ -545,13 +620,16 @@ public:
   FunctionSlicer(ASTContext &Ctx, FunctionDecl *Fn,
                  const llvm::StringSet<> &SharedNames,
                  const llvm::DenseSet<const VarDecl *> &SharedAliases,
-                 const Reaching &Reach, bool Relocatable)
+                 const Reaching &Reach, OutsideArrays &Outside,
+                 bool Relocatable)
       : Ctx(Ctx), Fn(Fn), SharedNames(SharedNames),
-        SharedAliases(SharedAliases), Reach(Reach), Relocatable(Relocatable),
+        SharedAliases(SharedAliases), Reach(Reach), Outside(Outside),
+        Relocatable(Relocatable),
         Kernel(Fn->hasAttr<CUDAGlobalAttr>()) {}
 
   /// Slices the body; false where nothing was dropped (or nothing could be).
-  bool run(unsigned &Dropped, unsigned &MaybeArrays) {
+  bool run(unsigned &Dropped, unsigned &MaybeArrays,
+           std::vector<std::pair<Stmt **, Stmt *>> &Replaced) {
     Stmt *Body = Fn->getBody();
     Unit *Root = build(nullptr, Body, nullptr);
     for (const auto &U : Units)
@@ -579,6 +657,7 @@ public:
       if (!U->Kept && U->Parent && U->Parent->Kept) {
         ++Dropped;
         MaybeArrays += maybeArraysIn(*U);
+        Replaced.push_back({U->Slot, *U->Slot});
         *U->Slot = new (Ctx) NullStmt((*U->Slot)->getBeginLoc());
       }
     return Dropped > 0;
@@ -658,7 +737,8 @@ private:
       if (Tainted.count(D))
         return true;
     if (N.Direct || N.KeptHere || N.Returns || N.UsingDecl || N.ArrayLocal ||
-        Reach.reaches(N) || Reach.Arrays.calls(N))
+        Reach.reaches(N) || Reach.Arrays.calls(N) ||
+        Outside.of(N) == OutsideArrays::Exact)
       return true;
     if (N.StaticAssert && !N.NamesNonConstant)
       return true;
@@ -674,7 +754,9 @@ private:
   }
 
   unsigned maybeArraysIn(const Unit &U) const {
-    unsigned N = U.Own.MaybeArrayLocals + Reach.MaybeArrays.calls(U.Own);
+    unsigned N = U.Own.MaybeArrayLocals +
+                 (Reach.MaybeArrays.calls(U.Own) ||
+                  Outside.of(U.Own) != OutsideArrays::None);
     for (const Unit *C : U.Children)
       N += maybeArraysIn(*C);
     return N;
@@ -685,6 +767,7 @@ private:
   const llvm::StringSet<> &SharedNames;
   const llvm::DenseSet<const VarDecl *> &SharedAliases;
   const Reaching &Reach;
+  OutsideArrays &Outside;
   const bool Relocatable;
   const bool Kernel;
   std::vector<std::unique_ptr<Unit>> Units;
@@ -728,6 +811,14 @@ bool Reaching::reaches(const Names &N) const {
 
 void BodySlicer::slice(ASTContext &Ctx, llvm::ArrayRef<Decl *> Scope,
                        bool HadErrors, bool Relocatable) {
+  // A slicing of the declarations parsed so far, for instantiations made
+  // before the end of the unit, is undone: the whole unit's closure decides
+  // for those made at its end.
+  for (auto It = Replaced.rbegin(); It != Replaced.rend(); ++It)
+    *It->first = It->second;
+  Replaced.clear();
+  Reach = Reaching();
+  Summary = BodySlicing();
   Summary.Enabled = true;
   if (HadErrors) {
     Summary.Fallback = "Clang reported an error before instantiating";
@@ -894,9 +985,16 @@ void BodySlicer::slice(ASTContext &Ctx, llvm::ArrayRef<Decl *> Scope,
   };
   // Calls kept for the register view are resolved ones, which cost little to
   // keep; by name, what could hold arrays is CuTe's every function.
-  Close(Reach.Arrays, false, [](const Names &N) { return N.ArrayLocal; });
-  Close(Reach.MaybeArrays, true, [](const Names &N) {
-    return N.ArrayLocal || N.MaybeArrayLocals > 0;
+  llvm::DenseSet<const FunctionDecl *> Inside;
+  for (const Node &F : All)
+    Inside.insert(nodeOf(F.Fn));
+  OutsideArrays Outside(Ctx, Inside);
+  Close(Reach.Arrays, false, [&](const Names &N) {
+    return N.ArrayLocal || Outside.of(N) == OutsideArrays::Exact;
+  });
+  Close(Reach.MaybeArrays, true, [&](const Names &N) {
+    return N.ArrayLocal || N.MaybeArrayLocals > 0 ||
+           Outside.of(N) != OutsideArrays::None;
   });
 
   // Where Clang calls a function that reaches without its name written, the
@@ -933,13 +1031,15 @@ void BodySlicer::slice(ASTContext &Ctx, llvm::ArrayRef<Decl *> Scope,
     if (!sliceable(F.Fn) || Whole.count(F.Fn))
       continue;
     unsigned Dropped = 0, MaybeArrays = 0;
-    FunctionSlicer S(Ctx, F.Fn, Inv.SharedNames, SharedAliases, Reach,
+    FunctionSlicer S(Ctx, F.Fn, Inv.SharedNames, SharedAliases, Reach, Outside,
                      Relocatable);
-    if (!S.run(Dropped, MaybeArrays))
+    if (!S.run(Dropped, MaybeArrays, Replaced))
       continue;
     ++Summary.Functions;
     Summary.Statements += Dropped;
-    Sliced[F.Fn->getCanonicalDecl()] = MaybeArrays;
+    // Instantiations made from an earlier slicing keep its count.
+    unsigned &Count = Sliced[F.Fn->getCanonicalDecl()];
+    Count = std::max(Count, MaybeArrays);
   }
 }
 

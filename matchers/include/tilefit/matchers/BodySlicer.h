@@ -47,11 +47,14 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace clang {
 class ASTContext;
 class Decl;
 class FunctionDecl;
+class Stmt;
 } // namespace clang
 
 namespace tilefit {
@@ -104,9 +107,11 @@ struct Reaching {
 class BodySlicer {
 public:
   /// Slices the device function templates among \p Scope (the declarations the
-  /// unit's traversal visits, at any depth). Call once, after the parse and
-  /// before Sema's pending instantiations. \p HadErrors: Clang reported an
-  /// error, and nothing is sliced.
+  /// unit's traversal visits, at any depth): after the parse and before Sema's
+  /// pending instantiations, and before an instantiation made while parsing
+  /// (an explicit instantiation) with the declarations parsed so far, which
+  /// are all its lookups see. Each call undoes the one before. \p HadErrors:
+  /// Clang reported an error, and nothing is sliced.
   void slice(clang::ASTContext &Ctx, llvm::ArrayRef<clang::Decl *> Scope,
              bool HadErrors, bool Relocatable);
 
@@ -129,6 +134,8 @@ private:
   int uninstantiatedCount(const clang::FunctionDecl *FD) const;
 
   llvm::DenseMap<const clang::FunctionDecl *, unsigned> Sliced;
+  /// Where a statement was replaced, and by what it was.
+  std::vector<std::pair<clang::Stmt **, clang::Stmt *>> Replaced;
   Reaching Reach;
   BodySlicing Summary;
 };

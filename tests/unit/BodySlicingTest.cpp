@@ -1,0 +1,137 @@
+//===- BodySlicingTest.cpp - What body slicing leaves out, and when not ----===//
+//
+// The fixtures under tests/fixtures/slicing hold the figures (checked against
+// their expectations and ptxas, and against a parse without slicing, by
+// FixtureTest). These tests show that slicing ran on them: the statements that
+// cannot reach shared memory were not instantiated, the ones that can were;
+// and that a unit it cannot vouch for is parsed again whole, saying why.
+//
+//===----------------------------------------------------------------------===//
+#include "../support/TestSupport.h"
+
+#include "tilefit/frontend/Parse.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace tilefit {
+namespace test {
+namespace {
+
+std::string slicingFixture(const std::string &Name) {
+  return fixturesDir() + "/slicing/" + Name;
+}
+
+/// Whether a function whose name starts with \p Prefix is in the raw call
+/// graph (FunctionFacts): instantiated and reached by a kernel.
+bool instantiated(const TranslationUnitFacts &TU, llvm::StringRef Prefix) {
+  return std::any_of(TU.Functions.begin(), TU.Functions.end(),
+                     [&](const FunctionFacts &F) {
+                       return llvm::StringRef(F.Name).starts_with(Prefix);
+                     });
+}
+
+frontend::ParseEnvironment whole() {
+  frontend::ParseEnvironment Env = environment();
+  Env.SliceBodies = false;
+  return Env;
+}
+
+struct Case {
+  const char *Fixture;
+  const char *Kept;    ///< A function a kept statement calls.
+  const char *Skipped; ///< One only a left-out statement calls.
+};
+
+class SlicedFixture : public ::testing::TestWithParam<Case> {};
+
+TEST_P(SlicedFixture, LeavesOutWhatCannotReachSharedMemory) {
+  const Case C = GetParam();
+  for (const char *Std : {"-std=c++17", "-std=c++20"}) {
+    SCOPED_TRACE(Std);
+    auto Sliced =
+        parseFile(slicingFixture(C.Fixture), {Std}, {"sm_80"}, environment());
+    auto Whole = parseFile(slicingFixture(C.Fixture), {Std}, {"sm_80"}, whole());
+    ASSERT_EQ(Sliced.size(), 1u);
+    ASSERT_EQ(Whole.size(), 1u);
+    const TranslationUnitFacts &S = Sliced.front(), &W = Whole.front();
+    ASSERT_FALSE(S.Failed);
+    EXPECT_TRUE(S.Slicing.Enabled);
+    EXPECT_EQ(S.Slicing.Fallback, "");
+    EXPECT_GT(S.Slicing.Functions, 0u);
+    EXPECT_GT(S.Slicing.Statements, 0u);
+    EXPECT_FALSE(W.Slicing.Enabled);
+    EXPECT_EQ(W.Slicing.Functions, 0u);
+    // What reaches shared memory was instantiated either way; what cannot,
+    // only without slicing.
+    EXPECT_TRUE(instantiated(S, C.Kept));
+    EXPECT_TRUE(instantiated(W, C.Kept));
+    EXPECT_FALSE(instantiated(S, C.Skipped));
+    EXPECT_TRUE(instantiated(W, C.Skipped));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Slicing, SlicedFixture,
+    ::testing::Values(Case{"adl_reached_static.cu", "tiles::stage", "scaled"},
+                      Case{"file_scope_in_callee.cu", "fill", "scale"},
+                      Case{"launch_in_header_helper.cu", "scaled_copy", "weight"}),
+    [](const ::testing::TestParamInfo<Case> &I) {
+      std::string N = I.param.Fixture;
+      N = N.substr(0, N.find('.'));
+      N.erase(std::remove(N.begin(), N.end(), '_'), N.end());
+      return N;
+    });
+
+// A block primitive whose default constructor declares `__shared__` storage,
+// passed as a template argument: the sliced parse cannot vouch for it, and the
+// unit is parsed again whole (the figure, ptxas's, is the fixture's).
+TEST(BodySlicing, ATypeThatLeadsToSharedStorageIsParsedAgainWhole) {
+  auto Facts = parseFile(slicingFixture("cub_type_argument.cu"), {"-std=c++17"},
+                         {"sm_80"}, environment());
+  ASSERT_EQ(Facts.size(), 1u);
+  const TranslationUnitFacts &TU = Facts.front();
+  ASSERT_FALSE(TU.Failed);
+  EXPECT_TRUE(TU.Slicing.Enabled);
+  EXPECT_EQ(TU.Slicing.Functions, 0u) << "the facts are the whole parse's";
+  EXPECT_NE(TU.Slicing.Fallback.find("parsed again whole"), std::string::npos)
+      << TU.Slicing.Fallback;
+  EXPECT_TRUE(instantiated(TU, "total"));
+}
+
+// Where a constructor with arguments reaches shared memory, Clang calls it
+// where no name is written (a conversion, a copy): nothing is sliced, and the
+// facts say why.
+class BodySlicingDir : public TempDirTest {};
+
+TEST_F(BodySlicingDir, AConstructorThatReachesSharedMemoryStopsSlicing) {
+  const std::string Source = R"(
+struct Tile {
+  __device__ Tile(int i) { __shared__ float s[64]; s[i % 64] = i; v = s[(i + 1) % 64]; }
+  float v;
+};
+template <class T> __device__ float use(T t) { return t.v; }
+template <int N> __global__ void k(float *out) {
+  float x = use<Tile>(N);
+  out[threadIdx.x] = x;
+}
+template __global__ void k<3>(float *);
+)";
+  auto Facts =
+      parseFile(write("ctor.cu", Source), {"-std=c++17"}, {"sm_80"}, environment());
+  ASSERT_EQ(Facts.size(), 1u);
+  const TranslationUnitFacts &TU = Facts.front();
+  EXPECT_TRUE(TU.Slicing.Enabled);
+  EXPECT_EQ(TU.Slicing.Functions, 0u);
+  EXPECT_NE(TU.Slicing.Fallback.find("'Tile::Tile'"), std::string::npos)
+      << TU.Slicing.Fallback;
+  ASSERT_EQ(TU.Kernels.size(), 1u);
+  EXPECT_TRUE(instantiated(TU, "use"));
+}
+
+} // namespace
+} // namespace test
+} // namespace tilefit
