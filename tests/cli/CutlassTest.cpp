@@ -102,6 +102,15 @@ TEST_F(CutlassTest, CuteTutorialsMatchPtxasAndTheirLaunchesAreRead) {
       }
     }
     EXPECT_GT(Gemms, 0u) << T.File << ": no gemm_device kernel";
+
+    // Body slicing (the default) changes no figure, finding or note: the
+    // report is the one of every body instantiated whole.
+    CommandResult Whole =
+        tilefit({"-p", Dir + "/build", "--format=json", "--no-cache",
+                 std::string("--arch=") + T.Arch, "--no-body-slicing"});
+    EXPECT_EQ(R.Status, Whole.Status) << T.File;
+    for (const std::string &D : slicingDifferences(R.Out, Whole.Out))
+      ADD_FAILURE() << T.File << ": " << D;
   }
 }
 

@@ -153,6 +153,20 @@ TEST_F(RealCodeTest, EveryUnitParsesAndEveryKernelHasPtxassFigure) {
   }
 }
 
+// Body slicing changes no figure, finding or note on real code, under its own
+// build flags (C++17 for the units that ask): the report is the report of
+// every body instantiated whole.
+TEST_F(RealCodeTest, BodySlicingChangesNoFigure) {
+  writeDatabase();
+  CommandResult Sliced =
+      tilefit({"-p", Dir + "/build", "--format=json", "--no-cache"});
+  CommandResult Whole = tilefit({"-p", Dir + "/build", "--format=json",
+                                 "--no-cache", "--no-body-slicing"});
+  ASSERT_EQ(Sliced.Status, Whole.Status) << Sliced.Err << Whole.Err;
+  for (const std::string &D : slicingDifferences(Sliced.Out, Whole.Out))
+    ADD_FAILURE() << D;
+}
+
 TEST_F(RealCodeTest, AllowParseErrorsLetsThePartialUnitPass) {
   writeDatabase({"leetcuda/notes.cu", "samples/timing.cu"});
   CommandResult Text = tilefit({"-p", Dir + "/build", "--no-cache"});

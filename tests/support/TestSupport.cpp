@@ -97,6 +97,9 @@ Report analyzeFile(const std::string &File,
   return R;
 }
 
+static std::vector<std::string> slicingDifferences(nlohmann::json A,
+                                                   nlohmann::json B);
+
 std::vector<std::string>
 slicingDifferences(const std::vector<TranslationUnitFacts> &Sliced,
                    const std::vector<TranslationUnitFacts> &Whole,
@@ -109,9 +112,22 @@ slicingDifferences(const std::vector<TranslationUnitFacts> &Sliced,
     finalizeReport(R);
     std::ostringstream OS;
     renderJson(R, ToolInfo(), OS);
-    return nlohmann::json::parse(OS.str());
+    return OS.str();
   };
-  nlohmann::json A = Render(Sliced), B = Render(Whole);
+  return slicingDifferences(Render(Sliced), Render(Whole));
+}
+
+std::vector<std::string> slicingDifferences(const std::string &SlicedJson,
+                                            const std::string &WholeJson) {
+  nlohmann::json A = nlohmann::json::parse(SlicedJson, nullptr, false);
+  nlohmann::json B = nlohmann::json::parse(WholeJson, nullptr, false);
+  if (A.is_discarded() || B.is_discarded())
+    return {"a report is not JSON"};
+  return slicingDifferences(std::move(A), std::move(B));
+}
+
+static std::vector<std::string> slicingDifferences(nlohmann::json A,
+                                                   nlohmann::json B) {
   std::vector<std::string> Out;
   if (A["kernels"].size() != B["kernels"].size()) {
     Out.push_back("sliced: " + std::to_string(A["kernels"].size()) +

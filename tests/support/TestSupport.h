@@ -52,6 +52,10 @@ slicingDifferences(const std::vector<TranslationUnitFacts> &Sliced,
                    const std::vector<TranslationUnitFacts> &Whole,
                    const CapacityDatabase &Db);
 
+/// The same for two JSON reports (`--format=json`), as text.
+std::vector<std::string> slicingDifferences(const std::string &SlicedJson,
+                                            const std::string &WholeJson);
+
 /// Runs the front end and the model on \p File as `tilefit --arch=<Archs> File
 /// -- <Flags>`.
 Report analyzeFile(const std::string &File,
