@@ -162,9 +162,12 @@ public:
     if (Done || S.CodeSynthesisContexts.size() != 1 ||
         C.Kind != clang::Sema::CodeSynthesisContext::TemplateInstantiation)
       return;
+    // Only what the slicer slices: kernels and device-only functions (not the
+    // host-device ones Clang instantiates all through a CuTe parse).
     const auto *FD = llvm::dyn_cast_or_null<clang::FunctionDecl>(C.Entity);
     if (FD && (FD->hasAttr<clang::CUDAGlobalAttr>() ||
-               FD->hasAttr<clang::CUDADeviceAttr>()))
+               (FD->hasAttr<clang::CUDADeviceAttr>() &&
+                !FD->hasAttr<clang::CUDAHostAttr>())))
       Run();
   }
   void atTemplateEnd(const clang::Sema &,
@@ -247,6 +250,10 @@ public:
     Collector.registerMatchers(Finder);
     Finder.matchAST(Ctx);
     Collector.finish(Ctx, Recorder, Errors, Out);
+    // Whether an error came before the slicing or during instantiation (which
+    // can depend on what is precompiled), nothing was sliced.
+    if (!Errors.empty() && Out.Slicing.Enabled)
+      Out.Slicing.Fallback = "Clang reported an error";
     if (Sliced && Collector.slicedUnsoundly())
       Outcome.SliceAgain =
           "a sliced template was instantiated with a type that leads to a "

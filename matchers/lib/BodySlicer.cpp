@@ -821,7 +821,7 @@ void BodySlicer::slice(ASTContext &Ctx, llvm::ArrayRef<Decl *> Scope,
   Summary = BodySlicing();
   Summary.Enabled = true;
   if (HadErrors) {
-    Summary.Fallback = "Clang reported an error before instantiating";
+    Summary.Fallback = "Clang reported an error";
     return;
   }
   Inventory Inv;
