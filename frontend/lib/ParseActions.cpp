@@ -124,29 +124,6 @@ private:
   std::function<void()> Run;
 };
 
-/// Whether \p Loc is in tilefit's own compatibility headers (under
-/// ResourceInclude, `-include`d by every parse and precompiled with the
-/// runtime headers) or a file they include.
-bool fromTilefitHeaders(const clang::SourceManager &SM, clang::SourceLocation Loc,
-                        const std::string &ResourceInclude,
-                        llvm::DenseMap<clang::FileID, bool> &Known) {
-  if (Loc.isInvalid() || ResourceInclude.empty())
-    return false;
-  const clang::FileID First = SM.getFileID(SM.getExpansionLoc(Loc));
-  if (auto It = Known.find(First); It != Known.end())
-    return It->second;
-  bool Result = false;
-  for (clang::FileID F = First; F.isValid() && !Result;) {
-    if (auto Entry = SM.getFileEntryRefForID(F))
-      Result = llvm::StringRef(Entry->getName()).starts_with(ResourceInclude);
-    const clang::SourceLocation Included = SM.getIncludeLoc(F);
-    if (Included.isInvalid())
-      break;
-    F = SM.getFileID(SM.getExpansionLoc(Included));
-  }
-  return Known[First] = Result;
-}
-
 /// An instantiation made while the unit is still being parsed (an explicit
 /// instantiation definition, `template __global__ void k<4>(float *);`) sees
 /// the declarations parsed so far: the slicer runs over those just before it,
@@ -210,8 +187,15 @@ public:
     std::vector<clang::Decl *> Scope;
     for (clang::Decl *D : TopLevel.scope(Ctx))
       if (!fromRuntimeHeaders(SM, D->getLocation(), Runtime) &&
-          !fromTilefitHeaders(SM, D->getLocation(), Outcome.ResourceInclude,
-                              Own))
+          !includedFrom(
+              SM, D->getLocation(),
+              [&](llvm::StringRef Name) {
+                // tilefit's compatibility headers, `-include`d by every parse
+                // and precompiled with the runtime headers.
+                return !Outcome.ResourceInclude.empty() &&
+                       Name.starts_with(Outcome.ResourceInclude);
+              },
+              Own))
         Scope.push_back(D);
     Slicer->slice(Ctx, Scope, !Outcome.Errors->errors().empty(),
                   Outcome.Relocatable);

@@ -18,9 +18,9 @@ namespace {
 constexpr llvm::StringLiteral Magic = "tilefit-prefix-scope/1\n";
 } // namespace
 
-bool fromRuntimeHeaders(const clang::SourceManager &SM,
-                        clang::SourceLocation Loc,
-                        llvm::DenseMap<clang::FileID, bool> &Known) {
+bool includedFrom(const clang::SourceManager &SM, clang::SourceLocation Loc,
+                  llvm::function_ref<bool(llvm::StringRef)> IsRoot,
+                  llvm::DenseMap<clang::FileID, bool> &Known) {
   if (Loc.isInvalid())
     return false;
   clang::FileID First = SM.getFileID(SM.getExpansionLoc(Loc));
@@ -29,8 +29,7 @@ bool fromRuntimeHeaders(const clang::SourceManager &SM,
   bool Result = false;
   for (clang::FileID F = First; F.isValid();) {
     if (auto Entry = SM.getFileEntryRefForID(F);
-        Entry &&
-        llvm::sys::path::filename(Entry->getName()) == CudaRuntimeWrapper) {
+        Entry && IsRoot(Entry->getName())) {
       Result = true;
       break;
     }
@@ -41,6 +40,17 @@ bool fromRuntimeHeaders(const clang::SourceManager &SM,
   }
   Known[First] = Result;
   return Result;
+}
+
+bool fromRuntimeHeaders(const clang::SourceManager &SM,
+                        clang::SourceLocation Loc,
+                        llvm::DenseMap<clang::FileID, bool> &Known) {
+  return includedFrom(
+      SM, Loc,
+      [](llvm::StringRef Name) {
+        return llvm::sys::path::filename(Name) == CudaRuntimeWrapper;
+      },
+      Known);
 }
 
 std::string recordPrefixScope(clang::ASTContext &Ctx) {

@@ -12,6 +12,7 @@
 
 #include "clang/Basic/SourceLocation.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <string>
@@ -25,6 +26,12 @@ class SourceManager;
 
 namespace tilefit {
 namespace frontend {
+
+/// Whether \p Loc is in a file \p IsRoot accepts (by its name) or one such a
+/// file includes, directly or not; \p Known remembers the answer per file.
+bool includedFrom(const clang::SourceManager &SM, clang::SourceLocation Loc,
+                  llvm::function_ref<bool(llvm::StringRef)> IsRoot,
+                  llvm::DenseMap<clang::FileID, bool> &Known);
 
 /// Whether \p Loc is in a file the CUDA runtime wrapper includes (or in the
 /// wrapper); \p Known remembers the answer per file.

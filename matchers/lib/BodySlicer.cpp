@@ -298,23 +298,15 @@ public:
   }
   // Operators on operands of dependent type are looked up when instantiated.
   bool VisitBinaryOperator(BinaryOperator *E) {
-    if (E->isTypeDependent())
-      if (OverloadedOperatorKind K =
-              BinaryOperator::getOverloadedOperator(E->getOpcode()))
-        unresolved(Ctx.DeclarationNames.getCXXOperatorName(K));
-    return true;
+    return dependentOperator(
+        E, BinaryOperator::getOverloadedOperator(E->getOpcode()));
   }
   bool VisitUnaryOperator(UnaryOperator *E) {
-    if (E->isTypeDependent())
-      if (OverloadedOperatorKind K =
-              UnaryOperator::getOverloadedOperator(E->getOpcode()))
-        unresolved(Ctx.DeclarationNames.getCXXOperatorName(K));
-    return true;
+    return dependentOperator(
+        E, UnaryOperator::getOverloadedOperator(E->getOpcode()));
   }
   bool VisitArraySubscriptExpr(ArraySubscriptExpr *E) {
-    if (E->isTypeDependent())
-      unresolved(Ctx.DeclarationNames.getCXXOperatorName(OO_Subscript));
-    return true;
+    return dependentOperator(E, OO_Subscript);
   }
   bool VisitCallExpr(CallExpr *E) {
     // A call through an object (a functor, a lambda) or a pointer: its call
@@ -374,6 +366,11 @@ private:
     return true;
   }
   Names &target() { return InLambda ? Lambdas : Out; }
+  bool dependentOperator(const Expr *E, OverloadedOperatorKind K) {
+    if (E->isTypeDependent() && K != OO_None)
+      unresolved(Ctx.DeclarationNames.getCXXOperatorName(K));
+    return true;
+  }
   /// A default construction of a dependent type: what its type as written
   /// names says which classes it may be.
   /// A type that depends on template parameters only through them and the
