@@ -127,7 +127,14 @@ std::string text(const char *What, unsigned S) {
   F(ScopeParents, {0, 0, 1})                                                   \
   F(LocalArrayScopes, {2})                                                     \
   F(CallScopes, {{1, 2}, {0, 1}})                                              \
-  F(Tmem, {make<TmemAllocation>(S + 1100)})
+  F(Tmem, {make<TmemAllocation>(S + 1100)})                                    \
+  F(UninstantiatedStatements, 3 + S)
+
+#define FIELDS_BodySlicing(F)                                                  \
+  F(Enabled, true)                                                             \
+  F(Functions, 5 + S)                                                          \
+  F(Statements, 9 + S)                                                         \
+  F(Fallback, text("an operator reaches", S))
 
 #define FIELDS_KernelFacts(F)                                                  \
   F(Name, text("ns::staged<64, 16, 3>", S))                                    \
@@ -185,6 +192,7 @@ std::string text(const char *What, unsigned S) {
   F(ParseStopped, true)                                                        \
   F(SkippedHostCalls, true)                                                    \
   F(ModuleIdCaveat, text("host side", S))                                      \
+  F(Slicing, make<BodySlicing>(S + 17))                                        \
   F(Vars, {make<SharedVar>(S + 1), make<SharedVar>(S + 2)})                    \
   F(Kernels, {make<KernelFacts>(S + 3), make<KernelFacts>(S + 4)})             \
   F(Emission, make<EmissionProgram>(S + 5))                                    \
@@ -282,6 +290,7 @@ struct Fields {
   TILEFIT_STRUCT(ErrorTouch)
   TILEFIT_STRUCT(ExtentConstraint)
   TILEFIT_STRUCT(FunctionFacts)
+  TILEFIT_STRUCT(BodySlicing)
   TILEFIT_STRUCT(KernelFacts)
   TILEFIT_STRUCT(Note)
   TILEFIT_STRUCT(Diagnostic)
@@ -403,6 +412,7 @@ TEST(FactsJsonTest, EveryStoredFieldIsListed) {
       where<ErrorTouch>("ErrorTouch", "/Kernels/0/Error"),
       where<ExtentConstraint>("ExtentConstraint", "/Kernels/0/Constraints/0"),
       where<FunctionFacts>("FunctionFacts", "/Functions/0"),
+      where<BodySlicing>("BodySlicing", "/Slicing"),
       where<Diagnostic>("Diagnostic", "/Diagnostics/0"),
       where<Note>("Note", "/Diagnostics/0/Notes/0"),
       where<SourceFixup>("SourceFixup", "/Fixups/0"),
