@@ -784,12 +784,8 @@ bool Closure::calls(const Names &N) const {
 }
 
 bool Reaching::calls(const Names &N) const {
-  for (const FunctionDecl *F : N.Calls)
-    if (Functions.count(F))
-      return true;
-  for (const auto &U : N.Unresolved)
-    if (ByName.count(U.getKey()))
-      return true;
+  if (Closure::calls(N))
+    return true;
   for (const Decl *D : N.Mentions)
     if (Forming.count(D))
       return true;

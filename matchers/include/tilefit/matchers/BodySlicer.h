@@ -73,13 +73,9 @@ struct Closure {
   bool calls(const Names &N) const;
 };
 
-/// What can reach shared memory, as the slicer found it, and what can hold
-/// per-thread arrays.
-struct Reaching {
-  /// Functions (their templates' patterns, canonical).
-  llvm::DenseSet<const clang::FunctionDecl *> Functions;
-  /// Their names, for calls Clang resolves only when instantiating.
-  llvm::StringSet<> ByName;
+/// What can reach shared memory, as the slicer found it (the functions and
+/// names of the closure), and what can hold per-thread arrays.
+struct Reaching : Closure {
   /// Type declarations that lead to a class whose default constructor
   /// reaches: the class, and every class, alias or typedef whose written
   /// types or members name one.
@@ -97,7 +93,8 @@ struct Reaching {
   /// view unknown.
   Closure MaybeArrays;
 
-  /// Whether code that names \p N may call a function that reaches.
+  /// Whether code that names \p N may call a function that reaches, or names
+  /// a type that leads to a reaching default constructor.
   bool calls(const Names &N) const;
   /// The same, or it default-constructs a class it cannot tell while one
   /// does.
