@@ -74,7 +74,7 @@ SharedVar randomVar(FuzzInput &In, size_t I, unsigned Namespaces) {
   // The front end gives alignments of at least 1 (alignof), powers of two.
   V.Align = uint64_t(1) << (In.byte() % 64);
   if (In.byte() % 8 == 0) {
-    V.UnknownReason = "its size depends on a template parameter";
+    V.UnknownReason = ReasonKind::TypeDependent;
   } else {
     V.Bytes = In.count();
   }
@@ -89,6 +89,108 @@ SharedVar randomVar(FuzzInput &In, size_t I, unsigned Namespaces) {
 
 SourcePos pos(FuzzInput &In) {
   return {"/p/k.cu", unsigned(In.byte() % 40), 1};
+}
+
+/// An emission walk whose indices are in range, as the front end writes it.
+void randomWalk(FuzzInput &In, EmissionProgram &P, size_t Vars) {
+  size_t NFuncs = In.byte() % 6;
+  for (size_t F = 0; F < NFuncs; ++F) {
+    EmissionFunction Fn;
+    Fn.Name = "f" + std::to_string(F);
+    uint8_t Bits = In.byte();
+    Fn.IsTemplateInstance = Bits & 1;
+    Fn.ReturnsAuto = Bits & 2;
+    Fn.Nested = Bits & 4;
+    Fn.ContainsLambda = Bits & 8;
+    Fn.InsideLambda = Bits & 16;
+    size_t NStatics = Vars ? In.byte() % 3 : 0;
+    for (size_t S = 0; S < NStatics; ++S)
+      Fn.Statics.push_back(In.byte() % Vars);
+    P.Functions.push_back(Fn);
+  }
+  auto Event = [&]() {
+    EmissionEvent E;
+    uint8_t K = In.byte() % 3;
+    E.K = K == 0   ? EmissionEvent::Kind::Variable
+          : K == 1 ? EmissionEvent::Kind::Function
+                   : EmissionEvent::Kind::Instantiate;
+    size_t Bound = E.K == EmissionEvent::Kind::Variable ? Vars : NFuncs;
+    if (Bound == 0)
+      return std::optional<EmissionEvent>();
+    E.Index = In.byte() % Bound;
+    return std::optional<EmissionEvent>(E);
+  };
+  for (size_t F = 0; F < NFuncs; ++F) {
+    size_t NEvents = In.byte() % 4;
+    for (size_t E = 0; E < NEvents; ++E)
+      if (auto Ev = Event())
+        P.Functions[F].Body.push_back(*Ev);
+  }
+  size_t NTop = In.byte() % 8;
+  for (size_t E = 0; E < NTop; ++E)
+    if (auto Ev = Event())
+      P.TopLevel.push_back(*Ev);
+}
+
+/// Kernel \p K of \p TU with random reached variables, launches, opt-ins,
+/// bounds and Tensor Memory requests.
+KernelFacts randomKernel(FuzzInput &In, const TranslationUnitFacts &TU,
+                         size_t K) {
+  KernelFacts KF;
+  KF.Name = "k" + std::to_string(K);
+  KF.Mangled = "_Z2k" + std::to_string(K) + "v";
+  KF.Loc = pos(In);
+  if (In.flag())
+    KF.InstantiatedAt = pos(In);
+  for (size_t V = 0; V < TU.Vars.size(); ++V) {
+    uint8_t B = In.byte() % 4;
+    if (B == 0)
+      KF.Reached.push_back(V);
+    else if (B == 1)
+      KF.Unreferenced.push_back(V);
+  }
+  for (size_t V = 0; V < TU.LocalArrays.size(); ++V)
+    if (In.flag())
+      KF.LocalArrays.push_back(V);
+  size_t NLaunches = In.byte() % 3;
+  for (size_t L = 0; L < NLaunches; ++L) {
+    LaunchSite S;
+    S.Loc = pos(In);
+    S.Form = "<<<>>>";
+    S.DynamicBytes = maybe(In);
+    if (!S.DynamicBytes)
+      S.UnknownReason = ReasonKind::DynamicSizeNotFound;
+    S.BlockThreads = maybe(In);
+    KF.Launches.push_back(S);
+  }
+  size_t NAttrs = In.byte() % 3;
+  for (size_t A = 0; A < NAttrs; ++A) {
+    AttributeCall C;
+    C.Attribute = In.flag()
+                      ? AttributeCall::Kind::MaxDynamicSharedMemorySize
+                      : AttributeCall::Kind::PreferredSharedMemoryCarveout;
+    C.Loc = pos(In);
+    if (In.flag())
+      C.Value = static_cast<int64_t>(In.bits(8));
+    else
+      C.UnknownReason = Reason::resting(ReasonKind::AttributeValueNotConstant,
+                                          ReasonKind::ValueAtRunTime);
+    KF.Attributes.push_back(C);
+  }
+  if (In.flag())
+    KF.Bounds = LaunchBounds{maybe(In), maybe(In), pos(In)};
+  size_t NTmem = In.byte() % 3;
+  for (size_t T = 0; T < NTmem; ++T) {
+    TmemAllocation A;
+    A.Loc = pos(In);
+    A.Form = "tcgen05.alloc";
+    A.CtaGroup = 1 + In.byte() % 2;
+    A.Columns = maybe(In);
+    if (!A.Columns)
+      A.UnknownReason = ReasonKind::CallNoColumnArgument;
+    KF.TmemAllocations.push_back(A);
+  }
+  return KF;
 }
 
 void randomUnit(FuzzInput &In) {
@@ -114,106 +216,12 @@ void randomUnit(FuzzInput &In) {
   for (size_t I = 0; I < NLocal; ++I)
     TU.LocalArrays.push_back(randomVar(In, I, 0));
 
-  // An emission walk whose indices are in range, as the front end writes it.
-  auto Walk = [&](EmissionProgram &P, size_t Vars) {
-    size_t NFuncs = In.byte() % 6;
-    for (size_t F = 0; F < NFuncs; ++F) {
-      EmissionFunction Fn;
-      Fn.Name = "f" + std::to_string(F);
-      uint8_t Bits = In.byte();
-      Fn.IsTemplateInstance = Bits & 1;
-      Fn.ReturnsAuto = Bits & 2;
-      Fn.Nested = Bits & 4;
-      Fn.ContainsLambda = Bits & 8;
-      Fn.InsideLambda = Bits & 16;
-      size_t NStatics = Vars ? In.byte() % 3 : 0;
-      for (size_t S = 0; S < NStatics; ++S)
-        Fn.Statics.push_back(In.byte() % Vars);
-      P.Functions.push_back(Fn);
-    }
-    auto Event = [&]() {
-      EmissionEvent E;
-      uint8_t K = In.byte() % 3;
-      E.K = K == 0   ? EmissionEvent::Kind::Variable
-            : K == 1 ? EmissionEvent::Kind::Function
-                     : EmissionEvent::Kind::Instantiate;
-      size_t Bound = E.K == EmissionEvent::Kind::Variable ? Vars : NFuncs;
-      if (Bound == 0)
-        return std::optional<EmissionEvent>();
-      E.Index = In.byte() % Bound;
-      return std::optional<EmissionEvent>(E);
-    };
-    for (size_t F = 0; F < NFuncs; ++F) {
-      size_t NEvents = In.byte() % 4;
-      for (size_t E = 0; E < NEvents; ++E)
-        if (auto Ev = Event())
-          P.Functions[F].Body.push_back(*Ev);
-    }
-    size_t NTop = In.byte() % 8;
-    for (size_t E = 0; E < NTop; ++E)
-      if (auto Ev = Event())
-        P.TopLevel.push_back(*Ev);
-  };
-  Walk(TU.Emission, TU.Vars.size());
-  Walk(TU.ConstantEmission, TU.ConstantVars.size());
+  randomWalk(In, TU.Emission, TU.Vars.size());
+  randomWalk(In, TU.ConstantEmission, TU.ConstantVars.size());
 
   size_t NKernels = 1 + In.byte() % 4;
-  for (size_t K = 0; K < NKernels; ++K) {
-    KernelFacts KF;
-    KF.Name = "k" + std::to_string(K);
-    KF.Mangled = "_Z2k" + std::to_string(K) + "v";
-    KF.Loc = pos(In);
-    if (In.flag())
-      KF.InstantiatedAt = pos(In);
-    for (size_t V = 0; V < TU.Vars.size(); ++V) {
-      uint8_t B = In.byte() % 4;
-      if (B == 0)
-        KF.Reached.push_back(V);
-      else if (B == 1)
-        KF.Unreferenced.push_back(V);
-    }
-    for (size_t V = 0; V < TU.LocalArrays.size(); ++V)
-      if (In.flag())
-        KF.LocalArrays.push_back(V);
-    size_t NLaunches = In.byte() % 3;
-    for (size_t L = 0; L < NLaunches; ++L) {
-      LaunchSite S;
-      S.Loc = pos(In);
-      S.Form = "<<<>>>";
-      S.DynamicBytes = maybe(In);
-      if (!S.DynamicBytes)
-        S.UnknownReason = "not a constant";
-      S.BlockThreads = maybe(In);
-      KF.Launches.push_back(S);
-    }
-    size_t NAttrs = In.byte() % 3;
-    for (size_t A = 0; A < NAttrs; ++A) {
-      AttributeCall C;
-      C.Attribute = In.flag()
-                        ? AttributeCall::Kind::MaxDynamicSharedMemorySize
-                        : AttributeCall::Kind::PreferredSharedMemoryCarveout;
-      C.Loc = pos(In);
-      if (In.flag())
-        C.Value = static_cast<int64_t>(In.bits(8));
-      else
-        C.UnknownReason = "not a constant";
-      KF.Attributes.push_back(C);
-    }
-    if (In.flag())
-      KF.Bounds = LaunchBounds{maybe(In), maybe(In), pos(In)};
-    size_t NTmem = In.byte() % 3;
-    for (size_t T = 0; T < NTmem; ++T) {
-      TmemAllocation A;
-      A.Loc = pos(In);
-      A.Form = "tcgen05.alloc";
-      A.CtaGroup = 1 + In.byte() % 2;
-      A.Columns = maybe(In);
-      if (!A.Columns)
-        A.UnknownReason = "not a constant";
-      KF.TmemAllocations.push_back(A);
-    }
-    TU.Kernels.push_back(KF);
-  }
+  for (size_t K = 0; K < NKernels; ++K)
+    TU.Kernels.push_back(randomKernel(In, TU, K));
 
   UnitLayout L(TU);
   for (size_t K = 0; K < TU.Kernels.size(); ++K) {

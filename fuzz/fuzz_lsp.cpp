@@ -41,7 +41,7 @@ driver::AnalyzeResult standIn(const driver::AnalyzeRequest &Req,
     V.Bytes = 53248;
     V.Align = 4;
     K.Allocations.push_back({V, 0, false, false});
-    K.Launches.push_back({{F, 9, 3}, 1024, "", 128, 54272});
+    K.Launches.push_back({{F, 9, 3}, 1024, "", 128, 54272, "", {}});
     K.Occupancy.BlocksPerSm = 4;
     K.Occupancy.LimitedBy = "shared memory";
     Out.R.Kernels.push_back(K);

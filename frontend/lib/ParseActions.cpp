@@ -212,8 +212,7 @@ public:
     const bool Sliced = Slicer && Slicer->summary().Functions > 0;
     if (Sliced && !Errors.empty()) {
       // Errors after slicing: the whole parse reports them as Clang would.
-      Outcome.SliceAgain =
-          "Clang reported an error while instantiating sliced templates";
+      Outcome.SliceAgain = Reason(ReasonKind::SliceInstantiationError);
       return;
     }
     if (!Errors.empty() && Outcome.AllowFixups) {
@@ -237,11 +236,9 @@ public:
     // Whether an error came before the slicing or during instantiation (which
     // can depend on what is precompiled), nothing was sliced.
     if (!Errors.empty() && Out.Slicing.Enabled)
-      Out.Slicing.Fallback = "Clang reported an error";
+      Out.Slicing.Fallback = Reason(ReasonKind::SliceAfterError);
     if (Sliced && Collector.slicedUnsoundly())
-      Outcome.SliceAgain =
-          "a sliced template was instantiated with a type that leads to a "
-          "default constructor or lambda reaching shared memory";
+      Outcome.SliceAgain = Reason(ReasonKind::SliceUnsoundArgument);
   }
 
 private:

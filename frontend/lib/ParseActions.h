@@ -36,8 +36,8 @@ struct ParseOutcome {
   /// (matchers/BodySlicer.h; ParseEnvironment::SliceBodies).
   bool SliceBodies = false;
   /// Why the sliced parse cannot stand and the unit is to be parsed again with
-  /// every body whole; "" when it stands.
-  std::string SliceAgain;
+  /// every body whole; none when it stands.
+  Reason SliceAgain;
   std::vector<TextEdit>
       Fixups; ///< Found: the unit is to be parsed again with them.
   /// Blocks of kernels or launches the parse skips and nvcc compiles

@@ -441,7 +441,7 @@ bool within(const SourceManager &SM, SourceRange Block, SourceLocation L) {
 }
 } // namespace
 
-std::string KernelNamer::hostViewCaveat(SourceLocation Chosen) const {
+Reason KernelNamer::hostViewCaveat(SourceLocation Chosen) const {
   const SourceManager &SM = Ctx.getSourceManager();
   auto Where = [&](SourceLocation L) {
     PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(L));
@@ -453,26 +453,20 @@ std::string KernelNamer::hostViewCaveat(SourceLocation Chosen) const {
   // (`__CUDA_ARCH__` undefined); the parse is the device side's.
   for (SourceRange Block : Arch->Blocks)
     if (within(SM, Block, Chosen))
-      return "nvcc names the unit after its first external definition as the "
-             "host side sees it; the one tilefit sees (" +
-             Where(Chosen) + ") is under the `__CUDA_ARCH__` conditional at " +
-             Where(Block.getBegin()) + ", which the host side may not see";
+      return {ReasonKind::ModuleIdUnderArch,
+              {Where(Chosen), Where(Block.getBegin())}};
   for (SourceLocation Skipped : Arch->SkippedDefinitions) {
     if (!SM.isBeforeInTranslationUnit(Skipped, Chosen))
       continue;
     for (SourceRange Block : Arch->Blocks)
       if (within(SM, Block, Skipped))
-        return "nvcc names the unit after its first external definition as "
-               "the host side sees it, and the code the device side skips "
-               "under the `__CUDA_ARCH__` conditional at " +
-               Where(Block.getBegin()) +
-               " may hold an earlier one than tilefit's (" + Where(Chosen) +
-               ")";
+        return {ReasonKind::ModuleIdSkippedEarlier,
+                {Where(Block.getBegin()), Where(Chosen)}};
   }
-  return "";
+  return {};
 }
 
-const std::string &KernelNamer::moduleIdCaveat() {
+const Reason &KernelNamer::moduleIdCaveat() {
   moduleId();
   return ModuleCaveat;
 }
@@ -507,14 +501,14 @@ struct DiffContext {
 };
 
 /// Why nvcc's name for a kernel whose template arguments involve \p T cannot
-/// be derived; "" when it can.
-std::string typeDiffers(QualType T, int Depth, const DiffContext &C);
+/// be derived; none when it can.
+Reason typeDiffers(QualType T, int Depth, const DiffContext &C);
 bool substitutionsDiffer(const FunctionDecl *FD, const DiffContext &C);
 
-std::string argumentDiffers(const TemplateArgument &A, int Depth,
+Reason argumentDiffers(const TemplateArgument &A, int Depth,
                             const DiffContext &C) {
   if (Depth > 8)
-    return "";
+    return {};
   switch (A.getKind()) {
   case TemplateArgument::Type:
     return typeDiffers(A.getAsType(), Depth + 1, C);
@@ -522,27 +516,21 @@ std::string argumentDiffers(const TemplateArgument &A, int Depth,
     const ValueDecl *D = A.getAsDecl();
     if (D && !C.Internal && !D->isExternallyVisible() &&
         !D->isInAnonymousNamespace())
-      return "a template argument names '" + D->getNameAsString() +
-             "', which has internal linkage: nvcc adds its _INTERNAL_<module "
-             "id> prefix there, and this unit has no external definition to "
-             "make the id from (nvcc then uses a process id)";
+      return {ReasonKind::InternalArgument, {D->getNameAsString()}};
     if (const auto *FD = dyn_cast_or_null<FunctionDecl>(D);
         FD && substitutionsDiffer(FD, C))
-      return "a template argument names the function template "
-             "specialization '" +
-             FD->getNameAsString() +
-             "': nvcc numbers the name's substitutions by the template as "
-             "written, Clang by the instantiation";
-    return D ? typeDiffers(D->getType(), Depth + 1, C) : "";
+      return {ReasonKind::FunctionArgumentSubstitutions,
+              {FD->getNameAsString()}};
+    return D ? typeDiffers(D->getType(), Depth + 1, C) : Reason();
   }
   case TemplateArgument::Pack:
     for (const TemplateArgument &P : A.pack_elements())
-      if (std::string Why = argumentDiffers(P, Depth + 1, C);
+      if (Reason Why = argumentDiffers(P, Depth + 1, C);
           !Why.empty())
         return Why;
-    return "";
+    return {};
   default:
-    return "";
+    return {};
   }
 }
 
@@ -569,15 +557,15 @@ bool substitutionsDiffer(const FunctionDecl *FD, const DiffContext &C) {
   return false;
 }
 
-std::string typeDiffers(QualType T, int Depth, const DiffContext &C) {
+Reason typeDiffers(QualType T, int Depth, const DiffContext &C) {
   if (T.isNull() || Depth > 8)
-    return "";
+    return {};
   T = T.getCanonicalType();
   while (!T->getPointeeType().isNull())
     T = T->getPointeeType().getCanonicalType();
   const auto *RD = T->getAsCXXRecordDecl();
   if (!RD)
-    return "";
+    return {};
   if (RD->isLambda()) {
     // nvcc (EDG) keys a template parameter's substitution by its depth in the
     // template as written and its index; Clang by its index and whether it is
@@ -588,37 +576,32 @@ std::string typeDiffers(QualType T, int Depth, const DiffContext &C) {
     // `template <typename T, typename U> void run`).
     const auto *FD = dyn_cast_or_null<FunctionDecl>(RD->getDeclContext());
     if (!FD || !FD->getPrimaryTemplate())
-      return "";
+      return {};
     if (RD->isGenericLambda() || substitutionsDiffer(FD, C))
-      return "a template argument is a lambda defined in the function "
-             "template '" +
-             FD->getNameAsString() +
-             "': nvcc numbers the name's substitutions by the template as "
-             "written, Clang by the instantiation";
-    return "";
+      return {ReasonKind::LambdaArgumentSubstitutions,
+              {FD->getNameAsString()}};
+    return {};
   }
   if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD))
     for (const TemplateArgument &A : Spec->getTemplateArgs().asArray())
-      if (std::string Why = argumentDiffers(A, Depth + 1, C);
+      if (Reason Why = argumentDiffers(A, Depth + 1, C);
           !Why.empty())
         return Why;
-  return "";
+  return {};
 }
 } // namespace
 
-std::string KernelNamer::differsFromNvcc(const FunctionDecl *Kernel,
+Reason KernelNamer::differsFromNvcc(const FunctionDecl *Kernel,
                                          const std::string &Mangled) {
   if (Mangled.find("12_GLOBAL__N_1") != std::string::npos)
-    return "nvcc names the anonymous namespace after the unit's first "
-           "external definition, and this unit has none tilefit can see (nvcc "
-           "then uses a process id)";
+    return ReasonKind::AnonymousNamespaceId;
   if (ModuleComputed && ModuleId && !ModuleCaveat.empty() &&
       Mangled.find(*ModuleId) != std::string::npos)
     return ModuleCaveat;
   if (const TemplateArgumentList *Args =
           Kernel->getTemplateSpecializationArgs())
     for (const TemplateArgument &A : Args->asArray())
-      if (std::string Why = argumentDiffers(
+      if (Reason Why = argumentDiffers(
               A, 0,
               DiffContext{ModuleId.has_value(),
                           Kernel->getPrimaryTemplate()
@@ -627,7 +610,7 @@ std::string KernelNamer::differsFromNvcc(const FunctionDecl *Kernel,
                               : nullptr});
           !Why.empty())
         return Why;
-  return "";
+  return {};
 }
 
 } // namespace matchers

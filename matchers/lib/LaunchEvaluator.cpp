@@ -53,13 +53,13 @@ bool LaunchEvaluator::initializedOnly(const VarDecl *VD) {
   return It->second;
 }
 
-std::optional<uint64_t> LaunchEvaluator::evaluate(const Expr *E, std::string &Why,
+std::optional<uint64_t> LaunchEvaluator::evaluate(const Expr *E, Reason &Why,
                                  int Depth) {
   auto V = value(E, Why, Depth);
   return V ? fromValue(*V, Why) : std::nullopt;
 }
 
-std::optional<uint64_t> LaunchEvaluator::number(const APValue &V, std::string &Why) {
+std::optional<uint64_t> LaunchEvaluator::number(const APValue &V, Reason &Why) {
   return fromValue(V, Why);
 }
 
@@ -135,7 +135,7 @@ std::optional<int64_t> LaunchEvaluator::condition(const Expr *E, int Depth) {
   }
   // Any other value value() reads (a local, a parameter bound at a call site,
   // a field of a braced local).
-  std::string Ignored;
+  Reason Ignored;
   if (auto V = value(E, Ignored, Depth + 1); V && V->isInt())
     return V->getInt().getExtValue();
   return std::nullopt;
@@ -178,7 +178,7 @@ const FunctionDecl *LaunchEvaluator::kernel(const Expr *E, int Depth) {
 
 std::optional<APValue> LaunchEvaluator::configField(const Expr *Config, StringRef Name,
                                    SourceLocation Before, bool &Found,
-                                   std::string &Why, int Depth) {
+                                   Reason &Why, int Depth) {
   Found = false;
   if (!Config || Depth > 8 || !Fn || !Fn->getBody())
     return std::nullopt;
@@ -227,7 +227,7 @@ SourceLocation LaunchEvaluator::siteLoc() const {
 
 std::optional<APValue> LaunchEvaluator::constructed(const CXXConstructExpr *C,
                                    llvm::ArrayRef<const FieldDecl *> Path,
-                                   std::string &Why, int Depth) {
+                                   Reason &Why, int Depth) {
   const FunctionDecl *Def = nullptr;
   if (Path.empty() || Depth > 32 || !C->getConstructor() ||
       !C->getConstructor()->hasBody(Def) || !Def)
@@ -266,13 +266,13 @@ APValue LaunchEvaluator::integer(int64_t V) {
   return APValue(llvm::APSInt(llvm::APInt(64, V, true), false));
 }
 
-std::optional<APValue> LaunchEvaluator::value(const Expr *E, std::string &Why, int Depth) {
+std::optional<APValue> LaunchEvaluator::value(const Expr *E, Reason &Why, int Depth) {
   if (!E) {
-    Why = "it is missing";
+    Why = ReasonKind::ValueMissing;
     return std::nullopt;
   }
   if (Depth > 32) {
-    Why = "it is too deeply nested to follow";
+    Why = ReasonKind::ValueTooDeep;
     return std::nullopt;
   }
   E = E->IgnoreImplicit();
@@ -281,7 +281,7 @@ std::optional<APValue> LaunchEvaluator::value(const Expr *E, std::string &Why, i
   if (const auto *D = dyn_cast<CXXDefaultInitExpr>(E))
     E = D->getExpr()->IgnoreImplicit();
   if (E->isValueDependent() || E->isTypeDependent()) {
-    Why = "it depends on a template parameter";
+    Why = ReasonKind::ValueDependent;
     return std::nullopt;
   }
   if (isa<ImplicitValueInitExpr>(E))
@@ -301,13 +301,13 @@ std::optional<APValue> LaunchEvaluator::value(const Expr *E, std::string &Why, i
   if (const auto *M = dyn_cast<MemberExpr>(Bare); M && !M->isArrow()) {
     llvm::SmallVector<const FieldDecl *, 4> Path;
     const Expr *Base = peelFields(M, Path);
-    std::string Inner;
+    Reason Inner;
     if (!Path.empty()) {
       if (auto V = field(Base, Path, Inner, Depth + 1))
         return V;
     }
     if (!Inner.empty()) {
-      Why = Inner;
+      Why = std::move(Inner);
       return std::nullopt;
     }
   }
@@ -336,7 +336,7 @@ std::optional<APValue> LaunchEvaluator::value(const Expr *E, std::string &Why, i
 
 std::optional<APValue> LaunchEvaluator::field(const Expr *Base,
                              llvm::ArrayRef<const FieldDecl *> Path,
-                             std::string &Why, int Depth) {
+                             Reason &Why, int Depth) {
   if (Path.empty())
     return value(Base, Why, Depth + 1);
   if (!Base || Depth > 32)
@@ -420,7 +420,7 @@ std::optional<APValue> LaunchEvaluator::dim3Value(const Expr *E, int Depth) {
     return std::nullopt;
   APValue V(APValue::UninitStruct(), 0, 3);
   for (unsigned I = 0; I < 3; ++I) {
-    std::string Ignored;
+    Reason Ignored;
     auto F = value(C->getArg(I), Ignored, Depth + 1);
     if (!F || !F->isInt())
       return std::nullopt;
@@ -451,7 +451,7 @@ const VarDecl *LaunchEvaluator::rootOf(const Expr *E,
 
 std::optional<APValue> LaunchEvaluator::stateOf(const VarDecl *Root,
                                llvm::ArrayRef<const FieldDecl *> Path,
-                               SourceLocation Before, std::string &Why,
+                               SourceLocation Before, Reason &Why,
                                int Depth) {
   // The assignments before the launch, in source order: the last one wins.
   struct Assignments : RecursiveASTVisitor<Assignments> {
@@ -498,7 +498,7 @@ std::optional<APValue> LaunchEvaluator::stateOf(const VarDecl *Root,
   A.Before = Before;
   A.TraverseStmt(Fn->getBody());
   if (A.Whole) {
-    Why = "the configuration is assigned as a whole";
+    Why = ReasonKind::ConfigAssignedWhole;
     return std::nullopt;
   }
   if (A.Last)
@@ -512,15 +512,15 @@ std::optional<APValue> LaunchEvaluator::stateOf(const VarDecl *Root,
       if (Init->getMember() == Path.front())
         return initialValue(Init->getInit(), Path.drop_front(), Why,
                             Depth + 1);
-  Why = "it is never set";
+  Why = ReasonKind::ValueNeverSet;
   return std::nullopt;
 }
 
 std::optional<APValue> LaunchEvaluator::initialValue(const Expr *Init,
                                     llvm::ArrayRef<const FieldDecl *> Path,
-                                    std::string &Why, int Depth) {
+                                    Reason &Why, int Depth) {
   if (!Init || Depth > 32) {
-    Why = "it is never set";
+    Why = ReasonKind::ValueNeverSet;
     return std::nullopt;
   }
   if (Path.empty())
@@ -567,7 +567,7 @@ std::optional<APValue> LaunchEvaluator::initialValue(const Expr *Init,
                            Depth + 1);
     }
   }
-  Why = "it is not set from values tilefit can follow";
+  Why = ReasonKind::ValueNotFollowed;
   return std::nullopt;
 }
 
@@ -598,11 +598,11 @@ const VarDecl *LaunchEvaluator::returnedLocal(const FunctionDecl *Fn) {
   return R.Other ? nullptr : R.Var;
 }
 
-std::optional<uint64_t> LaunchEvaluator::fromValue(const APValue &V, std::string &Why) {
+std::optional<uint64_t> LaunchEvaluator::fromValue(const APValue &V, Reason &Why) {
   if (V.isInt()) {
     if (V.getInt().isSigned() && V.getInt().isNegative()) {
-      Why = "it is negative (" + std::to_string(V.getInt().getSExtValue()) +
-            ")";
+      Why = {ReasonKind::ValueNegative,
+             {std::to_string(V.getInt().getSExtValue())}};
       return std::nullopt;
     }
     return V.getInt().getZExtValue();
@@ -612,18 +612,18 @@ std::optional<uint64_t> LaunchEvaluator::fromValue(const APValue &V, std::string
     for (unsigned I = 0; I < V.getStructNumFields(); ++I) {
       const APValue &F = V.getStructField(I);
       if (!F.isInt()) {
-        Why = "it is not an integer or a dim3";
+        Why = ReasonKind::ValueNotIntegerOrDim3;
         return std::nullopt;
       }
       Product *= F.getInt().getZExtValue();
     }
     return Product;
   }
-  Why = "it is not an integer";
+  Why = ReasonKind::ValueNotInteger;
   return std::nullopt;
 }
 
-std::string LaunchEvaluator::describeRuntimeValue(const Expr *E) {
+Reason LaunchEvaluator::describeRuntimeValue(const Expr *E) {
   struct First : RecursiveASTVisitor<First> {
     const ValueDecl *Found = nullptr;
     bool VisitDeclRefExpr(DeclRefExpr *R) {
@@ -640,35 +640,34 @@ std::string LaunchEvaluator::describeRuntimeValue(const Expr *E) {
   } F;
   F.TraverseStmt(const_cast<Expr *>(E));
   if (!F.Found)
-    return "it depends on a value known only at run time";
-  std::string Name = "'" + F.Found->getNameAsString() + "'";
+    return ReasonKind::ValueAtRunTime;
+  std::vector<std::string> Name = {F.Found->getNameAsString()};
   if (isa<ParmVarDecl>(F.Found))
-    return "it depends on " + Name + ", a function parameter";
+    return {ReasonKind::ValueParameter, Name};
   if (isa<FieldDecl>(F.Found))
-    return "it depends on " + Name + ", a field read at run time";
+    return {ReasonKind::ValueRunTimeField, Name};
   if (const auto *VD = dyn_cast<VarDecl>(F.Found); VD && VD->isLocalVarDecl())
-    return "it depends on " + Name +
-           ", a variable that is assigned at run time";
-  return "it depends on " + Name + ", which is not a compile-time constant";
+    return {ReasonKind::ValueAssigned, Name};
+  return {ReasonKind::ValueNotConstant, Name};
 }
 
 void evaluateInto(LaunchEvaluator &Eval, const Expr *Bytes, bool BytesZero,
                   const Expr *Block, LaunchSite &L) {
-  std::string Ignored;
+  Reason Ignored;
   if (Block)
     L.BlockThreads = Eval.evaluate(Block, Ignored);
   if (!Bytes) {
     if (BytesZero)
       L.DynamicBytes = 0;
     else
-      L.UnknownReason = "the dynamic shared memory size could not be found";
+      L.UnknownReason = ReasonKind::DynamicSizeNotFound;
     return;
   }
-  std::string Why;
+  Reason Why;
   L.DynamicBytes = Eval.evaluate(Bytes, Why);
   if (!L.DynamicBytes)
     L.UnknownReason =
-        "the dynamic shared memory size is not a compile-time constant: " + Why;
+        Reason::resting(ReasonKind::DynamicSizeNotConstant, std::move(Why));
 }
 
 /// A cudaLaunchKernelEx/ExC launch's block size and bytes, read out of its
@@ -676,20 +675,18 @@ void evaluateInto(LaunchEvaluator &Eval, const Expr *Bytes, bool BytesZero,
 void evaluateConfig(LaunchEvaluator &Eval, const Expr *Config,
                     SourceLocation Launch, LaunchSite &L) {
   bool Found = false;
-  std::string Why;
+  Reason Why;
   auto Bytes = Eval.configField(Config, "dynamicSmemBytes", Launch, Found, Why);
   if (!Found) {
-    L.UnknownReason =
-        "the launch configuration is not a local cudaLaunchConfig_t of this "
-        "function";
+    L.UnknownReason = ReasonKind::ConfigNotLocal;
     return;
   }
-  std::string Ignored;
+  Reason Ignored;
   if (Bytes)
     L.DynamicBytes = Eval.number(*Bytes, Why);
   if (!L.DynamicBytes)
     L.UnknownReason =
-        "the dynamic shared memory size is not a compile-time constant: " + Why;
+        Reason::resting(ReasonKind::DynamicSizeNotConstant, std::move(Why));
   bool BlockFound = false;
   if (auto Block =
           Eval.configField(Config, "blockDim", Launch, BlockFound, Ignored))

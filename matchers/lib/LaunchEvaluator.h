@@ -78,11 +78,11 @@ public:
   /// afterwards.
   bool initializedOnly(const VarDecl *VD);
 
-  std::optional<uint64_t> evaluate(const Expr *E, std::string &Why,
+  std::optional<uint64_t> evaluate(const Expr *E, Reason &Why,
                                    int Depth = 0);
 
   /// \p V as a size: an integer, or a dim3's product.
-  std::optional<uint64_t> number(const APValue &V, std::string &Why);
+  std::optional<uint64_t> number(const APValue &V, Reason &Why);
 
   /// An integer condition or expression over constants and locals initialized
   /// once and only read (`smem_size >= (48 << 10)`): its value, or nothing when
@@ -104,7 +104,7 @@ public:
   /// False in \p Found when \p Config is not such a configuration.
   std::optional<APValue> configField(const Expr *Config, StringRef Name,
                                      SourceLocation Before, bool &Found,
-                                     std::string &Why, int Depth = 0);
+                                     Reason &Why, int Depth = 0);
 
 private:
   /// The argument the bound call passes for \p P, a parameter of this function.
@@ -116,7 +116,7 @@ private:
   /// initializer, read with \p C's arguments.
   std::optional<APValue> constructed(const CXXConstructExpr *C,
                                      llvm::ArrayRef<const FieldDecl *> Path,
-                                     std::string &Why, int Depth);
+                                     Reason &Why, int Depth);
 
   /// `this->a.b` in a member function: true, with \p Path the fields from
   /// `a` down.
@@ -133,14 +133,14 @@ private:
   /// bound at a call site, locals initialized once and only read, fields of
   /// braced aggregates, dim3 values built from such parts, and arithmetic over
   /// them.
-  std::optional<APValue> value(const Expr *E, std::string &Why, int Depth);
+  std::optional<APValue> value(const Expr *E, Reason &Why, int Depth);
 
   /// The value of the fields \p Path (outermost first) of \p Base, read out of
   /// the braced initializers, bound parameters and dim3 constructions it is
   /// built from.
   std::optional<APValue> field(const Expr *Base,
                                llvm::ArrayRef<const FieldDecl *> Path,
-                               std::string &Why, int Depth);
+                               Reason &Why, int Depth);
 
   static bool isDim3(QualType T);
 
@@ -160,21 +160,21 @@ private:
   /// configField).
   std::optional<APValue> stateOf(const VarDecl *Root,
                                  llvm::ArrayRef<const FieldDecl *> Path,
-                                 SourceLocation Before, std::string &Why,
+                                 SourceLocation Before, Reason &Why,
                                  int Depth);
 
   /// The fields \p Path of what \p Init initializes.
   std::optional<APValue> initialValue(const Expr *Init,
                                       llvm::ArrayRef<const FieldDecl *> Path,
-                                      std::string &Why, int Depth);
+                                      Reason &Why, int Depth);
 
   /// The one local variable every `return` of \p Fn returns, if there is one.
   static const VarDecl *returnedLocal(const FunctionDecl *Fn);
 
-  std::optional<uint64_t> fromValue(const APValue &V, std::string &Why);
+  std::optional<uint64_t> fromValue(const APValue &V, Reason &Why);
 
   /// "it depends on 'n', a function parameter" and the like.
-  std::string describeRuntimeValue(const Expr *E);
+  Reason describeRuntimeValue(const Expr *E);
 
   ASTContext &Ctx;
   const FunctionDecl *Fn;

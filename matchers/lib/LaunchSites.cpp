@@ -264,6 +264,36 @@ struct Reading {
   bool NeedsCaller = false;
 };
 
+std::string sourceText(ASTContext &Ctx, const Expr *E) {
+  CharSourceRange Range =
+      CharSourceRange::getTokenRange(E->IgnoreImplicit()->getSourceRange());
+  std::string Text =
+      Lexer::getSourceText(Range, Ctx.getSourceManager(), Ctx.getLangOpts())
+          .str();
+  return Text.empty() ? std::string("?") : Text;
+}
+
+bool samePlace(const SourcePos &A, const SourcePos &B) {
+  return A.File == B.File && A.Line == B.Line && A.Column == B.Column;
+}
+
+/// A launch at \p Loc whose kernel \p GivenUp could not be told statically;
+/// its helper named where \p GivenUp is a parameter of one (the kernel is then
+/// its caller's).
+LostLaunch unresolvedLaunch(ASTContext &Ctx, SourcePos Loc,
+                            const Expr *GivenUp) {
+  LostLaunch L{std::move(Loc), sourceText(Ctx, GivenUp), /*Unresolved=*/true,
+               ""};
+  const Expr *Bare = GivenUp->IgnoreParenImpCasts();
+  while (const auto *Cast = dyn_cast<ExplicitCastExpr>(Bare))
+    Bare = Cast->getSubExpr()->IgnoreParenImpCasts();
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(Bare))
+    if (const auto *P = dyn_cast<ParmVarDecl>(Ref->getDecl()))
+      if (const auto *F = dyn_cast_or_null<FunctionDecl>(P->getDeclContext()))
+        L.Helper = F->getQualifiedNameAsString();
+  return L;
+}
+
 /// Reads the launch or attribute call \p Matched with \p Eval.
 Reading read(ASTContext &Ctx, const Stmt *Matched, LaunchEvaluator &Eval) {
   const SourceManager &SM = Ctx.getSourceManager();
@@ -348,25 +378,17 @@ Reading read(ASTContext &Ctx, const Stmt *Matched, LaunchEvaluator &Eval) {
     return R;
   R.Ignore = false;
   const bool KernelNeeds = Kernel(Call->getArg(0));
-  std::string Why;
+  Reason Why;
   if (auto V = Eval.evaluate(Call->getArg(2), Why))
     R.A.Value = static_cast<int64_t>(*V);
   else
-    R.A.UnknownReason = "the value is not a compile-time constant: " + Why;
+    R.A.UnknownReason =
+        Reason::resting(ReasonKind::AttributeValueNotConstant, std::move(Why));
   // An opt-in for a kernel not known statically: no launch of it is either.
   R.NeedsCaller = R.Kernel ? !R.A.Value && Top.ReachedParameter : KernelNeeds;
   if (!R.Kernel && !R.NeedsCaller)
     R.Ignore = true;
   return R;
-}
-
-std::string sourceText(ASTContext &Ctx, const Expr *E) {
-  CharSourceRange Range =
-      CharSourceRange::getTokenRange(E->IgnoreImplicit()->getSourceRange());
-  std::string Text =
-      Lexer::getSourceText(Range, Ctx.getSourceManager(), Ctx.getLangOpts())
-          .str();
-  return Text.empty() ? std::string("?") : Text;
 }
 
 } // namespace
@@ -469,8 +491,7 @@ void LaunchCollector::follow(ASTContext &Ctx, const Stmt *Matched,
       R.A.Loc = Loc;
     else if (At)
       for (const auto &[K, A] : Attributes)
-        if (A.Loc.File == R.A.Loc.File && A.Loc.Line == R.A.Loc.Line &&
-            A.Loc.Column == R.A.Loc.Column && A.Value == R.A.Value)
+        if (samePlace(A.Loc, R.A.Loc) && A.Value == R.A.Value)
           return; // the same reading through another call
     Attributes.push_back(
         {R.Kernel->getDefinition() ? R.Kernel->getDefinition() : R.Kernel,
@@ -482,19 +503,9 @@ void LaunchCollector::follow(ASTContext &Ctx, const Stmt *Matched,
     if (R.L.DynamicBytes && *R.L.DynamicBytes == 0)
       return;
     // At a call of a helper: the argument the kernel could not be told from.
-    const Expr *GivenUp =
-        At && Top.KernelGivenUp ? Top.KernelGivenUp : R.KernelArg;
-    LostLaunch L{At ? Loc : R.L.Loc, sourceText(Ctx, GivenUp),
-                 /*Unresolved=*/true, ""};
-    // A helper's own parameter: the kernel is its caller's.
-    const Expr *Bare = GivenUp->IgnoreParenImpCasts();
-    while (const auto *Cast = dyn_cast<ExplicitCastExpr>(Bare))
-      Bare = Cast->getSubExpr()->IgnoreParenImpCasts();
-    if (const auto *Ref = dyn_cast<DeclRefExpr>(Bare))
-      if (const auto *P = dyn_cast<ParmVarDecl>(Ref->getDecl()))
-        if (const auto *F = dyn_cast_or_null<FunctionDecl>(P->getDeclContext()))
-          L.Helper = F->getQualifiedNameAsString();
-    Unresolved.push_back(std::move(L));
+    Unresolved.push_back(unresolvedLaunch(
+        Ctx, At ? Loc : R.L.Loc,
+        At && Top.KernelGivenUp ? Top.KernelGivenUp : R.KernelArg));
     return;
   }
   const FunctionDecl *Kernel =
@@ -518,8 +529,7 @@ void LaunchCollector::follow(ASTContext &Ctx, const Stmt *Matched,
     // one launch; so is the launch read the same through two calls that
     // decided nothing.
     for (const auto &[K, L] : Launches)
-      if (K == Kernel && L.Loc.File == R.L.Loc.File &&
-          L.Loc.Line == R.L.Loc.Line && L.Loc.Column == R.L.Loc.Column &&
+      if (K == Kernel && samePlace(L.Loc, R.L.Loc) &&
           L.DynamicBytes == R.L.DynamicBytes &&
           L.BlockThreads == R.L.BlockThreads)
         return;
@@ -549,7 +559,7 @@ std::vector<HostKernelCalls> hostKernelCalls(ASTContext &Ctx,
 
 std::optional<uint64_t> evaluateConstant(ASTContext &Ctx,
                                          const FunctionDecl *Fn, const Expr *E,
-                                         std::string &Why) {
+                                         Reason &Why) {
   return LaunchEvaluator(Ctx, Fn).evaluate(E, Why);
 }
 

@@ -316,8 +316,7 @@ void tmemAllocationsInAsm(ASTContext &Ctx, const FunctionDecl *Fn,
       A.Function = functionName(Fn);
     A.CtaGroup = Name.contains(".cta_group::2") ? 2 : 1;
     if (Operands.size() < 2) {
-      A.UnknownReason =
-          "the instruction has no column-count operand tilefit can read";
+      A.UnknownReason = ReasonKind::PtxNoColumnOperand;
       Out.push_back(std::move(A));
       continue;
     }
@@ -326,11 +325,9 @@ void tmemAllocationsInAsm(ASTContext &Ctx, const FunctionDecl *Fn,
       if (auto V = ptxInteger(Op))
         A.Columns = *V;
       else
-        A.UnknownReason = "the column count '" + Op.str() +
-                          "' is not an integer tilefit reads";
+        A.UnknownReason = {ReasonKind::PtxColumnNotInteger, {Op.str()}};
     } else if (Op.starts_with("%%")) {
-      A.UnknownReason = "the column count is the PTX register '" +
-                        Op.drop_front().str() + "', set by the asm itself";
+      A.UnknownReason = {ReasonKind::PtxColumnRegister, {Op.drop_front().str()}};
     } else {
       int Index = -1;
       StringRef Ref = Op.drop_front();
@@ -340,18 +337,17 @@ void tmemAllocationsInAsm(ASTContext &Ctx, const FunctionDecl *Fn,
         Index = static_cast<int>(N);
       const int Outputs = static_cast<int>(S->getNumOutputs());
       if (Index < 0 || Index >= Outputs + static_cast<int>(S->getNumInputs())) {
-        A.UnknownReason =
-            "the column count '" + Op.str() + "' names no operand of the asm";
+        A.UnknownReason = {ReasonKind::PtxColumnNoOperand, {Op.str()}};
       } else if (Index < Outputs) {
-        A.UnknownReason = "the column count is an output operand of the asm";
+        A.UnknownReason = ReasonKind::PtxColumnOutput;
       } else {
-        std::string Why;
+        Reason Why;
         if (auto V = evaluateConstant(Ctx, Fn, S->getInputExpr(Index - Outputs),
                                       Why))
           A.Columns = *V;
         else
           A.UnknownReason =
-              "the column count is not a compile-time constant: " + Why;
+              Reason::resting(ReasonKind::ColumnsNotConstant, std::move(Why));
       }
     }
     Out.push_back(std::move(A));
@@ -381,14 +377,15 @@ tmemAllocationCall(ASTContext &Ctx, const FunctionDecl *Fn, const CallExpr *E) {
         A.CtaGroup = Args->get(0).getAsIntegral().getZExtValue() == 1 ? 2 : 1;
   }
   if (E->getNumArgs() <= M->ColumnsArg) {
-    A.UnknownReason = "the call has no column-count argument";
+    A.UnknownReason = ReasonKind::CallNoColumnArgument;
     return A;
   }
-  std::string Why;
+  Reason Why;
   if (auto V = evaluateConstant(Ctx, Fn, E->getArg(M->ColumnsArg), Why))
     A.Columns = *V;
   else
-    A.UnknownReason = "the column count is not a compile-time constant: " + Why;
+    A.UnknownReason =
+        Reason::resting(ReasonKind::ColumnsNotConstant, std::move(Why));
   return A;
 }
 

@@ -112,7 +112,7 @@ void describeVariableLayout(const ASTContext &Ctx, const VarDecl *VD,
     } else if (isa<IncompleteArrayType>(AT)) {
       Incomplete = true;
     } else {
-      Out.UnknownReason = "the array bound is not a constant expression";
+      Out.UnknownReason = ReasonKind::ArrayBoundNotConstant;
     }
     Elem = AT->getElementType();
   }
@@ -121,12 +121,11 @@ void describeVariableLayout(const ASTContext &Ctx, const VarDecl *VD,
       printType(Ctx, Elem.getCanonicalType().getUnqualifiedType());
 
   if (Elem->isIncompleteType()) {
-    Out.UnknownReason =
-        "the element type '" + Out.ElementType + "' is incomplete";
+    Out.UnknownReason = {ReasonKind::ElementTypeIncomplete, {Out.ElementType}};
     return;
   }
   if (Elem->isDependentType()) {
-    Out.UnknownReason = "the element type depends on a template parameter";
+    Out.UnknownReason = ReasonKind::ElementTypeDependent;
     return;
   }
   Out.ElementBytes =
@@ -136,15 +135,15 @@ void describeVariableLayout(const ASTContext &Ctx, const VarDecl *VD,
     // `extern __shared__ T buf[]`: sized by the launch.
     Out.IsDynamic = VD->hasExternalStorage();
     if (!Out.IsDynamic)
-      Out.UnknownReason = "the array has no bound";
+      Out.UnknownReason = ReasonKind::ArrayWithoutBound;
     else
-      Out.UnknownReason = "dynamic shared memory is sized at launch";
+      Out.UnknownReason = ReasonKind::SizedAtLaunch;
     return;
   }
   if (!Out.UnknownReason.empty())
     return;
   if (T->isDependentType()) {
-    Out.UnknownReason = "the type depends on a template parameter";
+    Out.UnknownReason = ReasonKind::TypeDependent;
     return;
   }
   Out.Bytes = static_cast<uint64_t>(Ctx.getTypeSizeInChars(T).getQuantity());

@@ -22,7 +22,7 @@ public:
       return;
     const uint64_t Static = *K.StaticBytes;
     const uint64_t Total = totalBytes(K);
-    const std::string Who = "kernel '" + K.Name + "'";
+    const Words Who = "kernel '" + kernelWord(K.Name) + "'";
     // A kernel above a hard limit has its error (tilefit-static-limit,
     // tilefit-capacity), not a budget warning besides.
     const bool Over = (K.Limit.StaticMax && Static > *K.Limit.StaticMax) ||
@@ -58,7 +58,7 @@ public:
         }
         Diagnostic D = makeDiagnostic(CheckId::Budget, K,
                                       Who + " uses " + totalPhrase(K, Total) +
-                                          " of shared memory on " + K.Arch +
+                                          " of shared memory on " + archWord(K.Arch) +
                                           ", " + Pct + " of the " +
                                           bytesPhrase(*K.Limit.BlockOptinMax) +
                                           " per-block maximum, above " + Over);

@@ -18,23 +18,25 @@ public:
       return;
     const uint64_t Static = *K.StaticBytes;
     const uint64_t Total = totalBytes(K);
-    const std::string Who = "kernel '" + K.Name + "'";
+    const Words Who = "kernel '" + kernelWord(K.Name) + "'";
     if (K.Limit.BlockOptinMax && Total > *K.Limit.BlockOptinMax) {
       Diagnostic D = makeDiagnostic(
           CheckId::Capacity, K,
           Who + " needs " + totalPhrase(K, Total) +
-              " of shared memory per block on " + K.Arch + ", more than the " +
+              " of shared memory per block on " + archWord(K.Arch) + ", more than the " +
               bytesPhrase(*K.Limit.BlockOptinMax) +
               " a block can have there even with opt-in");
-      D.Notes =
-          allocationNotes(K, Total > Static ? "" : "shrink it for " + K.Arch);
+      D.Notes = allocationNotes(
+          K, Total > Static ? Words() : "shrink it for " + archWord(K.Arch));
       const uint64_t Max = *K.Limit.BlockOptinMax, Dynamic = Total - Static;
-      addFitNotes(K, C.Fit, Max, Dynamic, "fits a block on " + K.Arch, D);
+      addFitNotes(K, C.Fit, Max, Dynamic, "fits a block on " + archWord(K.Arch),
+                  D);
       if (Dynamic > 0 && Static < Max)
-        D.Notes.push_back(
-            {"a launch may ask for at most " + bytesPhrase(Max - Static) +
-                 " of dynamic shared memory for this kernel on " + K.Arch,
-             K.Launches[*K.WorstLaunch].Loc});
+        D.Notes.push_back(makeNote(
+            "a launch may ask for at most " + bytesPhrase(Max - Static) +
+                " of dynamic shared memory for this kernel on " +
+                archWord(K.Arch),
+            K.Launches[*K.WorstLaunch].Loc));
       addInstantiationNote(K, D);
       Record(std::move(D));
     }

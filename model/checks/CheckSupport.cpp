@@ -15,7 +15,7 @@ std::string shapeSuffix(const SharedVar &V) {
 /// One note per allocation, largest first; \p Advice is appended to the largest
 /// one's note.
 std::vector<Note> allocationNotes(const KernelReport &K,
-                                  const std::string &Advice) {
+                                  const Words &Advice) {
   std::vector<const AllocationReport *> Sorted;
   for (const AllocationReport &A : K.Allocations)
     Sorted.push_back(&A);
@@ -25,7 +25,7 @@ std::vector<Note> allocationNotes(const KernelReport &K,
                    });
   std::vector<Note> Notes;
   for (const AllocationReport *A : Sorted) {
-    std::string Msg = "'" + A->Var.Name + "' takes " +
+    Words Msg = "'" + A->Var.Name + "' takes " +
                       (A->Var.Bytes ? bytesPhrase(*A->Var.Bytes)
                                     : std::string("an unknown size")) +
                       shapeSuffix(A->Var);
@@ -35,25 +35,25 @@ std::vector<Note> allocationNotes(const KernelReport &K,
       Msg += ", shared with other kernels of the translation unit";
     if (Notes.empty() && !Advice.empty())
       Msg += "; " + Advice;
-    Notes.push_back({Msg, A->Var.Loc});
+    Notes.push_back(makeNote(Msg, A->Var.Loc));
   }
   return Notes;
 }
 
 void addInstantiationNote(const KernelReport &K, Diagnostic &D) {
   if (K.InstantiatedAt)
-    D.Notes.push_back(
-        {"in instantiation of kernel '" + K.Name + "' requested here",
-         *K.InstantiatedAt});
+    D.Notes.push_back(makeNote("in instantiation of kernel '" +
+                                   kernelWord(K.Name) + "' requested here",
+                               *K.InstantiatedAt));
 }
 
 Diagnostic makeDiagnostic(CheckId Id, const KernelReport &K,
-                          std::string Message) {
+                          Words Message) {
   const CheckInfo &C = checkInfo(Id);
   Diagnostic D;
   D.Level = C.DefaultSeverity;
   D.Check = std::string(C.Name);
-  D.Message = std::move(Message);
+  setMessage(D, std::move(Message));
   D.Loc = K.Loc;
   D.Arch = K.Arch;
   D.TranslationUnit = K.TranslationUnit;
@@ -183,7 +183,7 @@ Suggestion suggestExtent(uint64_t Now, uint64_t Bound,
 
 std::vector<Note>
 FitAdvisor::extentNotes(const std::function<bool(uint64_t)> &Fits,
-                        const std::string &Goal) const {
+                        const Words &Goal) const {
   std::vector<Note> Notes;
   KernelLayout Now = Layout.layout(Kernel);
   // The kernel's static_asserts on a name (ExtentConstraint), when it has
@@ -222,13 +222,14 @@ FitAdvisor::extentNotes(const std::function<bool(uint64_t)> &Fits,
       const Suggestion S = suggestExtent(Extent, Lo, constraintsOn(Name));
       if (S.Value ==
           Lo) // a count (stages), or the bound is itself a value of the kind
-        Notes.push_back({"with " + Name + " = " + std::to_string(Lo) +
-                             " (it is " + Now + "), " + Takes +
-                             bytesPhrase(Unit * Lo) + " and the kernel " + Goal,
-                         V.Loc});
+        Notes.push_back(makeNote("with " + Name + " = " + std::to_string(Lo) +
+                                     " (it is " + Now + "), " + Takes +
+                                     bytesPhrase(Unit * Lo) +
+                                     " and the kernel " + Goal,
+                                 V.Loc));
       else if (S.Value)
-        Notes.push_back(
-            {"with " + Name + " = " + std::to_string(S.Value) + " (" +
+        Notes.push_back(makeNote(
+            "with " + Name + " = " + std::to_string(S.Value) + " (" +
                  (S.Kind == "static_assert"
                       ? "it is " + Now + "; at most " + std::to_string(Lo) +
                             " fits, and its static_asserts allow no more"
@@ -236,17 +237,17 @@ FitAdvisor::extentNotes(const std::function<bool(uint64_t)> &Fits,
                             std::to_string(Lo) + " fits") +
                  "), " + Takes + bytesPhrase(Unit * S.Value) +
                  " and the kernel " + Goal,
-             V.Loc});
+            V.Loc));
       else // no value of the kind fits: the bound, not an odd value
-        Notes.push_back(
-            {"with " + Name + " at most " + std::to_string(Lo) + " (it is " +
+        Notes.push_back(makeNote(
+            "with " + Name + " at most " + std::to_string(Lo) + " (it is " +
                  Now +
                  (constraintsOn(Name).empty()
                       ? ""
                       : "; no value that small meets its static_asserts") +
                  "), " + Takes + "at most " + bytesPhrase(Unit * Lo) +
                  " and the kernel " + Goal,
-             V.Loc});
+            V.Loc));
     }
   }
   return Notes;
@@ -268,7 +269,7 @@ FitAdvisor::largest(uint64_t Max, const std::function<bool(uint64_t)> &Ok) {
 }
 
 void addFitNotes(const KernelReport &K, const FitAdvisor &Fit, uint64_t Limit,
-                 uint64_t Dynamic, const std::string &Goal, Diagnostic &D) {
+                 uint64_t Dynamic, const Words &Goal, Diagnostic &D) {
   addLaunchNotes(K, D);
   for (Note &N : Fit.extentNotes(
            [&](uint64_t T) { return T + Dynamic <= Limit; }, Goal))

@@ -17,6 +17,7 @@
 #include "tilefit/model/Capacity.h"
 #include "tilefit/model/Checks.h"
 #include "tilefit/model/Layout.h"
+#include "tilefit/model/Messages.h"
 #include "tilefit/model/Occupancy.h"
 #include "tilefit/model/Report.h"
 #include "tilefit/model/ByteUnits.h"
@@ -39,11 +40,11 @@ std::string registersPhrase(uint64_t Registers);
 /// One note per allocation, largest first; \p Advice is appended to the largest
 /// one's note.
 std::vector<Note> allocationNotes(const KernelReport &K,
-                                  const std::string &Advice);
+                                  const Words &Advice);
 void addInstantiationNote(const KernelReport &K, Diagnostic &D);
 /// A finding of check \p Id about \p K, at the kernel, with its figures.
 Diagnostic makeDiagnostic(CheckId Id, const KernelReport &K,
-                          std::string Message);
+                          Words Message);
 /// Notes for the launch that asks the most and for the `extern __shared__`
 /// arrays it sizes.
 void addLaunchNotes(const KernelReport &K, Diagnostic &D);
@@ -74,7 +75,7 @@ public:
   /// One note per changeable extent whose smaller value makes \p Fits(static
   /// total) true.
   std::vector<Note> extentNotes(const std::function<bool(uint64_t)> &Fits,
-                                const std::string &Goal) const;
+                                const Words &Goal) const;
 
   /// The largest value in [0, Max] for which \p Ok holds (Ok is monotone, true
   /// at 0).
@@ -104,7 +105,7 @@ using Recorder = std::function<void(Diagnostic)>;
 /// the value with which the static part plus \p Dynamic bytes is at most
 /// \p Limit (\p Goal says what that achieves).
 void addFitNotes(const KernelReport &K, const FitAdvisor &Fit, uint64_t Limit,
-                 uint64_t Dynamic, const std::string &Goal, Diagnostic &D);
+                 uint64_t Dynamic, const Words &Goal, Diagnostic &D);
 
 /// One check over one kernel.
 class KernelCheck {

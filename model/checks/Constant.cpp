@@ -32,10 +32,10 @@ void checkConstantMemory(const TranslationUnitFacts &TU,
   D.Check = std::string(Info.Name);
   D.Arch = TU.Arch;
   D.TranslationUnit = TU.File;
-  D.Message = "the __constant__ variables of '" + fileNameOf(TU.File) +
-              "' take " + bytesPhrase(*C.Bytes) + " on " + TU.Arch +
-              ", more than the " + bytesPhrase(*C.Limit) +
-              " ptxas accepts in one module";
+  setMessage(D, "the __constant__ variables of '" + fileNameOf(TU.File) +
+                    "' take " + bytesPhrase(*C.Bytes) + " on " +
+                    archWord(TU.Arch) + ", more than the " +
+                    bytesPhrase(*C.Limit) + " ptxas accepts in one module");
   D.Figures = {{"constant_bytes", *C.Bytes}, {"constant_limit", *C.Limit}};
   // At the variable that crosses the limit.
   for (const AllocationReport &A : C.Variables)
@@ -96,13 +96,15 @@ void checkProgramConstantMemory(const AnalysisOptions &Opts, Report &R) {
     D.Level = Info.DefaultSeverity;
     D.Check = std::string(Info.Name);
     D.Arch = Arch;
-    D.Message = "the __constant__ data of the " + std::to_string(Units.size()) +
-                " units compiled with -rdc take " +
-                (Overflow ? std::string("more than 64 bits can count")
-                          : bytesPhrase(Sum)) +
-                " on " + Arch + " together, more than the " +
-                bytesPhrase(Limit) +
-                " nvlink accepts in one program if they are linked together";
+    setMessage(D, "the __constant__ data of the " +
+                      std::to_string(Units.size()) +
+                      " units compiled with -rdc take " +
+                      (Overflow ? std::string("more than 64 bits can count")
+                                : bytesPhrase(Sum)) +
+                      " on " + archWord(Arch) + " together, more than the " +
+                      bytesPhrase(Limit) +
+                      " nvlink accepts in one program if they are linked "
+                      "together");
     D.Figures = {{"constant_bytes", Overflow ? UINT64_MAX : Sum},
                  {"constant_limit", Limit}};
     for (const UnitReport *U : Units)

@@ -79,14 +79,14 @@ public:
     // allow 3 blocks of 128 threads where shared memory allows 5): the figure
     // is what shared memory allows, and is said so.
     const bool Certain = !occupancyIsUpperBound(K);
-    const std::string BlocksOf = std::to_string(Blocks) +
+    const Words BlocksOf = std::to_string(Blocks) +
                                  (Blocks == 1 ? " block" : " blocks") + " of " +
                                  std::to_string(*O.BlockThreads) + " threads per SM on " +
-                                 K.Arch;
-    std::string Fits =
-        Certain ? "kernel '" + K.Name + "' fits " + BlocksOf + " (limited by " + O.LimitedBy +
+                                 archWord(K.Arch);
+    Words Fits =
+        Certain ? "kernel '" + kernelWord(K.Name) + "' fits " + BlocksOf + " (limited by " + O.LimitedBy +
                       ", " + bytesPhrase(*O.SmemPerBlock) + " of shared memory per block)"
-                : "kernel '" + K.Name + "': shared memory allows at most " + BlocksOf + " (" +
+                : "kernel '" + kernelWord(K.Name) + "': shared memory allows at most " + BlocksOf + " (" +
                       bytesPhrase(*O.SmemPerBlock) +
                       " of shared memory per block); its registers, not known before ptxas "
                       "(--registers, -maxrregcount or __launch_bounds__ say them), may allow "

@@ -50,10 +50,10 @@ public:
     if (!R.RegistersPerThread || *R.RegistersPerThread == 0)
       return;
     const uint64_t Regs = *R.RegistersPerThread;
-    std::string Message = "kernel '" + K.Name + "' declares " +
+    Words Message = "kernel '" + kernelWord(K.Name) + "' declares " +
                           bytesPhrase(*R.BytesPerThread) +
                           " per thread in local arrays live at once on " +
-                          K.Arch + " (" + registersPhrase(Regs) + ")";
+                          archWord(K.Arch) + " (" + registersPhrase(Regs) + ")";
     std::vector<Note> Extra;
     std::optional<uint64_t> LaunchLimit;
     if (R.Limit && Regs > *R.Limit) {

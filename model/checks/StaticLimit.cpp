@@ -20,8 +20,8 @@ public:
       if (K.Overflows && K.Limit.StaticMax) {
         Diagnostic D = makeDiagnostic(
             CheckId::StaticLimit, K,
-            "kernel '" + K.Name + "' declares more static shared memory on " +
-                K.Arch + " than 64 bits can count, far more than the " +
+            "kernel '" + kernelWord(K.Name) + "' declares more static shared memory on " +
+                archWord(K.Arch) + " than 64 bits can count, far more than the " +
                 bytesPhrase(*K.Limit.StaticMax) +
                 " ptxas accepts for static allocations");
         D.Notes = allocationNotes(K, "");
@@ -31,12 +31,12 @@ public:
       return;
     }
     const uint64_t Static = *K.StaticBytes;
-    const std::string Who = "kernel '" + K.Name + "'";
+    const Words Who = "kernel '" + kernelWord(K.Name) + "'";
     if (K.Limit.StaticMax && Static > *K.Limit.StaticMax) {
       Diagnostic D = makeDiagnostic(
           CheckId::StaticLimit, K,
           Who + " uses " + bytesPhrase(Static) +
-              " of static shared memory on " + K.Arch + ", more than the " +
+              " of static shared memory on " + archWord(K.Arch) + ", more than the " +
               bytesPhrase(*K.Limit.StaticMax) +
               " ptxas accepts for static allocations");
       D.Notes = allocationNotes(

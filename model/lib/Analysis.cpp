@@ -177,17 +177,47 @@ std::optional<size_t> worstLaunch(const std::vector<LaunchReport> &Launches) {
   return Worst;
 }
 
-void analyzeUnit(const TranslationUnitFacts &Facts,
-                 const CapacityDatabase &DB, const AnalysisOptions &Opts,
-                 Report &Out) {
-  // The call-graph stage first: what each kernel reaches, decided here from
-  // the raw graph the matchers recorded (CallGraph.h).
-  std::optional<TranslationUnitFacts> Resolved;
-  if (hasRawCallGraph(Facts)) {
-    Resolved = Facts;
-    resolveCallGraph(*Resolved);
-  }
-  const TranslationUnitFacts &TU = Resolved ? *Resolved : Facts;
+namespace {
+
+/// The warning for a launch whose kernel is not among the unit's: its
+/// callee a parameter no call decides, not known statically, or not built
+/// after an error. None when the unit has the kernel anyway.
+std::optional<Diagnostic> lostLaunchMessage(const TranslationUnitFacts &TU,
+                                            const LostLaunch &L) {
+  auto Bare = [](std::string S) {
+    S.erase(std::remove(S.begin(), S.end(), ' '), S.end());
+    return S;
+  };
+  if (!L.Unresolved && std::any_of(TU.Kernels.begin(), TU.Kernels.end(),
+                                   [&](const KernelFacts &K) {
+                                     return Bare(K.Name) == Bare(L.Callee);
+                                   }))
+    return std::nullopt;
+  Diagnostic D;
+  D.Level = Severity::Warning;
+  D.Check = std::string(checkInfo(CheckId::Input).Name);
+  D.Message = L.Unresolved && !L.Helper.empty()
+                  ? "the kernel this launch starts is a parameter of '" +
+                        L.Helper + "' ('" + L.Callee +
+                        "') and no call of it in this unit tells which: its "
+                        "dynamic shared memory counts for no kernel"
+              : L.Unresolved ? "the kernel this launch through '" + L.Callee +
+                                   "' starts is not known statically (not a "
+                                   "kernel, nor a variable set to one and "
+                                   "never assigned): its dynamic shared "
+                                   "memory counts for no kernel"
+                             : "this launch of '" + L.Callee +
+                                   "' could not be built after an error: the "
+                                   "kernel it launches is not instantiated, "
+                                   "and not analysed";
+  D.Loc = L.Loc;
+  D.Arch = TU.Arch;
+  return D;
+}
+
+/// The unit's own report: how it parsed, its messages (Clang's and the lost
+/// launches'), before any kernel.
+UnitReport unitReportOf(const TranslationUnitFacts &TU) {
   UnitReport U;
   U.File = TU.File;
   U.Arch = TU.Arch;
@@ -200,40 +230,133 @@ void analyzeUnit(const TranslationUnitFacts &Facts,
   U.Messages = TU.Diagnostics;
   // A launch an error kept Clang from building hides the specialization it
   // launches, unless the unit has it anyway.
-  for (const LostLaunch &L : TU.LostLaunches) {
-    auto Bare = [](std::string S) {
-      S.erase(std::remove(S.begin(), S.end(), ' '), S.end());
-      return S;
-    };
-    if (!L.Unresolved && std::any_of(TU.Kernels.begin(), TU.Kernels.end(),
-                                     [&](const KernelFacts &K) {
-                                       return Bare(K.Name) == Bare(L.Callee);
-                                     }))
-      continue;
-    Diagnostic D;
-    D.Level = Severity::Warning;
-    D.Check = std::string(checkInfo(CheckId::Input).Name);
-    D.Message = L.Unresolved && !L.Helper.empty()
-                    ? "the kernel this launch starts is a parameter of '" +
-                          L.Helper + "' ('" + L.Callee +
-                          "') and no call of it in this unit tells which: its "
-                          "dynamic shared memory counts for no kernel"
-                : L.Unresolved ? "the kernel this launch through '" + L.Callee +
-                                     "' starts is not known statically (not a "
-                                     "kernel, nor a variable set "
-                                     "to one and never assigned): its dynamic "
-                                     "shared memory counts for no "
-                                     "kernel"
-                               : "this launch of '" + L.Callee +
-                                     "' could not be built after an error: "
-                                     "the kernel it launches is not "
-                                     "instantiated, and not analysed";
-    D.Loc = L.Loc;
-    D.Arch = TU.Arch;
-    U.Messages.push_back(std::move(D));
-  }
+  for (const LostLaunch &L : TU.LostLaunches)
+    if (std::optional<Diagnostic> D = lostLaunchMessage(TU, L))
+      U.Messages.push_back(std::move(*D));
   for (Diagnostic &D : U.Messages)
     D.TranslationUnit = TU.File;
+  return U;
+}
+
+/// The launches of \p KF with what each asks for, a size the configuration
+/// states filling in what tilefit could not compute.
+std::vector<LaunchReport> launchReportsOf(const KernelFacts &KF,
+                                          const KernelReport &K,
+                                          const AnalysisOptions &Opts) {
+  std::vector<LaunchReport> Out;
+  // A size the configuration states for the kernel: for each launch whose
+  // size is not a compile-time constant, or as the one launch of a kernel
+  // the unit does not launch (a library's, launched elsewhere).
+  const KernelDynamicSize *Stated = nullptr;
+  for (const KernelDynamicSize &S : Opts.DynamicSizes)
+    if (!Stated && globMatch(S.Kernel, K.Name))
+      Stated = &S;
+  std::vector<LaunchSite> Sites = KF.Launches;
+  if (Stated && Sites.empty()) {
+    LaunchSite Site;
+    Site.Loc = KF.Loc;
+    Sites.push_back(Site);
+  }
+  for (const LaunchSite &Site : Sites) {
+    LaunchReport L;
+    L.Loc = Site.Loc;
+    L.DynamicBytes = Site.DynamicBytes;
+    L.UnknownReason = describe(Site.UnknownReason);
+    L.UnknownReasonKind = Site.UnknownReason;
+    L.BlockThreads = Site.BlockThreads;
+    L.StatedBy = Site.StatedBy;
+    if (!L.DynamicBytes && Stated) {
+      L.DynamicBytes = Stated->Bytes;
+      L.UnknownReason.clear();
+      L.UnknownReasonKind.clear();
+      L.StatedBy = "configuration";
+    }
+    if (K.StaticBytes && L.DynamicBytes)
+      L.TotalBytes = checkedAdd(*K.StaticBytes, *L.DynamicBytes);
+    Out.push_back(std::move(L));
+  }
+  return Out;
+}
+
+/// The report of kernel \p I of \p TU with every figure, before the checks;
+/// \p Carveout set to its preferred carveout where an attribute call sets one.
+KernelReport kernelReportOf(const TranslationUnitFacts &TU,
+                            const UnitLayout &Layout, size_t I,
+                            const ArchCapacity *Arch, const Limits &Lim,
+                            const AnalysisOptions &Opts,
+                            std::optional<uint64_t> Registers,
+                            std::optional<int> &Carveout) {
+  const KernelFacts &KF = TU.Kernels[I];
+  KernelLayout L = Layout.layout(I);
+  KernelReport K;
+  K.Name = KF.Name;
+  const bool Relocatable =
+      TU.RelocatableDeviceCode && !KF.RelocatableMangled.empty();
+  K.Mangled = Relocatable ? KF.RelocatableMangled : KF.Mangled;
+  K.NameDiffers = describe(KF.NameDiffers.empty() && Relocatable
+                               ? TU.ModuleIdCaveat
+                               : KF.NameDiffers);
+  K.Loc = KF.Loc;
+  K.InstantiatedAt = KF.InstantiatedAt;
+  K.TranslationUnit = TU.File;
+  K.Arch = TU.Arch;
+  K.ParsedAs = TU.ParsedAs;
+  K.Jit = TU.Jit;
+  K.StaticBytes = L.Total;
+  K.UnknownReason = L.UnknownReason;
+  if (TU.Partial) {
+    if (std::string Why = unitErrorReason(TU, Layout, I); !Why.empty()) {
+      K.StaticBytes.reset();
+      K.UnknownReason = std::move(Why);
+      for (Placement &P : L.Placed)
+        P.Offset.reset();
+    } else {
+      K.UnitHasErrors = true;
+    }
+  }
+  K.Overflows = L.Overflows;
+  K.RoundedTo = L.RoundedTo;
+  K.LinkedFigure = TU.RelocatableDeviceCode;
+  K.DynamicDeclared = L.DynamicDeclared;
+  for (size_t V : L.Dynamic)
+    K.DynamicVars.push_back(TU.Vars[V]);
+  for (const Placement &P : L.Placed)
+    K.Allocations.push_back({TU.Vars[P.Var], P.Offset,
+                             P.SharedWithOtherKernels, P.AtModuleScope});
+  for (size_t V : KF.Unreferenced)
+    K.Unreferenced.push_back(TU.Vars[V]);
+  K.Launches = launchReportsOf(KF, K, Opts);
+  K.WorstLaunch = worstLaunch(K.Launches);
+  K.Limit = Lim;
+  K.Attributes = KF.Attributes;
+  K.Bounds = KF.Bounds;
+  for (const AttributeCall &A : KF.Attributes) {
+    if (A.Attribute == AttributeCall::Kind::MaxDynamicSharedMemorySize)
+      K.OptInBytes =
+          A.Value ? std::optional<uint64_t>(*A.Value) : std::nullopt;
+    else if (A.Value)
+      Carveout = static_cast<int>(*A.Value);
+  }
+  K.Occupancy = occupancyOf(K, Arch, Registers, Carveout);
+  K.Registers = registerTiles(TU, KF, Arch, TU.MaxRegisters);
+  K.TensorMemory = tensorMemory(KF, Arch);
+  return K;
+}
+
+} // namespace
+
+void analyzeUnit(const TranslationUnitFacts &Facts,
+                 const CapacityDatabase &DB, const AnalysisOptions &Opts,
+                 Report &Out) {
+  // The call-graph stage first: what each kernel reaches, decided here from
+  // the raw graph the matchers recorded (CallGraph.h).
+  std::optional<TranslationUnitFacts> Resolved;
+  if (hasRawCallGraph(Facts)) {
+    Resolved = Facts;
+    resolveCallGraph(*Resolved);
+  }
+  const TranslationUnitFacts &TU = Resolved ? *Resolved : Facts;
+  UnitReport U = unitReportOf(TU);
   const ArchCapacity *Arch = DB.lookup(TU.Arch);
   if (!TU.Failed) {
     U.ConstantMemory = constantMemory(TU, Arch);
@@ -245,93 +368,13 @@ void analyzeUnit(const TranslationUnitFacts &Facts,
     return;
 
   const Limits Lim = limitsOf(Arch);
+  const std::optional<uint64_t> Registers =
+      Opts.Registers ? Opts.Registers : TU.MaxRegisters;
   UnitLayout Layout(TU);
   for (size_t I = 0; I < TU.Kernels.size(); ++I) {
-    const KernelFacts &KF = TU.Kernels[I];
-    KernelLayout L = Layout.layout(I);
-    KernelReport K;
-    K.Name = KF.Name;
-    const bool Relocatable =
-        TU.RelocatableDeviceCode && !KF.RelocatableMangled.empty();
-    K.Mangled = Relocatable ? KF.RelocatableMangled : KF.Mangled;
-    K.NameDiffers = KF.NameDiffers.empty() && Relocatable
-                        ? TU.ModuleIdCaveat
-                        : KF.NameDiffers;
-    K.Loc = KF.Loc;
-    K.InstantiatedAt = KF.InstantiatedAt;
-    K.TranslationUnit = TU.File;
-    K.Arch = TU.Arch;
-    K.ParsedAs = TU.ParsedAs;
-    K.Jit = TU.Jit;
-    K.StaticBytes = L.Total;
-    K.UnknownReason = L.UnknownReason;
-    if (TU.Partial) {
-      if (std::string Why = unitErrorReason(TU, Layout, I); !Why.empty()) {
-        K.StaticBytes.reset();
-        K.UnknownReason = std::move(Why);
-        for (Placement &P : L.Placed)
-          P.Offset.reset();
-      } else {
-        K.UnitHasErrors = true;
-      }
-    }
-    K.Overflows = L.Overflows;
-    K.RoundedTo = L.RoundedTo;
-    K.LinkedFigure = TU.RelocatableDeviceCode;
-    K.DynamicDeclared = L.DynamicDeclared;
-    for (size_t V : L.Dynamic)
-      K.DynamicVars.push_back(TU.Vars[V]);
-    for (const Placement &P : L.Placed)
-      K.Allocations.push_back({TU.Vars[P.Var], P.Offset,
-                               P.SharedWithOtherKernels, P.AtModuleScope});
-    for (size_t V : KF.Unreferenced)
-      K.Unreferenced.push_back(TU.Vars[V]);
-    // A size the configuration states for the kernel: for each launch whose
-    // size is not a compile-time constant, or as the one launch of a kernel
-    // the unit does not launch (a library's, launched elsewhere).
-    const KernelDynamicSize *Stated = nullptr;
-    for (const KernelDynamicSize &S : Opts.DynamicSizes)
-      if (!Stated && globMatch(S.Kernel, K.Name))
-        Stated = &S;
-    std::vector<LaunchSite> Sites = KF.Launches;
-    if (Stated && Sites.empty()) {
-      LaunchSite Site;
-      Site.Loc = KF.Loc;
-      Sites.push_back(Site);
-    }
-    for (const LaunchSite &Site : Sites) {
-      LaunchReport L;
-      L.Loc = Site.Loc;
-      L.DynamicBytes = Site.DynamicBytes;
-      L.UnknownReason = Site.UnknownReason;
-      L.BlockThreads = Site.BlockThreads;
-      L.StatedBy = Site.StatedBy;
-      if (!L.DynamicBytes && Stated) {
-        L.DynamicBytes = Stated->Bytes;
-        L.UnknownReason.clear();
-        L.StatedBy = "configuration";
-      }
-      if (K.StaticBytes && L.DynamicBytes)
-        L.TotalBytes = checkedAdd(*K.StaticBytes, *L.DynamicBytes);
-      K.Launches.push_back(std::move(L));
-    }
-    K.WorstLaunch = worstLaunch(K.Launches);
-    K.Limit = Lim;
-    K.Attributes = KF.Attributes;
-    K.Bounds = KF.Bounds;
     std::optional<int> Carveout;
-    for (const AttributeCall &A : KF.Attributes) {
-      if (A.Attribute == AttributeCall::Kind::MaxDynamicSharedMemorySize)
-        K.OptInBytes =
-            A.Value ? std::optional<uint64_t>(*A.Value) : std::nullopt;
-      else if (A.Value)
-        Carveout = static_cast<int>(*A.Value);
-    }
-    const std::optional<uint64_t> Registers =
-        Opts.Registers ? Opts.Registers : TU.MaxRegisters;
-    K.Occupancy = occupancyOf(K, Arch, Registers, Carveout);
-    K.Registers = registerTiles(TU, KF, Arch, TU.MaxRegisters);
-    K.TensorMemory = tensorMemory(KF, Arch);
+    KernelReport K =
+        kernelReportOf(TU, Layout, I, Arch, Lim, Opts, Registers, Carveout);
     // The checks, each on the finished figures (model/checks/, registered from
     // Checks.def).
     checks::FitAdvisor Fit(TU, Layout, I);
@@ -373,7 +416,6 @@ void finalizeReport(Report &R) {
                     return !Less(A, B) && !Less(B, A);
                   }),
       R.Diagnostics.end());
-  markMessageSlots(R);
 }
 
 std::optional<Severity> worstSeverity(const Report &R) {

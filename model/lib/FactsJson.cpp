@@ -1,5 +1,6 @@
 //===- FactsJson.cpp - Translation-unit facts to JSON and back ------------===//
 #include "tilefit/model/FactsJson.h"
+#include "ReasonJson.h"
 
 #include <nlohmann/json.hpp>
 
@@ -131,8 +132,9 @@ namespace {
 // call-graph stage's decisions (KernelFacts::Reached, Unreferenced,
 // LocalArrays, TmemAllocations, SharedVar::ReferencedOutOfLine), which the
 // model makes again from the raw call graph. 11: Slicing,
-// FunctionFacts::UninstantiatedStatements.
-constexpr const char *Schema = "tilefit-facts/11";
+// FunctionFacts::UninstantiatedStatements. 12: reasons as kinds with arguments
+// (Reasons.def), not sentences.
+constexpr const char *Schema = "tilefit-facts/12";
 
 /// Every index of \p P refers to one of \p VarCount variables or to one of its
 /// functions.

@@ -328,7 +328,7 @@ KernelLayout UnitLayout::layoutImpl(size_t KernelIndex, size_t Changed,
     if (End) {
       if (!Bytes) {
         L.UnknownReason = "the size of '" + Var.QualifiedName +
-                          "' is unknown: " + Var.UnknownReason;
+                          "' is unknown: " + describe(Var.UnknownReason);
         End.reset();
       } else if (auto Start = alignUp(*End, Var.Align)) {
         P.Offset = *Start;

@@ -2,73 +2,42 @@
 #include "tilefit/model/Messages.h"
 
 #include <algorithm>
-#include <cctype>
-#include <set>
 
 namespace tilefit {
 
-std::vector<MessageSlot>
-messageSlots(const std::string &Message, const std::string &Arch,
-             const std::function<bool(std::string_view)> &IsKernel) {
-  std::vector<MessageSlot> Slots;
-  // Quoted kernel names: from each quote to the next; a quoted text that names
-  // no kernel leaves its closing quote to open the next one.
-  for (size_t I = 0; I < Message.size();) {
-    const size_t Q = Message.find('\'', I);
-    if (Q == std::string::npos)
-      break;
-    const size_t E = Message.find('\'', Q + 1);
-    if (E == std::string::npos)
-      break;
-    if (IsKernel(std::string_view(Message).substr(Q + 1, E - Q - 1))) {
-      Slots.push_back({MessageSlot::Kind::Kernel, Q + 1, E - Q - 1});
-      I = E + 1;
-    } else {
-      I = Q + 1;
-    }
+Words &Words::operator+=(const Words &More) {
+  for (MessageSlot S : More.Slots) {
+    S.Offset += Text.size();
+    Slots.push_back(S);
   }
-  if (!Arch.empty()) {
-    const size_t Kernels = Slots.size();
-    auto InKernel = [&](size_t At) {
-      return std::any_of(Slots.begin(), Slots.begin() + Kernels,
-                         [&](const MessageSlot &S) {
-                           return At >= S.Offset && At < S.Offset + S.Length;
-                         });
-    };
-    for (size_t At = Message.find(Arch); At != std::string::npos;
-         At = Message.find(Arch, At + Arch.size())) {
-      const size_t End = At + Arch.size();
-      if ((End < Message.size() &&
-           std::isalnum(static_cast<unsigned char>(Message[End]))) ||
-          InKernel(At))
-        continue;
-      Slots.push_back({MessageSlot::Kind::Arch, At, Arch.size()});
-    }
-    std::sort(Slots.begin(), Slots.end(),
-              [](const MessageSlot &A, const MessageSlot &B) {
-                return A.Offset < B.Offset;
-              });
-  }
-  return Slots;
+  Text += More.Text;
+  return *this;
 }
 
-void markMessageSlots(Report &R) {
-  std::set<std::string, std::less<>> Names;
-  for (const KernelReport &K : R.Kernels)
-    Names.insert(K.Name);
-  auto IsKernel = [&](std::string_view Name) { return Names.count(Name) != 0; };
-  auto Mark = [&](Diagnostic &D) {
-    D.Slots = messageSlots(D.Message, D.Arch, IsKernel);
-    for (Note &N : D.Notes)
-      N.Slots = messageSlots(N.Message, D.Arch, IsKernel);
-  };
-  for (Diagnostic &D : R.Diagnostics)
-    Mark(D);
-  for (Diagnostic &D : R.ToolMessages)
-    Mark(D);
-  for (UnitReport &U : R.Units)
-    for (Diagnostic &D : U.Messages)
-      Mark(D);
+Words kernelWord(std::string Name) {
+  Words W(std::move(Name));
+  W.Slots.push_back({MessageSlot::Kind::Kernel, 0, W.Text.size()});
+  return W;
+}
+
+Words archWord(std::string Arch) {
+  Words W(std::move(Arch));
+  if (!W.Text.empty())
+    W.Slots.push_back({MessageSlot::Kind::Arch, 0, W.Text.size()});
+  return W;
+}
+
+Note makeNote(Words Message, SourcePos Loc) {
+  Note N;
+  N.Message = Message.text();
+  N.Loc = std::move(Loc);
+  N.Slots = Message.slots();
+  return N;
+}
+
+void setMessage(Diagnostic &D, Words Message) {
+  D.Message = Message.text();
+  D.Slots = Message.slots();
 }
 
 std::string spellMessage(

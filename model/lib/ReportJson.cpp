@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tilefit/model/ReportJson.h"
+#include "ReasonJson.h"
 
 #include "tilefit/model/Analysis.h"
 #include "tilefit/model/Checks.h"
@@ -43,6 +44,15 @@ json reasonFor(const std::optional<T> &Figure, const std::string &Why) {
   return Figure ? json(nullptr) : json(Why);
 }
 
+/// A fact's reason beside its figure, both null when the figure is known: its
+/// words (`unknown_reason`) and its kind with arguments (`unknown_reason_kind`,
+/// ReasonJson.h), which is what reading the report back takes.
+template <typename T>
+void putReason(json &J, const std::optional<T> &Figure, const Reason &Why) {
+  J["unknown_reason"] = Figure ? json(nullptr) : json(describe(Why));
+  J["unknown_reason_kind"] = Figure ? json(nullptr) : json(Why);
+}
+
 std::string item(const std::string &Path, const char *Key, size_t I) {
   return Path + "." + Key + "[" + std::to_string(I) + "]";
 }
@@ -63,6 +73,16 @@ std::string str(const json &J, const char *Key, const std::string &Path) {
 }
 std::string strOr(const json &J, const char *Key, const std::string &Path) {
   return present(J, Key) ? str(J, Key, Path) : "";
+}
+/// The kind putReason wrote; none where the report has none.
+Reason reasonFrom(const json &J, const std::string &Path) {
+  if (!present(J, "unknown_reason_kind"))
+    return {};
+  try {
+    return J.at("unknown_reason_kind").get<Reason>();
+  } catch (const json::exception &E) {
+    throw BadField{Path + ".unknown_reason_kind", E.what()};
+  }
 }
 /// An integer that fits in 64 bits without sign. A number with a fraction or an
 /// exponent is refused: converting one out of range would be undefined (found
@@ -148,13 +168,41 @@ Severity severityFrom(const std::string &S, const std::string &Path) {
 
 //===--- Note and Diagnostic ----------------------------------------------===//
 
+/// Where a message names a kernel or the finding's architecture (Messages.h),
+/// in bytes: `"slots": [{"kind": "kernel", "offset": 8, "length": 12}]`; no
+/// key when it names neither.
+void putSlots(json &J, const std::vector<MessageSlot> &Slots) {
+  if (Slots.empty())
+    return;
+  json A = json::array();
+  for (const MessageSlot &S : Slots)
+    A.push_back({{"kind", S.K == MessageSlot::Kind::Kernel ? "kernel" : "arch"},
+                 {"offset", S.Offset},
+                 {"length", S.Length}});
+  J["slots"] = std::move(A);
+}
+std::vector<MessageSlot> slotsFrom(const json &J, const std::string &Path) {
+  std::vector<MessageSlot> Slots;
+  each(J, "slots", Path, [&](const json &S, const std::string &P) {
+    const std::string Kind = str(S, "kind", P);
+    if (Kind != "kernel" && Kind != "arch")
+      throw BadField{P + ".kind", "expected \"kernel\" or \"arch\""};
+    Slots.push_back({Kind == "kernel" ? MessageSlot::Kind::Kernel
+                                      : MessageSlot::Kind::Arch,
+                     static_cast<size_t>(num(S, "offset", P)),
+                     static_cast<size_t>(num(S, "length", P))});
+  });
+  return Slots;
+}
+
 json noteJson(const Note &N) {
   json J = {{"message", N.Message}};
   putPos(J, N.Loc);
+  putSlots(J, N.Slots);
   return J;
 }
 Note noteFrom(const json &J, const std::string &Path) {
-  return {str(J, "message", Path), posFrom(J, Path)};
+  return {str(J, "message", Path), posFrom(J, Path), slotsFrom(J, Path)};
 }
 
 json diagnosticJson(const Diagnostic &D) {
@@ -173,6 +221,7 @@ json diagnosticJson(const Diagnostic &D) {
   J["translation_unit"] = D.TranslationUnit;
   J["figures"] = std::move(Figures);
   J["notes"] = std::move(Notes);
+  putSlots(J, D.Slots);
   if (D.PromotedToError)
     J["warning_as_error"] = true;
   return J;
@@ -194,6 +243,7 @@ Diagnostic diagnosticFrom(const json &J, const std::string &Path) {
   each(J, "notes", Path, [&](const json &N, const std::string &P) {
     D.Notes.push_back(noteFrom(N, P));
   });
+  D.Slots = slotsFrom(J, Path);
   D.PromotedToError = flag(J, "warning_as_error", Path);
   return D;
 }
@@ -218,7 +268,7 @@ json variableJson(const SharedVar &V,
   if (WithOffset)
     J["offset"] = optional(Offset);
   if (!V.Bytes && !V.UnknownReason.empty())
-    J["unknown_reason"] = V.UnknownReason;
+    putReason(J, V.Bytes, V.UnknownReason);
   return J;
 }
 SharedVar variableFrom(const json &J, const std::string &Path) {
@@ -240,7 +290,7 @@ SharedVar variableFrom(const json &J, const std::string &Path) {
   V.ElementBytes = num(J, "element_bytes", Path);
   V.Align = num(J, "align", Path);
   V.Bytes = opt(J, "bytes", Path);
-  V.UnknownReason = strOr(J, "unknown_reason", Path);
+  V.UnknownReason = reasonFrom(J, Path);
   return V;
 }
 
@@ -310,7 +360,7 @@ json tmemAllocationJson(const TmemAllocation &A) {
   putPos(J, A.Loc);
   J["cta_group"] = A.CtaGroup;
   J["columns"] = optional(A.Columns);
-  J["unknown_reason"] = reasonFor(A.Columns, A.UnknownReason);
+  putReason(J, A.Columns, A.UnknownReason);
   return J;
 }
 TmemAllocation tmemAllocationFrom(const json &J, const std::string &Path) {
@@ -320,7 +370,7 @@ TmemAllocation tmemAllocationFrom(const json &J, const std::string &Path) {
   A.Loc = posFrom(J, Path);
   A.CtaGroup = static_cast<unsigned>(opt(J, "cta_group", Path).value_or(1));
   A.Columns = opt(J, "columns", Path);
-  A.UnknownReason = strOr(J, "unknown_reason", Path);
+  A.UnknownReason = reasonFrom(J, Path);
   return A;
 }
 
@@ -442,6 +492,8 @@ json launchJson(const LaunchReport &L) {
   json J = posJson(L.Loc);
   J["bytes"] = optional(L.DynamicBytes);
   J["unknown_reason"] = reasonFor(L.DynamicBytes, L.UnknownReason);
+  J["unknown_reason_kind"] =
+      L.DynamicBytes ? json(nullptr) : json(L.UnknownReasonKind);
   J["block_threads"] = optional(L.BlockThreads);
   J["total_bytes"] = optional(L.TotalBytes);
   J["stated_by"] = L.StatedBy.empty() ? json(nullptr) : json(L.StatedBy);
@@ -452,6 +504,7 @@ LaunchReport launchFrom(const json &J, const std::string &Path) {
   L.Loc = posFrom(J, Path);
   L.DynamicBytes = opt(J, "bytes", Path);
   L.UnknownReason = strOr(J, "unknown_reason", Path);
+  L.UnknownReasonKind = reasonFrom(J, Path);
   L.BlockThreads = opt(J, "block_threads", Path);
   L.TotalBytes = opt(J, "total_bytes", Path);
   L.StatedBy = strOr(J, "stated_by", Path);
@@ -470,7 +523,7 @@ json attributeCallJson(const AttributeCall &A) {
                  : CarveoutName}};
   putPos(J, A.Loc);
   J["value"] = A.Value ? json(*A.Value) : json(nullptr);
-  J["unknown_reason"] = reasonFor(A.Value, A.UnknownReason);
+  putReason(J, A.Value, A.UnknownReason);
   return J;
 }
 AttributeCall attributeCallFrom(const json &J, const std::string &Path) {
@@ -481,7 +534,7 @@ AttributeCall attributeCallFrom(const json &J, const std::string &Path) {
   C.Loc = posFrom(J, Path);
   if (present(J, "value"))
     C.Value = signedValue(J.at("value"), Path + ".value");
-  C.UnknownReason = strOr(J, "unknown_reason", Path);
+  C.UnknownReason = reasonFrom(J, Path);
   return C;
 }
 
@@ -695,9 +748,8 @@ Report reportFrom(const json &Doc) {
     R.ToolMessages.push_back(diagnosticFrom(D, Top(P)));
   });
   // Derived, as the model derives them: the worst finding per kernel (the
-  // summary's marks) and what each message names.
+  // summary's marks).
   markWorstFindings(R);
-  markMessageSlots(R);
   return R;
 }
 

@@ -156,7 +156,7 @@ RegisterTileReport registerTiles(const TranslationUnitFacts &TU,
     if (!V.Bytes) {
       R.UnknownReason = "the size of '" + V.Name + "'" +
                         (V.Function.empty() ? "" : " in '" + V.Function + "'") +
-                        " is unknown: " + V.UnknownReason;
+                        " is unknown: " + describe(V.UnknownReason);
       Sum.reset();
     } else if (!(Sum = checkedAdd(*Sum, *V.Bytes))) {
       R.UnknownReason = "the total overflows 64 bits";
@@ -225,7 +225,7 @@ std::optional<TensorMemoryReport> tensorMemory(const KernelFacts &K,
     if (!A.Columns) {
       R.UnknownReason = "the column count of the " + A.Form + " at " +
                         A.Loc.File + ":" + std::to_string(A.Loc.Line) +
-                        " is unknown: " + A.UnknownReason;
+                        " is unknown: " + describe(A.UnknownReason);
       Sum.reset();
     } else if (!(Sum = checkedAdd(*Sum, *A.Columns))) {
       R.UnknownReason = "the total overflows 64 bits";
@@ -255,7 +255,7 @@ ConstantMemoryReport constantMemory(const TranslationUnitFacts &TU,
     if (End) {
       if (!Var.Bytes) {
         R.UnknownReason = "the size of '" + Var.QualifiedName +
-                          "' is unknown: " + Var.UnknownReason;
+                          "' is unknown: " + describe(Var.UnknownReason);
         End.reset();
       } else if (auto Start = alignUp(*End, std::max<uint64_t>(Var.Align, 1))) {
         A.Offset = *Start;

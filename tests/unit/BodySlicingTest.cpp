@@ -60,7 +60,7 @@ TEST_P(SlicedFixture, LeavesOutWhatCannotReachSharedMemory) {
     const TranslationUnitFacts &S = Sliced.front(), &W = Whole.front();
     ASSERT_FALSE(S.Failed);
     EXPECT_TRUE(S.Slicing.Enabled);
-    EXPECT_EQ(S.Slicing.Fallback, "");
+    EXPECT_TRUE(S.Slicing.Fallback.empty()) << describe(S.Slicing.Fallback);
     EXPECT_GT(S.Slicing.Functions, 0u);
     EXPECT_GT(S.Slicing.Statements, 0u);
     EXPECT_FALSE(W.Slicing.Enabled);
@@ -97,8 +97,10 @@ TEST(BodySlicing, ATypeThatLeadsToSharedStorageIsParsedAgainWhole) {
   ASSERT_FALSE(TU.Failed);
   EXPECT_TRUE(TU.Slicing.Enabled);
   EXPECT_EQ(TU.Slicing.Functions, 0u) << "the facts are the whole parse's";
-  EXPECT_NE(TU.Slicing.Fallback.find("parsed again whole"), std::string::npos)
-      << TU.Slicing.Fallback;
+  EXPECT_EQ(TU.Slicing.Fallback.Kind, ReasonKind::SliceUnsoundArgument)
+      << describe(TU.Slicing.Fallback);
+  EXPECT_NE(describe(TU.Slicing.Fallback).find("parsed again whole"),
+            std::string::npos);
   EXPECT_TRUE(instantiated(TU, "total"));
 }
 
@@ -126,8 +128,9 @@ template __global__ void k<3>(float *);
   const TranslationUnitFacts &TU = Facts.front();
   EXPECT_TRUE(TU.Slicing.Enabled);
   EXPECT_EQ(TU.Slicing.Functions, 0u);
-  EXPECT_NE(TU.Slicing.Fallback.find("'Tile::Tile'"), std::string::npos)
-      << TU.Slicing.Fallback;
+  EXPECT_EQ(TU.Slicing.Fallback,
+            Reason(ReasonKind::SliceUnnamedCall, {"Tile::Tile"}))
+      << describe(TU.Slicing.Fallback);
   ASSERT_EQ(TU.Kernels.size(), 1u);
   EXPECT_TRUE(instantiated(TU, "use"));
 }

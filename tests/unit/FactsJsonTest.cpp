@@ -24,6 +24,16 @@ std::string text(const char *What, unsigned S) {
   return std::string(What) + "#" + std::to_string(S);
 }
 
+/// A reason of kind \p K with an argument, resting on another with two: each
+/// part of a Reason survives the round trip.
+Reason reason(ReasonKind K, unsigned S) {
+  Reason R = Reason::resting(
+      K, Reason(ReasonKind::ModuleIdSkippedEarlier,
+                {text("k.cu:3", S), text("k.cu:9", S)}));
+  R.Args = {text("n", S)};
+  return R;
+}
+
 // Every field of every struct the facts hold, each with a value unlike its
 // default (S varies the values between instances). A field added to Facts.h and
 // FactsJson.cpp is one more line in its struct's list:
@@ -76,7 +86,7 @@ std::string text(const char *What, unsigned S) {
   F(ElementBytes, 2)                                                           \
   F(Align, 16)                                                                 \
   F(Bytes, 6528 + S)                                                           \
-  F(UnknownReason, text("its size depends on N", S))                           \
+  F(UnknownReason, reason(ReasonKind::ElementTypeIncomplete, S))                           \
   F(IsDynamic, true)                                                           \
   F(KernelLocal, true)                                                         \
   F(Emission, make<EmissionFacts>(S))
@@ -85,7 +95,7 @@ std::string text(const char *What, unsigned S) {
   F(Loc, make<SourcePos>(S + 100))                                             \
   F(Form, text("cudaLaunchKernelEx", S))                                       \
   F(DynamicBytes, 65536 + S)                                                   \
-  F(UnknownReason, text("not a constant", S))                                  \
+  F(UnknownReason, reason(ReasonKind::DynamicSizeNotConstant, S))                                  \
   F(BlockThreads, 256 + S)                                                     \
   F(StatedBy, text("comment", S))
 
@@ -93,7 +103,7 @@ std::string text(const char *What, unsigned S) {
   F(Attribute, AttributeCall::Kind::PreferredSharedMemoryCarveout)             \
   F(Loc, make<SourcePos>(S + 200))                                             \
   F(Value, -int64_t(S) - 1)                                                    \
-  F(UnknownReason, text("a variable", S))
+  F(UnknownReason, reason(ReasonKind::AttributeValueNotConstant, S))
 
 #define FIELDS_TmemAllocation(F)                                               \
   F(Loc, make<SourcePos>(S + 300))                                             \
@@ -101,7 +111,7 @@ std::string text(const char *What, unsigned S) {
   F(Function, text("mma<128>", S))                                             \
   F(CtaGroup, 2)                                                               \
   F(Columns, 256 + S)                                                          \
-  F(UnknownReason, text("a parameter", S))
+  F(UnknownReason, reason(ReasonKind::ColumnsNotConstant, S))
 
 #define FIELDS_LaunchBounds(F)                                                 \
   F(MaxThreads, 192 + S)                                                       \
@@ -134,12 +144,12 @@ std::string text(const char *What, unsigned S) {
   F(Enabled, true)                                                             \
   F(Functions, 5 + S)                                                          \
   F(Statements, 9 + S)                                                         \
-  F(Fallback, text("an operator reaches", S))
+  F(Fallback, reason(ReasonKind::SliceUnnamedCall, S))
 
 #define FIELDS_KernelFacts(F)                                                  \
   F(Name, text("ns::staged<64, 16, 3>", S))                                    \
   F(Mangled, text("_ZN2ns6stagedILi64ELi16ELi3EEEvPKfPf", S))                  \
-  F(NameDiffers, text("a template argument names 'f'", S))                     \
+  F(NameDiffers, reason(ReasonKind::InternalArgument, S))                     \
   F(RelocatableMangled, text("__nv_static_5__x_1_k_cu_a__Z1kv", S))           \
   F(Loc, make<SourcePos>(S + 500))                                             \
   F(InstantiatedAt, make<SourcePos>(S + 600))                                  \
@@ -191,7 +201,7 @@ std::string text(const char *What, unsigned S) {
   F(Partial, true)                                                             \
   F(ParseStopped, true)                                                        \
   F(SkippedHostCalls, true)                                                    \
-  F(ModuleIdCaveat, text("host side", S))                                      \
+  F(ModuleIdCaveat, reason(ReasonKind::ModuleIdUnderArch, S))                                      \
   F(Slicing, make<BodySlicing>(S + 17))                                        \
   F(Vars, {make<SharedVar>(S + 1), make<SharedVar>(S + 2)})                    \
   F(Kernels, {make<KernelFacts>(S + 3), make<KernelFacts>(S + 4)})             \

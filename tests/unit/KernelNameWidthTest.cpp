@@ -63,34 +63,30 @@ TEST(KernelNameWidthTest, SharedShortFormsAreNumberedAndMessagesFollow) {
   EXPECT_EQ(Names.of(Other), "gemm_device<tuple<int, int, int>, ...>#2");
   EXPECT_EQ(Names.of("tiny"), "tiny");
   EXPECT_EQ(Names.of("not a kernel"), "not a kernel");
-  // The model marks where a message names a kernel of the report; the short
-  // names follow the marks.
-  auto IsKernel = [&](std::string_view N) {
-    return std::any_of(R.Kernels.begin(), R.Kernels.end(),
-                       [&](const KernelReport &K) { return K.Name == N; });
-  };
-  const std::string Said =
-      "kernel '" + Gemm + "' needs 'x' and 'tiny' on sm_80";
-  const std::vector<MessageSlot> Slots = messageSlots(Said, "sm_80", IsKernel);
+  // A check composes its message from Words that mark where it names a kernel
+  // or the architecture; the short names follow the marks, and a quoted name
+  // that is no slot ('x') is left alone.
+  const Words Said = "kernel '" + kernelWord(Gemm) + "' needs 'x' and '" +
+                     kernelWord("tiny") + "' on " + archWord("sm_80");
+  const std::vector<MessageSlot> &Slots = Said.slots();
   ASSERT_EQ(Slots.size(), 3u);
   EXPECT_EQ(Slots[0].K, MessageSlot::Kind::Kernel);
+  EXPECT_EQ(Said.text().substr(Slots[0].Offset, Slots[0].Length), Gemm);
   EXPECT_EQ(Slots[1].K, MessageSlot::Kind::Kernel);
-  EXPECT_EQ(Said.substr(Slots[1].Offset, Slots[1].Length), "tiny");
+  EXPECT_EQ(Said.text().substr(Slots[1].Offset, Slots[1].Length), "tiny");
   EXPECT_EQ(Slots[2].K, MessageSlot::Kind::Arch);
-  EXPECT_EQ(Names.inMessage(Said, Slots),
+  EXPECT_EQ(Said.text().substr(Slots[2].Offset, Slots[2].Length), "sm_80");
+  EXPECT_EQ(Names.inMessage(Said.text(), Slots),
             "kernel '" + Names.of(Gemm) + "' needs 'x' and 'tiny' on sm_80");
-  EXPECT_TRUE(messageSlots("unbalanced ' quote", "", IsKernel).empty());
-  // An architecture inside a kernel's name, or as the start of a longer one, is
-  // no slot.
-  Report Arch;
-  Arch.Kernels = {kernel("k<sm_90>", "sm_90")};
+  // Plain words have no slots, whatever they quote.
+  EXPECT_TRUE(Words("kernel '" + Gemm + "' on sm_80").slots().empty());
+  // Only the architecture's own slot is spelled otherwise: the same letters
+  // inside a kernel's name, or in a longer architecture, are words.
   Diagnostic A;
-  A.Message = "kernel 'k<sm_90>' on sm_90, not sm_90a";
-  A.Arch = "sm_90";
-  Arch.Diagnostics.push_back(A);
-  markMessageSlots(Arch);
-  ASSERT_EQ(Arch.Diagnostics[0].Slots.size(), 2u);
-  EXPECT_EQ(spellMessage(A.Message, Arch.Diagnostics[0].Slots,
+  setMessage(A, "kernel '" + kernelWord("k<sm_90>") + "' on " +
+                    archWord("sm_90") + ", not sm_90a");
+  ASSERT_EQ(A.Slots.size(), 2u);
+  EXPECT_EQ(spellMessage(A.Message, A.Slots,
                          [](const MessageSlot &S, std::string_view T) {
                            return S.K == MessageSlot::Kind::Arch
                                       ? "ARCH"
@@ -101,10 +97,9 @@ TEST(KernelNameWidthTest, SharedShortFormsAreNumberedAndMessagesFollow) {
   Diagnostic D;
   D.Level = Severity::Error;
   D.Check = "tilefit-capacity";
-  D.Message = "kernel '" + Gemm + "' needs too much";
+  setMessage(D, "kernel '" + kernelWord(Gemm) + "' needs too much");
   D.Loc = {"k.cu", 3, 1};
   R.Diagnostics.push_back(D);
-  markMessageSlots(R); // as finalizeReport does
   std::ostringstream Text, Whole, Md;
   struct NoLines : SourceLines {
     std::optional<std::string> line(const std::string &, unsigned) override {

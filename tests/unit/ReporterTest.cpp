@@ -128,8 +128,8 @@ TEST(TextReporterTest, SummaryHasOneColumnPerArchitecture) {
   R.Kernels[0].ParsedAs = "sm_90"; // native
   KernelReport Dyn = Kernel("d", "sm_90", 0);
   Dyn.DynamicDeclared = true; // its extern __shared__ array is sized at launch
-  Dyn.Launches = {{{"k.cu", 9, 3}, 8192, "", 256, 8192},
-                  {{"k.cu", 11, 3}, std::nullopt, "runtime", {}, {}}};
+  Dyn.Launches = {{{"k.cu", 9, 3}, 8192, "", 256, 8192, "", {}},
+                  {{"k.cu", 11, 3}, std::nullopt, "runtime", {}, {}, "", {}}};
   Dyn.WorstLaunch = 0;
   R.Kernels.push_back(Dyn);
   std::ostringstream OS;

@@ -148,10 +148,15 @@ TEST(ScopesTest, TensorMemoryOnlyWhereTheArchitectureHasIt) {
   EXPECT_EQ(T->Columns, std::optional<uint64_t>(256));
   EXPECT_EQ(T->Capacity, std::optional<uint64_t>(512));
   K.TmemAllocations[1].Columns.reset();
-  K.TmemAllocations[1].UnknownReason = "it depends on 'n'";
+  K.TmemAllocations[1].UnknownReason = Reason::resting(
+      ReasonKind::ColumnsNotConstant, {ReasonKind::ValueParameter, {"n"}});
   T = tensorMemory(K, DB.lookup("sm_100a"));
   EXPECT_FALSE(T->Columns.has_value());
-  EXPECT_NE(T->UnknownReason.find("it depends on 'n'"), std::string::npos);
+  EXPECT_NE(T->UnknownReason.find("is unknown: the column count is not a "
+                                  "compile-time constant: it depends on 'n', "
+                                  "a function parameter"),
+            std::string::npos)
+      << T->UnknownReason;
   EXPECT_TRUE(validTmemAllocation(32, 32, 512));
   EXPECT_TRUE(validTmemAllocation(512, 32, 512));
   EXPECT_FALSE(validTmemAllocation(48, 32, 512));

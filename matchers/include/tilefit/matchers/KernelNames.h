@@ -2,6 +2,8 @@
 #ifndef TILEFIT_MATCHERS_KERNELNAMES_H
 #define TILEFIT_MATCHERS_KERNELNAMES_H
 
+#include "tilefit/model/Reason.h"
+
 #include "clang/Basic/SourceLocation.h"
 
 #include <memory>
@@ -47,27 +49,27 @@ public:
   /// Why \p Mangled (mangled() of \p Kernel) may not be the name ptxas prints:
   /// parts of nvcc's name tilefit does not derive (internal-linkage template
   /// arguments, lambdas of function templates, an anonymous namespace nvcc
-  /// names from a process id); "" when it is nvcc's.
-  std::string differsFromNvcc(const clang::FunctionDecl *Kernel,
-                              const std::string &Mangled);
+  /// names from a process id); none when it is nvcc's.
+  Reason differsFromNvcc(const clang::FunctionDecl *Kernel,
+                         const std::string &Mangled);
 
-  /// Why nvcc's module id may not be the one tilefit derives, "" when it is
+  /// Why nvcc's module id may not be the one tilefit derives, none when it is
   /// (or when there is none): the first external definition tilefit sees is
   /// under a `__CUDA_ARCH__` conditional, or follows code the device side
   /// skipped. Computes the module id.
-  const std::string &moduleIdCaveat();
+  const Reason &moduleIdCaveat();
 
 private:
   /// nvcc's module id of the unit, computed on first use.
   const std::optional<std::string> &moduleId();
-  std::string hostViewCaveat(clang::SourceLocation Chosen) const;
+  Reason hostViewCaveat(clang::SourceLocation Chosen) const;
 
   clang::ASTContext &Ctx;
   const ArchConditionals *Arch;
   std::unique_ptr<clang::MangleContext> MC;
   bool ModuleComputed = false;
   std::optional<std::string> ModuleId; ///< nvcc's module id (KernelNames.cpp).
-  std::string ModuleCaveat;            ///< moduleIdCaveat().
+  Reason ModuleCaveat;                 ///< moduleIdCaveat().
 };
 
 /// `ns::staged<64, 16, 3>`; a lambda's call operator as `lambda in <function>`.

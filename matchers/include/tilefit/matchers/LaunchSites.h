@@ -99,7 +99,7 @@ std::vector<HostKernelCalls> hostKernelCalls(clang::ASTContext &Ctx,
 std::optional<uint64_t> evaluateConstant(clang::ASTContext &Ctx,
                                          const clang::FunctionDecl *Fn,
                                          const clang::Expr *E,
-                                         std::string &Why);
+                                         Reason &Why);
 
 /// The size a `// tilefit-dynamic-smem: N` comment on \p Line states (`N`,
 /// `N KiB`, `N MiB`), for a launch whose size tilefit cannot compute; nothing

@@ -11,9 +11,12 @@
 #ifndef TILEFIT_MODEL_FACTS_H
 #define TILEFIT_MODEL_FACTS_H
 
+#include "tilefit/model/Reason.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tilefit {
@@ -113,7 +116,7 @@ struct SharedVar {
                       /// < type or variable.
   std::optional<uint64_t> Bytes; ///< Size in bytes; unset when it cannot be
                                  /// < known (see UnknownReason).
-  std::string UnknownReason;     ///< Why Bytes is unknown.
+  Reason UnknownReason;          ///< Why Bytes is unknown.
   bool IsDynamic =
       false; ///< `extern __shared__ T x[]`: its size is given at launch.
   /// Referenced by a function NVVM keeps out of line (`__noinline__`,
@@ -136,7 +139,7 @@ struct LaunchSite {
   /// Dynamic shared memory requested, when it is a compile-time constant; 0
   /// when not given.
   std::optional<uint64_t> DynamicBytes;
-  std::string UnknownReason;            ///< Why DynamicBytes is unknown.
+  Reason UnknownReason;                 ///< Why DynamicBytes is unknown.
   std::optional<uint64_t> BlockThreads; ///< Threads per block, when constant.
   /// Who gave DynamicBytes when tilefit could not compute it: "comment" (a
   /// `// tilefit-dynamic-smem: N` comment at the launch), "configuration"
@@ -155,7 +158,7 @@ struct AttributeCall {
   Kind Attribute = Kind::MaxDynamicSharedMemorySize;
   SourcePos Loc;
   std::optional<int64_t> Value; ///< When a compile-time constant.
-  std::string UnknownReason;
+  Reason UnknownReason;
 };
 
 /// A request for Tensor Memory columns (sm_100 family): a `tcgen05.alloc` in
@@ -171,7 +174,7 @@ struct TmemAllocation {
       1; ///< `.cta_group::2`: one allocation on each of two SMs.
   std::optional<uint64_t>
       Columns;               ///< When the count is a compile-time constant.
-  std::string UnknownReason; ///< Why Columns is unknown.
+  Reason UnknownReason; ///< Why Columns is unknown.
 };
 
 /// `__launch_bounds__(maxThreadsPerBlock, minBlocksPerMultiprocessor)`.
@@ -260,8 +263,9 @@ struct BodySlicing {
   bool Enabled = false;    ///< Asked for (tilefit's default).
   unsigned Functions = 0;  ///< Templates whose bodies were sliced.
   unsigned Statements = 0; ///< Statements left uninstantiated in them.
-  /// Why nothing was sliced although asked for; "" otherwise.
-  std::string Fallback;
+  /// Why nothing was sliced although asked for (or the unit was parsed again
+  /// whole); none otherwise.
+  Reason Fallback;
 };
 
 /// What a kernel's `static_assert`s require of one of its names (a template
@@ -283,8 +287,8 @@ struct KernelFacts {
       Name; ///< Qualified, with template arguments: `ns::staged<64, 16, 3>`.
   std::string Mangled; ///< The Itanium name ptxas prints.
   /// Why Mangled may differ from the name ptxas prints (a part of nvcc's name
-  /// tilefit does not derive); "" when it is nvcc's.
-  std::string NameDiffers;
+  /// tilefit does not derive); none when it is nvcc's.
+  Reason NameDiffers;
   /// The name ptxas prints with -rdc where it differs from Mangled
   /// (`__nv_static_<module id>_` before a kernel of internal linkage); "".
   std::string RelocatableMangled;
@@ -329,8 +333,9 @@ enum class Severity { Note, Remark, Warning, Error };
 
 /// A span of a message that names what a renderer may spell otherwise: a kernel
 /// (which the text report and the editor shorten) or the finding's architecture
-/// (which the editor merges into `sm_80 and sm_90`). Set once by the model
-/// (model/Messages.h); renderers compose from them and never search the words.
+/// (which the editor merges into `sm_80 and sm_90`). Set by the check that
+/// words the message (model/Messages.h, Words); renderers compose from them
+/// and never search the words.
 struct MessageSlot {
   enum class Kind { Kernel, Arch };
   Kind K = Kind::Kernel;
@@ -342,7 +347,12 @@ struct Note {
   std::string Message;
   SourcePos Loc;
   std::vector<MessageSlot>
-      Slots; ///< In order, not overlapping; derived, not stored.
+      Slots; ///< In order, not overlapping; in the report, not in the facts.
+
+  Note() = default;
+  Note(std::string Message, SourcePos Loc, std::vector<MessageSlot> Slots = {})
+      : Message(std::move(Message)), Loc(std::move(Loc)),
+        Slots(std::move(Slots)) {}
 };
 
 /// A finding in clang's shape: a primary location, a message, the check, and
@@ -366,7 +376,7 @@ struct Diagnostic {
   std::vector<std::pair<std::string, uint64_t>> Figures;
   std::vector<Note> Notes;
   std::vector<MessageSlot>
-      Slots; ///< In Message, in order; derived, not stored.
+      Slots; ///< In Message, in order; in the report, not in the facts.
 };
 
 /// A launch of a kernel template that Clang could not build because of an error
@@ -420,8 +430,8 @@ struct TranslationUnitFacts {
   bool SkippedHostCalls = false;
   /// Why nvcc's module id, in the -rdc names of kernels of internal linkage
   /// (KernelFacts::RelocatableMangled), may differ from the one tilefit
-  /// derived; "" when it does not.
-  std::string ModuleIdCaveat;
+  /// derived; none when it does not.
+  Reason ModuleIdCaveat;
   /// What body slicing did (FunctionFacts::UninstantiatedStatements).
   BodySlicing Slicing;
   std::vector<SharedVar> Vars;

@@ -48,6 +48,7 @@ struct LaunchReport {
   /// "comment" or "configuration" when the user stated DynamicBytes
   /// (LaunchSite::StatedBy); "" when tilefit computed it.
   std::string StatedBy;
+  Reason UnknownReasonKind; ///< What UnknownReason words (Reasons.def).
 };
 
 /// Resident blocks per SM for the kernel's largest launch.
