@@ -155,6 +155,48 @@ bool anyCalcOption() {
          Scope.getNumOccurrences();
 }
 
+/// Reads the options into \p Req; false, with the error said, when one is
+/// malformed.
+bool readCalcRequest(CalcRequest &Req) {
+  // 128x64 is 128 64.
+  for (const std::string &Dims : Tile) {
+    SmallVector<StringRef, 4> Parts;
+    StringRef(Dims).split(Parts, 'x');
+    for (StringRef P : Parts)
+      for (StringRef D : llvm::split(P, 'X')) {
+        auto N = number("tile dimension", D.str());
+        if (!N)
+          return false;
+        Req.Tile.push_back(*N);
+      }
+  }
+  Req.DType = DType;
+  auto V = number("--versions", Versions);
+  if (!V)
+    return false;
+  Req.Versions = *V;
+  if (Threads.getNumOccurrences()) {
+    if (!(Req.Threads = number("--threads", Threads)))
+      return false;
+  }
+  if (Capacity.getNumOccurrences()) {
+    auto Bytes = parseCalcBytes("--capacity", Capacity);
+    if (!Bytes) {
+      usageError(Bytes.error());
+      return false;
+    }
+    Req.Capacity = *Bytes;
+  }
+  auto S = parseCalcScope(Scope);
+  if (!S) {
+    usageError("--scope " + Scope + ": expected shared, registers or tmem");
+    return false;
+  }
+  Req.Scope = *S;
+  Req.Arch = CalcArch;
+  return true;
+}
+
 } // namespace
 
 std::vector<const char *> joinTileValues(std::vector<const char *> Args) {
@@ -215,40 +257,8 @@ int runCalc(const std::string &CapacityDbPath) {
     Req.DType = "float32";
     Req.Versions = 2;
     Req.Arch = "sm_90";
-  } else {
-    // 128x64 is 128 64.
-    for (const std::string &Dims : Tile) {
-      SmallVector<StringRef, 4> Parts;
-      StringRef(Dims).split(Parts, 'x');
-      for (StringRef P : Parts)
-        for (StringRef D : llvm::split(P, 'X')) {
-          auto N = number("tile dimension", D.str());
-          if (!N)
-            return ExitFailure;
-          Req.Tile.push_back(*N);
-        }
-    }
-    Req.DType = DType;
-    auto V = number("--versions", Versions);
-    if (!V)
-      return ExitFailure;
-    Req.Versions = *V;
-    if (Threads.getNumOccurrences()) {
-      if (!(Req.Threads = number("--threads", Threads)))
-        return ExitFailure;
-    }
-    if (Capacity.getNumOccurrences()) {
-      auto Bytes = parseCalcBytes("--capacity", Capacity);
-      if (!Bytes)
-        return usageError(Bytes.error());
-      Req.Capacity = *Bytes;
-    }
-    auto S = parseCalcScope(Scope);
-    if (!S)
-      return usageError("--scope " + Scope +
-                        ": expected shared, registers or tmem");
-    Req.Scope = *S;
-    Req.Arch = CalcArch;
+  } else if (!readCalcRequest(Req)) {
+    return ExitFailure;
   }
 
   // One result per architecture named (--arch sm_80,sm_90), else one.

@@ -486,17 +486,36 @@ bool emit(const Report &R, const OutputSettings &Out) {
   return true;
 }
 
+/// Reads --max-growth into \p Threshold (none when not given); false, with
+/// the error said, when it is malformed.
+bool readMaxGrowth(std::optional<GrowthThreshold> &Threshold) {
+  if (!MaxGrowth.empty() && !(Threshold = parseGrowthThreshold(MaxGrowth))) {
+    toolMessage("error", "--max-growth=" + MaxGrowth +
+                             ": expected bytes (4096, 4KiB) or N%");
+    return false;
+  }
+  return true;
+}
+
+/// How a report is written: format \p Fmt, paths relative to \p Root,
+/// and the table as --name-width and --summary say.
+OutputSettings outputSettings(OutputFormat Fmt, std::string Root) {
+  OutputSettings Out;
+  Out.Format = Fmt;
+  Out.SourceRoot = std::move(Root);
+  Out.NameWidth = NameWidth;
+  Out.OnlyFindings = SummaryRows == "findings";
+  return Out;
+}
+
 int runAnalysis(const char *Argv0, std::vector<std::string> Extra,
                 bool HaveDashDash) {
   auto Req = analyzeRequest(Argv0, std::move(Extra), HaveDashDash);
   auto Fmt = chosenFormat();
   auto Fail = failLevel();
   std::optional<GrowthThreshold> Threshold;
-  if (!MaxGrowth.empty() && !(Threshold = parseGrowthThreshold(MaxGrowth))) {
-    toolMessage("error", "--max-growth=" + MaxGrowth +
-                             ": expected bytes (4096, 4KiB) or N%");
+  if (!readMaxGrowth(Threshold))
     return ExitFailure;
-  }
   if (!Req || !Fmt || !Fail)
     return ExitFailure;
 
@@ -535,11 +554,8 @@ int runAnalysis(const char *Argv0, std::vector<std::string> Extra,
     toolMessage("error", Result.UsageError);
     return ExitFailure;
   }
-  OutputSettings Out;
-  Out.Format = *Fmt;
-  Out.SourceRoot = Result.R.SourceRoot; // the driver's policy pass chose it
-  Out.NameWidth = NameWidth;
-  Out.OnlyFindings = SummaryRows == "findings";
+  // The source root: the driver's policy pass chose it.
+  const OutputSettings Out = outputSettings(*Fmt, Result.R.SourceRoot);
   if (!emit(Result.R, Out))
     return ExitFailure;
   int Status = exitStatus(Result.R, Result.Failed, *Fail);
@@ -563,23 +579,11 @@ int runAnalysis(const char *Argv0, std::vector<std::string> Extra,
   return Status;
 }
 
-} // namespace
-
-int tilefitMain(int argc, const char **argv) {
-  // A crash inside Clang while parsing one unit is contained to that unit.
-  llvm::CrashRecoveryContext::Enable();
-
-  // `tilefit-launch nvcc ARGS...`: the compiler launcher, no options of its
-  // own.
-  if (sys::path::stem(argv[0]) == "tilefit-launch") {
-    std::vector<std::string> Compiler(argv + 1, argv + argc);
-    return runLauncher(argv[0], Compiler, shareDir(argv[0]));
-  }
-
-  // Everything after "--" is compiler arguments, as in clang-tidy. `tilefit
-  // lsp` is --lsp.
-  std::vector<const char *> Own;
-  std::vector<std::string> Extra;
+/// Splits the command line: tilefit's own arguments into \p Own (`tilefit lsp`
+/// as --lsp), everything after "--" into \p Extra as compiler arguments, as in
+/// clang-tidy. Returns whether there was a "--".
+bool splitArguments(int argc, const char **argv, std::vector<const char *> &Own,
+                    std::vector<std::string> &Extra) {
   bool HaveDashDash = false;
   for (int I = 0; I < argc; ++I) {
     if (!HaveDashDash && I > 0 && StringRef(argv[I]) == "--") {
@@ -593,26 +597,104 @@ int tilefitMain(int argc, const char **argv) {
     else
       Own.push_back(argv[I]);
   }
-  Own = joinTileValues(std::move(Own));
+  return HaveDashDash;
+}
 
-  // A mistyped subcommand (`tilefit dif a.json b.json`) is not a source file.
-  if (Own.size() > 1) {
-    StringRef First(Own[1]);
-    const bool LooksLikeAName =
-        !First.starts_with("-") &&
-        First.find_first_of("./\\") == StringRef::npos &&
-        !sys::fs::exists(First);
-    if (LooksLikeAName &&
-        !llvm::is_contained({"calc", "diff", "merge", "lsp"}, First)) {
-      for (StringRef Known : {"calc", "diff", "merge", "lsp"})
-        if (First.edit_distance(Known) <= 2) {
-          toolMessage("error", "unknown subcommand '" + First.str() +
-                                   "'; did you mean '" + Known.str() +
-                                   "'? (tilefit --help lists them)");
-          return ExitFailure;
-        }
+/// A mistyped subcommand (`tilefit dif a.json b.json`) is not a source file:
+/// true, with the error said, when \p Own's first argument is one.
+bool mistypedSubcommand(const std::vector<const char *> &Own) {
+  if (Own.size() <= 1)
+    return false;
+  StringRef First(Own[1]);
+  const bool LooksLikeAName = !First.starts_with("-") &&
+                              First.find_first_of("./\\") == StringRef::npos &&
+                              !sys::fs::exists(First);
+  if (!LooksLikeAName ||
+      llvm::is_contained({"calc", "diff", "merge", "lsp"}, First))
+    return false;
+  for (StringRef Known : {"calc", "diff", "merge", "lsp"})
+    if (First.edit_distance(Known) <= 2) {
+      toolMessage("error", "unknown subcommand '" + First.str() +
+                               "'; did you mean '" + Known.str() +
+                               "'? (tilefit --help lists them)");
+      return true;
     }
+  return false;
+}
+
+/// --list-checks: each check with its level and summary (Markdown with
+/// --format=markdown).
+int listChecks() {
+  if (Format == "markdown") {
+    // docs/checks.md is this output.
+    outs() << "# tilefit's checks\n\nGenerated by `tilefit --list-checks "
+              "--format=markdown` from "
+              "`model/include/tilefit/model/Checks.def`.\n";
+    for (const CheckInfo &C : allChecks())
+      outs() << "\n## " << C.Name << "\n\n*" << severityName(C.DefaultSeverity)
+             << "*: " << C.Summary << ".\n\n"
+             << C.Help << "\n";
+    return ExitOk;
   }
+  for (const CheckInfo &C : allChecks())
+    outs() << C.Name << " (" << severityName(C.DefaultSeverity)
+           << "): " << C.Summary << "\n";
+  return ExitOk;
+}
+
+/// `tilefit diff OLD.json NEW.json`.
+int runDiffCommand() {
+  auto Fmt = chosenFormat();
+  std::optional<GrowthThreshold> Threshold;
+  if (!readMaxGrowth(Threshold))
+    return ExitFailure;
+  if (!Fmt)
+    return ExitFailure;
+  return runDiff(DiffInputs, *Fmt, Threshold, OutputFile);
+}
+
+/// `tilefit merge A.json B.json ...`: the combined report, written as a run's.
+int runMergeCommand() {
+  auto Fmt = chosenFormat();
+  auto Fail = failLevel();
+  if (!Fmt || !Fail)
+    return ExitFailure;
+  auto Merged = runMerge(MergeInputs);
+  if (!Merged)
+    return ExitFailure;
+  std::string Root = !SourceRoot.empty() ? SourceRoot.getValue()
+                     : !Merged->SourceRoot.empty()
+                         ? Merged->SourceRoot
+                         : defaultSourceRoot("", *Merged);
+  const OutputSettings Out = outputSettings(*Fmt, std::move(Root));
+  Merged->SourceRoot = Out.SourceRoot;
+  if (!emit(*Merged, Out))
+    return ExitFailure;
+  bool Failed = std::any_of(
+      Merged->Units.begin(), Merged->Units.end(),
+      [](const UnitReport &U) { return !U.Ok && !U.ErrorsAllowed; });
+  return exitStatus(*Merged, Failed, *Fail);
+}
+
+} // namespace
+
+int tilefitMain(int argc, const char **argv) {
+  // A crash inside Clang while parsing one unit is contained to that unit.
+  llvm::CrashRecoveryContext::Enable();
+
+  // `tilefit-launch nvcc ARGS...`: the compiler launcher, no options of its
+  // own.
+  if (sys::path::stem(argv[0]) == "tilefit-launch") {
+    std::vector<std::string> Compiler(argv + 1, argv + argc);
+    return runLauncher(argv[0], Compiler, shareDir(argv[0]));
+  }
+
+  std::vector<const char *> Own;
+  std::vector<std::string> Extra;
+  const bool HaveDashDash = splitArguments(argc, argv, Own, Extra);
+  Own = joinTileValues(std::move(Own));
+  if (mistypedSubcommand(Own))
+    return ExitFailure;
 
   cl::HideUnrelatedOptions({&Category, &CalcCategory});
   cl::SetVersionPrinter(printVersion);
@@ -626,62 +708,14 @@ int tilefitMain(int argc, const char **argv) {
     return ExitFailure;
   }
 
-  if (ListChecks) {
-    if (Format == "markdown") {
-      // docs/checks.md is this output.
-      outs() << "# tilefit's checks\n\nGenerated by `tilefit --list-checks "
-                "--format=markdown` from "
-                "`model/include/tilefit/model/Checks.def`.\n";
-      for (const CheckInfo &C : allChecks())
-        outs() << "\n## " << C.Name << "\n\n*"
-               << severityName(C.DefaultSeverity) << "*: " << C.Summary
-               << ".\n\n"
-               << C.Help << "\n";
-      return ExitOk;
-    }
-    for (const CheckInfo &C : allChecks())
-      outs() << C.Name << " (" << severityName(C.DefaultSeverity)
-             << "): " << C.Summary << "\n";
-    return ExitOk;
-  }
+  if (ListChecks)
+    return listChecks();
   if (CalcCommand)
     return runCalc(shareDir(argv[0]) + "/capacity.json");
-  if (DiffCommand) {
-    auto Fmt = chosenFormat();
-    std::optional<GrowthThreshold> Threshold;
-    if (!MaxGrowth.empty() && !(Threshold = parseGrowthThreshold(MaxGrowth))) {
-      toolMessage("error", "--max-growth=" + MaxGrowth +
-                               ": expected bytes (4096, 4KiB) or N%");
-      return ExitFailure;
-    }
-    if (!Fmt)
-      return ExitFailure;
-    return runDiff(DiffInputs, *Fmt, Threshold, OutputFile);
-  }
-  if (MergeCommand) {
-    auto Fmt = chosenFormat();
-    auto Fail = failLevel();
-    if (!Fmt || !Fail)
-      return ExitFailure;
-    auto Merged = runMerge(MergeInputs);
-    if (!Merged)
-      return ExitFailure;
-    OutputSettings Out;
-    Out.Format = *Fmt;
-    Out.SourceRoot = !SourceRoot.empty() ? SourceRoot.getValue()
-                     : !Merged->SourceRoot.empty()
-                         ? Merged->SourceRoot
-                         : defaultSourceRoot("", *Merged);
-    Out.NameWidth = NameWidth;
-    Out.OnlyFindings = SummaryRows == "findings";
-    Merged->SourceRoot = Out.SourceRoot;
-    if (!emit(*Merged, Out))
-      return ExitFailure;
-    bool Failed = std::any_of(
-        Merged->Units.begin(), Merged->Units.end(),
-        [](const UnitReport &U) { return !U.Ok && !U.ErrorsAllowed; });
-    return exitStatus(*Merged, Failed, *Fail);
-  }
+  if (DiffCommand)
+    return runDiffCommand();
+  if (MergeCommand)
+    return runMergeCommand();
   if (Launcher)
     return runLauncher(argv[0], Extra, shareDir(argv[0]));
   if (Lsp) {

@@ -76,6 +76,16 @@ bool isPluginFlag(llvm::StringRef A) {
 bool pluginFlagTakesValue(llvm::StringRef A) {
   return A == "-load" || A == "--load" || A == "--config";
 }
+/// A flag that would load code (isPluginFlag) at \p I: refused, with its value
+/// when it takes one. \p I is left on the last argument read.
+void refusePluginFlag(const std::vector<std::string> &A, size_t &I,
+                      DeviceFlags &F) {
+  llvm::StringRef Arg = A[I];
+  if (pluginFlagTakesValue(Arg) && I + 1 < A.size())
+    F.Refused.push_back(Arg.str() + " " + A[++I]);
+  else
+    F.Refused.push_back(Arg.str());
+}
 /// -Xclang values that load code; the first three take the plugin (or path) as
 /// a value.
 bool isPluginCc1Flag(llvm::StringRef A) {
@@ -144,6 +154,61 @@ bool clangDropped(llvm::StringRef Arg) {
          Arg.starts_with("-Wa,") || Arg.starts_with("-Wp,");
 }
 
+/// `--cuda-gpu-arch=`, `--offload-arch=` and their `--no-` forms: the targets
+/// they add to \p F or remove from it. False for any other flag.
+bool takeClangArch(llvm::StringRef Arg, DeviceFlags &F) {
+  if (Arg.consume_front("--cuda-gpu-arch=") ||
+      Arg.consume_front("--offload-arch=")) {
+    llvm::SmallVector<llvm::StringRef, 4> Parts;
+    Arg.split(Parts, ',', -1, false);
+    for (llvm::StringRef P : Parts)
+      if (auto Parsed = parseArch(P))
+        addTarget(F, {Parsed->name(), Parsed->cudaArchMacro()});
+    return true;
+  }
+  if (Arg.consume_front("--no-cuda-gpu-arch=") ||
+      Arg.consume_front("--no-offload-arch=")) {
+    if (Arg == "all")
+      F.Targets.clear();
+    else if (auto Parsed = parseArch(Arg))
+      F.Targets.erase(std::remove_if(F.Targets.begin(), F.Targets.end(),
+                                     [&](const DeviceTarget &T) {
+                                       return T.Real == Parsed->name();
+                                     }),
+                      F.Targets.end());
+    return true;
+  }
+  return false;
+}
+
+/// Any other Clang flag at \p I: passed on with its values, as many as Clang's
+/// own option table says (`-isystem dir`, `-Xarch_sm_80 -DX`); a value that
+/// would load code (`-Xopenmp-target -fplugin=p.so`) refuses both. \p I is
+/// left on the last argument read.
+void takeClangFlag(const std::vector<std::string> &A, size_t &I,
+                   DeviceFlags &F) {
+  llvm::StringRef Arg = A[I];
+  const unsigned Values =
+      std::min<size_t>(clangValuesAfter(Arg), A.size() - 1 - I);
+  bool Loads = false;
+  for (unsigned V = 1; V <= Values; ++V) {
+    llvm::StringRef Value = A[I + V];
+    Loads |= isPluginFlag(Value) || isPluginCc1Flag(Value) ||
+             Value == "-Xclang" || Value == "-mllvm";
+  }
+  if (Loads) {
+    std::string Refused = Arg.str();
+    for (unsigned V = 1; V <= Values; ++V)
+      Refused += " " + A[I + V];
+    F.Refused.push_back(Refused);
+    I += Values;
+    return;
+  }
+  F.ClangArgs.push_back(Arg.str());
+  for (unsigned V = 0; V < Values; ++V)
+    F.ClangArgs.push_back(A[++I]);
+}
+
 } // namespace
 
 DeviceFlags translateClang(const CompileCommand &Cmd) {
@@ -159,10 +224,7 @@ DeviceFlags translateClang(const CompileCommand &Cmd) {
     if (!Arg.starts_with("-") || Arg == "-")
       continue; // An input: the source itself, or another file.
     if (isPluginFlag(Arg)) {
-      if (pluginFlagTakesValue(Arg) && I + 1 < A.size())
-        F.Refused.push_back(Arg.str() + " " + A[++I]);
-      else
-        F.Refused.push_back(Arg.str());
+      refusePluginFlag(A, I, F);
       continue;
     }
     if (Arg == "-Xclang") {
@@ -175,27 +237,8 @@ DeviceFlags translateClang(const CompileCommand &Cmd) {
         F.Refused.push_back("-mllvm " + V.str());
       continue;
     }
-    if (Arg.consume_front("--cuda-gpu-arch=") ||
-        Arg.consume_front("--offload-arch=")) {
-      llvm::SmallVector<llvm::StringRef, 4> Parts;
-      Arg.split(Parts, ',', -1, false);
-      for (llvm::StringRef P : Parts)
-        if (auto Parsed = parseArch(P))
-          addTarget(F, {Parsed->name(), Parsed->cudaArchMacro()});
+    if (takeClangArch(Arg, F))
       continue;
-    }
-    if (Arg.consume_front("--no-cuda-gpu-arch=") ||
-        Arg.consume_front("--no-offload-arch=")) {
-      if (Arg == "all")
-        F.Targets.clear();
-      else if (auto Parsed = parseArch(Arg))
-        F.Targets.erase(std::remove_if(F.Targets.begin(), F.Targets.end(),
-                                       [&](const DeviceTarget &T) {
-                                         return T.Real == Parsed->name();
-                                       }),
-                        F.Targets.end());
-      continue;
-    }
     if (Arg.consume_front("--cuda-path=")) {
       F.CudaPath = Arg.str();
       continue;
@@ -229,28 +272,7 @@ DeviceFlags translateClang(const CompileCommand &Cmd) {
     }
     if (clangDropped(Arg))
       continue;
-    // Its values, as many as Clang's own option table says (`-isystem dir`,
-    // `-Xarch_sm_80 -DX`), go with it; a value that would load code
-    // (`-Xopenmp-target -fplugin=p.so`) refuses both.
-    const unsigned Values =
-        std::min<size_t>(clangValuesAfter(Arg), A.size() - 1 - I);
-    bool Loads = false;
-    for (unsigned V = 1; V <= Values; ++V) {
-      llvm::StringRef Value = A[I + V];
-      Loads |= isPluginFlag(Value) || isPluginCc1Flag(Value) ||
-               Value == "-Xclang" || Value == "-mllvm";
-    }
-    if (Loads) {
-      std::string Refused = Arg.str();
-      for (unsigned V = 1; V <= Values; ++V)
-        Refused += " " + A[I + V];
-      F.Refused.push_back(Refused);
-      I += Values;
-      continue;
-    }
-    F.ClangArgs.push_back(Arg.str());
-    for (unsigned V = 0; V < Values; ++V)
-      F.ClangArgs.push_back(A[++I]);
+    takeClangFlag(A, I, F);
   }
   return F;
 }
@@ -561,119 +583,143 @@ void addArchTargets(DeviceFlags &F, const std::vector<std::string> &ArchValues,
   }
 }
 
+/// An nvcc flag split into its name and value, and the option it is.
+struct NvccFlag {
+  const NvccOption *Option = nullptr; ///< Null: not one of nvcc's.
+  llvm::StringRef Name, Value;
+  bool HasValue = false; ///< The value was in the flag (`-x=cu`, `-I/path`).
+};
+
+/// \p Arg as an nvcc flag: `--name=value`, or a value attached to a short
+/// flag (`-I/path`, `-DNAME=1`).
+NvccFlag lookUpNvccFlag(llvm::StringRef Arg) {
+  NvccFlag Flag;
+  Flag.Name = Arg;
+  if (size_t Eq = Arg.find('='); Eq != llvm::StringRef::npos) {
+    Flag.Name = Arg.take_front(Eq);
+    Flag.Value = Arg.drop_front(Eq + 1);
+    Flag.HasValue = true;
+  }
+  Flag.Option = findNvccOption(Flag.Name);
+  // Attached values: -I/path, -DNAME=1, -Ufoo, -lfoo, -L/dir, -O3.
+  if (!Flag.Option && !Flag.HasValue) {
+    for (const char *Short : {"-I", "-D", "-U", "-l", "-L"}) {
+      if (Arg.size() > 2 && Arg.starts_with(Short)) {
+        Flag.Option = findNvccOption(Short);
+        Flag.Name = Short;
+        Flag.Value = Arg.drop_front(2);
+        Flag.HasValue = true;
+        break;
+      }
+    }
+  }
+  if (!Flag.Option && Flag.HasValue && Flag.Name.starts_with("-D")) {
+    // -DNAME=VALUE
+    Flag.Option = findNvccOption("-D");
+    Flag.Value = Arg.drop_front(2);
+  }
+  return Flag;
+}
+
+/// What an nvcc command line says beyond single flags: the -arch and -code
+/// values (applied at its end) and whether unknown flags go to the host
+/// compiler.
+struct NvccScan {
+  std::vector<std::string> ArchValues, CodeValues;
+  bool ForwardUnknown = false;
+};
+
+/// Does what option \p O says with its \p Value.
+void applyNvccOption(const NvccOption &O, llvm::StringRef Value, DeviceFlags &F,
+                     NvccScan &Scan) {
+  switch (O.Action) {
+  case NvccAction::Drop:
+    break;
+  case NvccAction::Keep:
+    F.ClangArgs.push_back(O.Clang);
+    F.ClangArgs.push_back(Value.str());
+    break;
+  case NvccAction::Std:
+    F.ClangArgs.push_back("-std=" + Value.str());
+    break;
+  case NvccAction::Language:
+    F.IsCuda = Value == "cu" || Value == "cuda";
+    break;
+  case NvccAction::Arch:
+    // As nvcc: the last -arch counts (`-arch=sm_80 -arch=sm_90` builds sm_90
+    // only).
+    Scan.ArchValues = {Value.str()};
+    break;
+  case NvccAction::Code:
+    Scan.CodeValues.push_back(Value.str());
+    break;
+  case NvccAction::Gencode:
+    addGencode(F, Value);
+    break;
+  case NvccAction::Define:
+    F.ClangArgs.push_back(std::string("-D") + O.Clang);
+    break;
+  case NvccAction::DefaultStream:
+    if (Value == "per-thread")
+      F.ClangArgs.push_back("-DCUDA_API_PER_THREAD_DEFAULT_STREAM=1");
+    break;
+  case NvccAction::Rdc:
+    F.Rdc = Value == "true" || Value == "1";
+    break;
+  case NvccAction::RdcOn:
+    F.Rdc = true;
+    break;
+  case NvccAction::HostCompiler:
+    translateHostFlags(F, Value);
+    break;
+  case NvccAction::ForwardUnknown:
+    Scan.ForwardUnknown = true;
+    break;
+  case NvccAction::MaxRegisters: {
+    unsigned long long N = 0;
+    if (!Value.getAsInteger(10, N) && N > 0)
+      F.MaxRegisters = N;
+    break;
+  }
+  }
+}
+
 DeviceFlags translateNvcc(const CompileCommand &Cmd) {
   DeviceFlags F;
   F.IsNvcc = true;
   F.IsCuda = isCudaExtension(Cmd.File);
   const auto &A = Cmd.Arguments;
-  std::vector<std::string> ArchValues, CodeValues;
-  bool ForwardUnknown = false;
+  NvccScan Scan;
   for (size_t I = 1; I < A.size(); ++I) {
     llvm::StringRef Arg = A[I];
     if (!Arg.starts_with("-") || Arg == "-")
       continue; // An input.
     if (isPluginFlag(Arg)) {
-      if (pluginFlagTakesValue(Arg) && I + 1 < A.size())
-        F.Refused.push_back(Arg.str() + " " + A[++I]);
-      else
-        F.Refused.push_back(Arg.str());
+      refusePluginFlag(A, I, F);
       continue;
     }
-    llvm::StringRef Name = Arg, Value;
-    bool HasValue = false;
-    if (size_t Eq = Arg.find('='); Eq != llvm::StringRef::npos) {
-      Name = Arg.take_front(Eq);
-      Value = Arg.drop_front(Eq + 1);
-      HasValue = true;
-    }
-    const NvccOption *O = findNvccOption(Name);
-    // Attached values: -I/path, -DNAME=1, -Ufoo, -lfoo, -L/dir, -O3.
-    if (!O && !HasValue) {
-      for (const char *Short : {"-I", "-D", "-U", "-l", "-L"}) {
-        if (Arg.size() > 2 && Arg.starts_with(Short)) {
-          O = findNvccOption(Short);
-          Name = Short;
-          Value = Arg.drop_front(2);
-          HasValue = true;
-          break;
-        }
-      }
-    }
-    if (!O && HasValue && Name.starts_with("-D")) {
-      // -DNAME=VALUE
-      O = findNvccOption("-D");
-      Value = Arg.drop_front(2);
-    }
-    if (!O) {
+    NvccFlag Flag = lookUpNvccFlag(Arg);
+    if (!Flag.Option) {
       // nvcc passes unknown flags to the host compiler with
       // -forward-unknown-to-host-compiler; the host compiler's flags do not
       // change the device-side parse.
       bool HostLike = Arg.starts_with("-W") || Arg.starts_with("-f") ||
                       Arg.starts_with("-m") || Arg.starts_with("-O") ||
                       Arg.starts_with("-g") || Arg == "-pthread";
-      if (!(ForwardUnknown && HostLike) && !Arg.starts_with("-O"))
-        F.Unknown.push_back(Name.str());
+      if (!(Scan.ForwardUnknown && HostLike) && !Arg.starts_with("-O"))
+        F.Unknown.push_back(Flag.Name.str());
       continue;
     }
-    if (O->TakesValue && !HasValue) {
+    if (Flag.Option->TakesValue && !Flag.HasValue) {
       if (I + 1 >= A.size())
         break;
-      Value = A[++I];
+      Flag.Value = A[++I];
     }
-    switch (O->Action) {
-    case NvccAction::Drop:
-      break;
-    case NvccAction::Keep:
-      F.ClangArgs.push_back(O->Clang);
-      F.ClangArgs.push_back(Value.str());
-      break;
-    case NvccAction::Std:
-      F.ClangArgs.push_back("-std=" + Value.str());
-      break;
-    case NvccAction::Language:
-      F.IsCuda = Value == "cu" || Value == "cuda";
-      break;
-    case NvccAction::Arch:
-      // As nvcc: the last -arch counts (`-arch=sm_80 -arch=sm_90` builds sm_90
-      // only).
-      ArchValues = {Value.str()};
-      break;
-    case NvccAction::Code:
-      CodeValues.push_back(Value.str());
-      break;
-    case NvccAction::Gencode:
-      addGencode(F, Value);
-      break;
-    case NvccAction::Define:
-      F.ClangArgs.push_back(std::string("-D") + O->Clang);
-      break;
-    case NvccAction::DefaultStream:
-      if (Value == "per-thread")
-        F.ClangArgs.push_back("-DCUDA_API_PER_THREAD_DEFAULT_STREAM=1");
-      break;
-    case NvccAction::Rdc:
-      F.Rdc = Value == "true" || Value == "1";
-      break;
-    case NvccAction::RdcOn:
-      F.Rdc = true;
-      break;
-    case NvccAction::HostCompiler:
-      translateHostFlags(F, Value);
-      break;
-    case NvccAction::ForwardUnknown:
-      ForwardUnknown = true;
-      break;
-    case NvccAction::MaxRegisters: {
-      unsigned long long N = 0;
-      if (!Value.getAsInteger(10, N) && N > 0)
-        F.MaxRegisters = N;
-      break;
-    }
-    }
+    applyNvccOption(*Flag.Option, Flag.Value, F, Scan);
   }
 
   // -arch / -code, after -gencode (both may appear; nvcc adds them together).
-  addArchTargets(F, ArchValues, CodeValues);
+  addArchTargets(F, Scan.ArchValues, Scan.CodeValues);
   return F;
 }
 

@@ -233,6 +233,15 @@ private:
     return V;
   }
 
+  /// A byte count: a whole number.
+  uint64_t byteCount(yaml::Node *N) {
+    std::string Text = scalar(N, "a byte count");
+    unsigned long long V = 0;
+    if (Error.empty() && llvm::StringRef(Text).getAsInteger(10, V))
+      problem(N, "expected a byte count, got '" + Text + "'");
+    return V;
+  }
+
   /// Calls Fn on each item of a sequence while the parser stands on it: LLVM's
   /// YAML nodes stream, so an item cannot be read after the iterator has moved
   /// past it.
@@ -263,11 +272,7 @@ private:
       if (Key == "Kernel") {
         D.Kernel = scalar(KV.getValue(), "a glob over kernel names");
       } else if (Key == "Bytes") {
-        std::string Text = scalar(KV.getValue(), "a byte count");
-        unsigned long long V = 0;
-        if (Error.empty() && llvm::StringRef(Text).getAsInteger(10, V))
-          problem(KV.getValue(), "expected a byte count, got '" + Text + "'");
-        D.Bytes = V;
+        D.Bytes = byteCount(KV.getValue());
         HaveBytes = true;
       } else {
         problem(KV.getKey(),
@@ -295,11 +300,7 @@ private:
       if (Key == "Kernel") {
         B.Kernel = scalar(KV.getValue(), "a glob over kernel names");
       } else if (Key == "Bytes") {
-        std::string Text = scalar(KV.getValue(), "a byte count");
-        unsigned long long V = 0;
-        if (Error.empty() && llvm::StringRef(Text).getAsInteger(10, V))
-          problem(KV.getValue(), "expected a byte count, got '" + Text + "'");
-        B.Bytes = V;
+        B.Bytes = byteCount(KV.getValue());
       } else if (Key == "Fraction") {
         B.Fraction = fraction(KV.getValue());
       } else {
@@ -380,29 +381,26 @@ std::string number(double V) {
   }
 }
 
+/// \p Mine takes \p Over's value when it has one.
+template <typename T>
+void overlayField(std::optional<T> &Mine, const std::optional<T> &Over) {
+  if (Over)
+    Mine = Over;
+}
+
 } // namespace
 
 void Config::overlay(const Config &Over) {
-  if (Over.Checks)
-    Checks = Over.Checks;
-  if (Over.WarningsAsErrors)
-    WarningsAsErrors = Over.WarningsAsErrors;
-  if (Over.Budget)
-    Budget = Over.Budget;
-  if (Over.Architectures)
-    Architectures = Over.Architectures;
-  if (Over.CapacityDatabase)
-    CapacityDatabase = Over.CapacityDatabase;
-  if (Over.HeaderFilterRegex)
-    HeaderFilterRegex = Over.HeaderFilterRegex;
-  if (Over.AllowParseErrors)
-    AllowParseErrors = Over.AllowParseErrors;
-  if (Over.KernelBudgets)
-    KernelBudgets = Over.KernelBudgets;
-  if (Over.DynamicSharedMemory)
-    DynamicSharedMemory = Over.DynamicSharedMemory;
-  if (Over.PrecompileIncludes)
-    PrecompileIncludes = Over.PrecompileIncludes;
+  overlayField(Checks, Over.Checks);
+  overlayField(WarningsAsErrors, Over.WarningsAsErrors);
+  overlayField(Budget, Over.Budget);
+  overlayField(Architectures, Over.Architectures);
+  overlayField(CapacityDatabase, Over.CapacityDatabase);
+  overlayField(HeaderFilterRegex, Over.HeaderFilterRegex);
+  overlayField(AllowParseErrors, Over.AllowParseErrors);
+  overlayField(KernelBudgets, Over.KernelBudgets);
+  overlayField(DynamicSharedMemory, Over.DynamicSharedMemory);
+  overlayField(PrecompileIncludes, Over.PrecompileIncludes);
   if (!Over.Origin.empty())
     Origin = Origin.empty() ? Over.Origin : Origin + ", " + Over.Origin;
 }

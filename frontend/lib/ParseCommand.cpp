@@ -75,6 +75,100 @@ std::string join(const std::vector<unsigned> &V) {
   return S;
 }
 
+/// Adds to \p Args the CUDA headers a parse reads: the toolkit's, with nvcc's
+/// macros and tilefit's compatibility header over them, or tilefit's prelude
+/// without a toolkit.
+void addCudaHeaderArgs(std::vector<std::string> &Args,
+                       const ParseEnvironment &Env, bool HostSide) {
+  const CudaToolkit &TK = Env.Toolkit;
+  if (TK.found()) {
+    Args.push_back("--cuda-path=" + TK.Path);
+    const std::string Inc = TK.Path + "/include";
+    // CUDA 13 moved CCCL (cub, thrust, cuda/) under include/cccl.
+    if (TK.HasCccl) {
+      Args.push_back("-isystem");
+      Args.push_back(Inc + "/cccl");
+    }
+    // CUDA 13 dropped headers Clang 19's CUDA wrapper still includes
+    // (texture_fetch_functions.h, surface_functions.h); tilefit ships empty
+    // stand-ins, searched after every other folder so that the toolkit's own
+    // headers of the same names (texture_indirect_functions.h) win.
+    Args.push_back("-idirafter");
+    Args.push_back(Env.ResourceInclude + "/cuda-compat");
+    Args.push_back("-Wno-unknown-cuda-version");
+    // nvcc's version macros, which code tests to enable what a toolkit supports
+    // (`#if __CUDACC_VER_MAJOR__ >= 12`: CUTLASS's SM90 paths, say). Clang
+    // defines none of them; the toolkit's headers read them only under nvcc or
+    // NVRTC (__NVCC__, __CUDACC_RTC__, which tilefit leaves undefined), CCCL
+    // takes Clang's version from CUDA_VERSION.
+    for (const std::string &Define : nvccVersionMacros(TK))
+      Args.push_back(Define);
+    // The rest of what nvcc defines in every pass (its --dryrun): pragma and
+    // atomic built-in support (the built-ins are the compatibility header's),
+    // and the device side's math. Not __NVCC__: the toolkit's headers (CCCL,
+    // <nv/target>) would take nvcc's code paths, which Clang does not parse;
+    // README.md, "Limits", says so.
+    Args.push_back("-D__NVCC_DIAG_PRAGMA_SUPPORT__=1");
+    if (Env.NvccCompatibility)
+      Args.push_back("-D__CUDACC_DEVICE_ATOMIC_BUILTINS__=1");
+    if (!HostSide)
+      Args.push_back("-DCUDA_DOUBLE_MATH_FUNCTIONS");
+    // A toolkit newer than Clang knows (CUDA 13 for Clang 19) leaves Clang
+    // without an SDK version, and it then expects the pre-9.2 launch API
+    // (cudaConfigureCall) for `<<<>>>`.
+    if (clang::CudaStringToVersion(TK.Version) == clang::CudaVersion::UNKNOWN) {
+      Args.push_back("-Xclang");
+      Args.push_back(
+          std::string("-target-sdk-version=") +
+          clang::CudaVersionToString(clang::CudaVersion::PARTIALLY_SUPPORTED));
+    }
+  } else {
+    // No toolkit: keywords, builtin variables and vector types from tilefit's
+    // prelude.
+    Args.push_back("-nocudainc");
+    Args.push_back("-include");
+    Args.push_back(Env.ResourceInclude + "/tilefit/cuda_prelude.h");
+  }
+  // What nvcc's headers declare and Clang's lack (cache-hinted loads, host
+  // min/max, surface functions): resources/include/tilefit/cuda_compat.h, over
+  // the toolkit's headers.
+  if (TK.found() && Env.NvccCompatibility) {
+    Args.push_back("-include");
+    Args.push_back(Env.ResourceInclude + "/tilefit/cuda_compat.h");
+  }
+}
+
+/// Adds to \p Args nvcc's architecture macros for \p Job's target, parsed as
+/// \p ClangArch: __CUDA_ARCH_LIST__, __CUDA_ARCH__ and the feature macros.
+void addArchMacroArgs(std::vector<std::string> &Args, const UnitJob &Job,
+                      const std::string &ClangArch, bool HostSide) {
+  // nvcc's macros that Clang does not define, and the target's own
+  // __CUDA_ARCH__ when Clang parses it as another architecture.
+  Args.push_back("-D__CUDA_ARCH_LIST__=" + join(Job.ArchList));
+  auto Real = parseArch(Job.Target.Real);
+  if (HostSide) {
+    // Host code sees no __CUDA_ARCH__; nothing else to set.
+  } else if (ClangArch != Job.Target.Real || !Real ||
+             Real->cudaArchMacro() != Job.Target.CudaArch) {
+    Args.push_back("-U__CUDA_ARCH__");
+    Args.push_back("-D__CUDA_ARCH__=" + std::to_string(Job.Target.CudaArch));
+  }
+  // An arch- or family-specific target (sm_90a, sm_100f): nvcc's feature
+  // macros. Clang 19 defines only __CUDA_ARCH_FEAT_SM90_ALL, and only for the
+  // sm_90a it knows.
+  if (!HostSide && Real && Real->Suffix) {
+    const std::string N = std::to_string(Real->Number);
+    if (Real->Suffix == 'a') {
+      if (ClangArch != Job.Target.Real)
+        Args.push_back("-D__CUDA_ARCH_FEAT_SM" + N + "_ALL=1");
+      Args.push_back("-D__CUDA_ARCH_SPECIFIC__=" +
+                     std::to_string(Real->cudaArchMacro()));
+    }
+    Args.push_back("-D__CUDA_ARCH_FAMILY_SPECIFIC__=" +
+                   std::to_string(Real->cudaArchMacro()));
+  }
+}
+
 } // namespace
 
 Diagnostic inputError(const std::string &File, std::string Message) {
@@ -175,62 +269,7 @@ std::vector<std::string> parseCommandLine(const UnitJob &Job,
   Args.insert(Args.end(), Job.Flags.ClangArgs.begin(),
               Job.Flags.ClangArgs.end());
 
-  const CudaToolkit &TK = Env.Toolkit;
-  if (TK.found()) {
-    Args.push_back("--cuda-path=" + TK.Path);
-    const std::string Inc = TK.Path + "/include";
-    // CUDA 13 moved CCCL (cub, thrust, cuda/) under include/cccl.
-    if (TK.HasCccl) {
-      Args.push_back("-isystem");
-      Args.push_back(Inc + "/cccl");
-    }
-    // CUDA 13 dropped headers Clang 19's CUDA wrapper still includes
-    // (texture_fetch_functions.h, surface_functions.h); tilefit ships empty
-    // stand-ins, searched after every other folder so that the toolkit's own
-    // headers of the same names (texture_indirect_functions.h) win.
-    Args.push_back("-idirafter");
-    Args.push_back(Env.ResourceInclude + "/cuda-compat");
-    Args.push_back("-Wno-unknown-cuda-version");
-    // nvcc's version macros, which code tests to enable what a toolkit supports
-    // (`#if __CUDACC_VER_MAJOR__ >= 12`: CUTLASS's SM90 paths, say). Clang
-    // defines none of them; the toolkit's headers read them only under nvcc or
-    // NVRTC (__NVCC__, __CUDACC_RTC__, which tilefit leaves undefined), CCCL
-    // takes Clang's version from CUDA_VERSION.
-    for (const std::string &Define : nvccVersionMacros(TK))
-      Args.push_back(Define);
-    // The rest of what nvcc defines in every pass (its --dryrun): pragma and
-    // atomic built-in support (the built-ins are the compatibility header's),
-    // and the device side's math. Not __NVCC__: the toolkit's headers (CCCL,
-    // <nv/target>) would take nvcc's code paths, which Clang does not parse;
-    // README.md, "Limits", says so.
-    Args.push_back("-D__NVCC_DIAG_PRAGMA_SUPPORT__=1");
-    if (Env.NvccCompatibility)
-      Args.push_back("-D__CUDACC_DEVICE_ATOMIC_BUILTINS__=1");
-    if (!HostSide)
-      Args.push_back("-DCUDA_DOUBLE_MATH_FUNCTIONS");
-    // A toolkit newer than Clang knows (CUDA 13 for Clang 19) leaves Clang
-    // without an SDK version, and it then expects the pre-9.2 launch API
-    // (cudaConfigureCall) for `<<<>>>`.
-    if (clang::CudaStringToVersion(TK.Version) == clang::CudaVersion::UNKNOWN) {
-      Args.push_back("-Xclang");
-      Args.push_back(
-          std::string("-target-sdk-version=") +
-          clang::CudaVersionToString(clang::CudaVersion::PARTIALLY_SUPPORTED));
-    }
-  } else {
-    // No toolkit: keywords, builtin variables and vector types from tilefit's
-    // prelude.
-    Args.push_back("-nocudainc");
-    Args.push_back("-include");
-    Args.push_back(Env.ResourceInclude + "/tilefit/cuda_prelude.h");
-  }
-  // What nvcc's headers declare and Clang's lack (cache-hinted loads, host
-  // min/max, surface functions): resources/include/tilefit/cuda_compat.h, over
-  // the toolkit's headers.
-  if (TK.found() && Env.NvccCompatibility) {
-    Args.push_back("-include");
-    Args.push_back(Env.ResourceInclude + "/tilefit/cuda_compat.h");
-  }
+  addCudaHeaderArgs(Args, Env, HostSide);
   // The shared-constructor fix-up's spelling of `__shared__` (SourceFixups.h),
   // with or without a toolkit; it relies on `register`, which C++17 forbids and
   // nvcc only warns about.
@@ -239,31 +278,7 @@ std::vector<std::string> parseCommandLine(const UnitJob &Job,
   Args.push_back("-Wno-register");
   if (Job.Flags.Rdc && Job.Flags.IsNvcc)
     Args.push_back("-D__CUDACC_RDC__");
-  // nvcc's macros that Clang does not define, and the target's own
-  // __CUDA_ARCH__ when Clang parses it as another architecture.
-  Args.push_back("-D__CUDA_ARCH_LIST__=" + join(Job.ArchList));
-  auto Real = parseArch(Job.Target.Real);
-  if (HostSide) {
-    // Host code sees no __CUDA_ARCH__; nothing else to set.
-  } else if (ClangArch != Job.Target.Real || !Real ||
-             Real->cudaArchMacro() != Job.Target.CudaArch) {
-    Args.push_back("-U__CUDA_ARCH__");
-    Args.push_back("-D__CUDA_ARCH__=" + std::to_string(Job.Target.CudaArch));
-  }
-  // An arch- or family-specific target (sm_90a, sm_100f): nvcc's feature
-  // macros. Clang 19 defines only __CUDA_ARCH_FEAT_SM90_ALL, and only for the
-  // sm_90a it knows.
-  if (!HostSide && Real && Real->Suffix) {
-    const std::string N = std::to_string(Real->Number);
-    if (Real->Suffix == 'a') {
-      if (ClangArch != Job.Target.Real)
-        Args.push_back("-D__CUDA_ARCH_FEAT_SM" + N + "_ALL=1");
-      Args.push_back("-D__CUDA_ARCH_SPECIFIC__=" +
-                     std::to_string(Real->cudaArchMacro()));
-    }
-    Args.push_back("-D__CUDA_ARCH_FAMILY_SPECIFIC__=" +
-                   std::to_string(Real->cudaArchMacro()));
-  }
+  addArchMacroArgs(Args, Job, ClangArch, HostSide);
   // No C++20 named modules (nvcc has none): with them on, as -std=c++20 turns
   // them on, Clang 19 loses the host declarations of the aligned global
   // operator new a precompiled header holds (<new>'s, included by the runtime

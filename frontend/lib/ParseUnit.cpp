@@ -152,11 +152,8 @@ static void forgiveAppendedErrors(TranslationUnitFacts &Facts,
 /// the next).
 constexpr unsigned FixupRounds = 3;
 
-/// parseUnit; a unit whose errors are constructs nvcc accepts is parsed again
-/// with them rewritten (SourceFixups.h), up to \p FixupsLeft times.
-static TranslationUnitFacts parseUnitWith(const UnitJob &Job,
-                                            const ParseEnvironment &Env,
-                                            unsigned FixupsLeft) {
+/// The facts of \p Job before it is parsed: its file, target and flags.
+static TranslationUnitFacts unitFactsFor(const UnitJob &Job) {
   TranslationUnitFacts Facts;
   Facts.File = Job.Command.File;
   Facts.Arch = Job.Target.Real;
@@ -164,37 +161,90 @@ static TranslationUnitFacts parseUnitWith(const UnitJob &Job,
   Facts.Jit = Job.Target.Jit;
   Facts.MaxRegisters = Job.Flags.MaxRegisters;
   Facts.RelocatableDeviceCode = Job.Flags.Rdc;
+  return Facts;
+}
 
-  // The source must be a readable regular file (or an unsaved buffer).
+/// Why \p Job's source cannot be parsed: it must be a readable regular file
+/// in \p FS (or an unsaved buffer), and a CUDA source. None when it can.
+static std::optional<std::string> sourceProblem(const UnitJob &Job,
+                                                llvm::vfs::FileSystem &FS) {
+  llvm::ErrorOr<llvm::vfs::Status> Status = FS.status(Job.Command.File);
+  if (!Status)
+    return "cannot read '" + Job.Command.File +
+           "': " + Status.getError().message();
+  if (!Status->isRegularFile())
+    return "'" + Job.Command.File + "' is not a regular file";
+  if (auto Open = FS.openFileForRead(Job.Command.File); !Open)
+    return "cannot read '" + Job.Command.File +
+           "': " + Open.getError().message();
+  if (!Job.Flags.IsCuda)
+    return "'" + Job.Command.File +
+           "' is not a CUDA source (no .cu extension and no '-x cuda')";
+  return std::nullopt;
+}
+
+/// Adds to \p Again's fix-ups each of \p Applied that it does not list yet.
+static void addAppliedFixups(TranslationUnitFacts &Again,
+                             const std::vector<TextEdit> &Applied) {
+  for (const TextEdit &E : Applied)
+    if (std::none_of(Again.Fixups.begin(), Again.Fixups.end(),
+                     [&](const SourceFixup &F) {
+                       return F.Rule == E.What.Rule &&
+                              F.Loc.File == E.What.Loc.File &&
+                              F.Loc.Line == E.What.Loc.Line &&
+                              F.Loc.Column == E.What.Loc.Column;
+                     }))
+      Again.Fixups.push_back(E.What);
+}
+
+/// Completes \p Facts of a parse that is not done again: Clang's \p Problems,
+/// what \p Outcome found, the inputs \p Factory read and, when the parse had
+/// errors (\p Ok false or any in \p Errors), whether the unit failed.
+static void finishFacts(TranslationUnitFacts &Facts, const UnitJob &Job,
+                        const std::vector<Diagnostic> &Problems,
+                        const ParseOutcome &Outcome,
+                        const PchActionFactory &Factory,
+                        const ErrorCollector &Errors, bool Ok) {
+  Facts.Diagnostics.insert(Facts.Diagnostics.begin(), Problems.begin(),
+                           Problems.end());
+  Facts.Diagnostics.insert(Facts.Diagnostics.end(), Outcome.NvccOnly.begin(),
+                           Outcome.NvccOnly.end());
+  Facts.SkippedHostCalls = Outcome.SkippedHostCalls;
+  Factory.addInputs(Facts.Inputs);
+  if (Ok && Errors.getNumErrors() == 0)
+    return;
+  // What Clang built is analysed all the same (KernelFacts::Error marks the
+  // kernels the errors may have changed); a parse that produced nothing at
+  // all failed.
+  Facts.Partial = true;
+  Facts.ParseStopped = Errors.stopped();
+  if (Facts.Diagnostics.empty()) {
+    Facts.Failed = true;
+    Facts.Partial = false;
+    Facts.Vars.clear();
+    Facts.Kernels.clear();
+    Facts.Diagnostics.push_back(inputError(
+        Job.Command.File, "Clang could not parse '" + Job.Command.File + "'"));
+  }
+  for (Diagnostic &D : Facts.Diagnostics) {
+    D.Arch = Facts.Arch;
+    if (D.Loc.File.empty())
+      D.Loc.File = Job.Command.File;
+  }
+}
+
+/// parseUnit; a unit whose errors are constructs nvcc accepts is parsed again
+/// with them rewritten (SourceFixups.h), up to \p FixupsLeft times.
+static TranslationUnitFacts parseUnitWith(const UnitJob &Job,
+                                            const ParseEnvironment &Env,
+                                            unsigned FixupsLeft) {
+  TranslationUnitFacts Facts = unitFactsFor(Job);
   llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS =
       fileSystemFor(Env, Job.Command.Directory);
-  llvm::ErrorOr<llvm::vfs::Status> Status = FS->status(Job.Command.File);
-  if (!Status) {
+  if (std::optional<std::string> Problem = sourceProblem(Job, *FS)) {
     Facts.Failed = true;
     Facts.Diagnostics.push_back(
-        inputError(Job.Command.File, "cannot read '" + Job.Command.File +
-                                         "': " + Status.getError().message()));
-    return Facts;
-  }
-  if (!Status->isRegularFile()) {
-    Facts.Failed = true;
-    Facts.Diagnostics.push_back(inputError(
-        Job.Command.File, "'" + Job.Command.File + "' is not a regular file"));
-    return Facts;
-  }
-  if (auto Open = FS->openFileForRead(Job.Command.File); !Open) {
-    Facts.Failed = true;
-    Facts.Diagnostics.push_back(
-        inputError(Job.Command.File, "cannot read '" + Job.Command.File +
-                                         "': " + Open.getError().message()));
-    return Facts;
-  }
-  if (!Job.Flags.IsCuda) {
-    Facts.Failed = true;
-    Facts.Diagnostics.push_back(inputError(
-        Job.Command.File,
-        "'" + Job.Command.File +
-            "' is not a CUDA source (no .cu extension and no '-x cuda')"));
+        inputError(Job.Command.File, std::move(*Problem)));
     return Facts;
   }
 
@@ -235,7 +285,7 @@ static TranslationUnitFacts parseUnitWith(const UnitJob &Job,
     Whole.SliceBodies = false;
     TranslationUnitFacts Again = parseUnitWith(Job, Whole, FixupsLeft);
     Again.Slicing.Enabled = true;
-    Again.Slicing.Fallback = Outcome.SliceAgain + "; parsed again whole";
+    Again.Slicing.Fallback = Outcome.SliceAgain;
     return Again;
   }
   if ((!Ok || Errors.getNumErrors() > 0) &&
@@ -255,44 +305,10 @@ static TranslationUnitFacts parseUnitWith(const UnitJob &Job,
     TranslationUnitFacts Again =
         parseUnitWith(Job, withFixups(Env, Outcome.Fixups), FixupsLeft - 1);
     forgiveAppendedErrors(Again, Outcome.Fixups, Env);
-    for (const TextEdit &E : Outcome.Fixups)
-      if (std::none_of(Again.Fixups.begin(), Again.Fixups.end(),
-                       [&](const SourceFixup &F) {
-                         return F.Rule == E.What.Rule &&
-                                F.Loc.File == E.What.Loc.File &&
-                                F.Loc.Line == E.What.Loc.Line &&
-                                F.Loc.Column == E.What.Loc.Column;
-                       }))
-        Again.Fixups.push_back(E.What);
+    addAppliedFixups(Again, Outcome.Fixups);
     return Again;
   }
-  Facts.Diagnostics.insert(Facts.Diagnostics.begin(), Problems.begin(),
-                           Problems.end());
-  Facts.Diagnostics.insert(Facts.Diagnostics.end(), Outcome.NvccOnly.begin(),
-                           Outcome.NvccOnly.end());
-  Facts.SkippedHostCalls = Outcome.SkippedHostCalls;
-  Factory.addInputs(Facts.Inputs);
-  if (!Ok || Errors.getNumErrors() > 0) {
-    // What Clang built is analysed all the same (KernelFacts::Error marks the
-    // kernels the errors may have changed); a parse that produced nothing at
-    // all failed.
-    Facts.Partial = true;
-    Facts.ParseStopped = Errors.stopped();
-    if (Facts.Diagnostics.empty()) {
-      Facts.Failed = true;
-      Facts.Partial = false;
-      Facts.Vars.clear();
-      Facts.Kernels.clear();
-      Facts.Diagnostics.push_back(
-          inputError(Job.Command.File,
-                     "Clang could not parse '" + Job.Command.File + "'"));
-    }
-    for (Diagnostic &D : Facts.Diagnostics) {
-      D.Arch = Facts.Arch;
-      if (D.Loc.File.empty())
-        D.Loc.File = Job.Command.File;
-    }
-  }
+  finishFacts(Facts, Job, Problems, Outcome, Factory, Errors, Ok);
   return Facts;
 }
 

@@ -91,99 +91,115 @@ std::string constantText(const ConstantMemoryReport &C) {
   return S;
 }
 
-} // namespace
+using CellsByArch = std::map<std::string, std::string>;
+using CellsByRow = std::map<std::string, CellsByArch>;
 
-SummaryTable buildSummary(const Report &R, size_t NameWidth,
-                          bool OnlyFindings) {
-  SummaryTable T;
-  const KernelNames Names(R, NameWidth);
-  std::vector<std::string> Archs;
+/// The table's cells before layout: one row per kernel name (and unit, when a
+/// name is in several), one cell per architecture.
+struct SummaryCells {
+  std::vector<std::string> Archs; ///< In archBefore order.
   std::map<std::string, const KernelReport *> AnyOfArch;
   std::map<std::string, std::set<std::string>> UnitsOfName;
-  for (const KernelReport &K : R.Kernels) {
-    if (!AnyOfArch.count(K.Arch))
-      Archs.push_back(K.Arch);
-    AnyOfArch[K.Arch] = &K;
-    UnitsOfName[K.Name].insert(K.TranslationUnit);
-  }
-  std::stable_sort(Archs.begin(), Archs.end(), archBefore);
-
-  std::vector<std::string> RowNames;
-  std::map<std::string, std::map<std::string, std::string>> Cells, RegCells,
-      TmemCells;
+  std::vector<std::string> RowNames; ///< In report order.
+  CellsByRow Cells, RegCells, TmemCells;
   std::vector<std::string>
       Reasons; ///< Why a static figure is unknown, in footnote order.
+};
+
+/// The row of \p K: its short name, with its unit's file name when the name
+/// is in several units.
+std::string rowNameOf(const KernelReport &K, const KernelNames &Names,
+                      const SummaryCells &S) {
+  std::string Row = Names.of(K.Name);
+  if (S.UnitsOfName.at(K.Name).size() > 1)
+    Row += " (" + fileNameOf(K.TranslationUnit) + ")";
+  return Row;
+}
+
+/// The architectures of \p R and every kernel's cells, by row.
+SummaryCells collectCells(const Report &R, const KernelNames &Names) {
+  SummaryCells S;
   for (const KernelReport &K : R.Kernels) {
-    std::string Row = Names.of(K.Name);
-    if (UnitsOfName[K.Name].size() > 1) {
-      size_t Slash = K.TranslationUnit.rfind('/');
-      Row +=
-          " (" +
-          K.TranslationUnit.substr(Slash == std::string::npos ? 0 : Slash + 1) +
-          ")";
-    }
-    if (!Cells.count(Row))
-      RowNames.push_back(Row);
+    if (!S.AnyOfArch.count(K.Arch))
+      S.Archs.push_back(K.Arch);
+    S.AnyOfArch[K.Arch] = &K;
+    S.UnitsOfName[K.Name].insert(K.TranslationUnit);
+  }
+  std::stable_sort(S.Archs.begin(), S.Archs.end(), archBefore);
+
+  for (const KernelReport &K : R.Kernels) {
+    const std::string Row = rowNameOf(K, Names, S);
+    if (!S.Cells.count(Row))
+      S.RowNames.push_back(Row);
     std::string Cell = summaryCell(K);
     if (!K.StaticBytes) {
       // `? [1]`, with the reason in a footnote (one per distinct reason).
-      auto It = std::find(Reasons.begin(), Reasons.end(), K.UnknownReason);
-      if (It == Reasons.end())
-        It = Reasons.insert(Reasons.end(), K.UnknownReason);
-      Cell.insert(1, " [" + std::to_string(It - Reasons.begin() + 1) + "]");
+      auto It = std::find(S.Reasons.begin(), S.Reasons.end(), K.UnknownReason);
+      if (It == S.Reasons.end())
+        It = S.Reasons.insert(S.Reasons.end(), K.UnknownReason);
+      Cell.insert(1, " [" + std::to_string(It - S.Reasons.begin() + 1) + "]");
     }
-    Cells[Row][K.Arch] = std::move(Cell);
+    S.Cells[Row][K.Arch] = std::move(Cell);
     if (!K.Registers.Arrays.empty())
-      RegCells[Row][K.Arch] = registersCell(K);
+      S.RegCells[Row][K.Arch] = registersCell(K);
     if (K.TensorMemory && !K.TensorMemory->Allocations.empty())
-      TmemCells[Row][K.Arch] = tensorMemoryCell(K);
+      S.TmemCells[Row][K.Arch] = tensorMemoryCell(K);
   }
+  return S;
+}
 
-  T.Header.push_back("kernel");
+/// A table line: \p Name, then \p Of's cell per architecture ("-" if none).
+std::vector<std::string> summaryLine(const std::string &Name,
+                                     const CellsByArch &Of,
+                                     const std::vector<std::string> &Archs) {
+  std::vector<std::string> Line = {Name};
   for (const std::string &A : Archs) {
-    const KernelReport &Any = *AnyOfArch[A];
+    auto It = Of.find(A);
+    Line.push_back(It == Of.end() ? "-" : It->second);
+  }
+  return Line;
+}
+
+/// Fills \p T's header, rows and footer from \p S; returns the number of
+/// kernels left out because they have no finding (\p OnlyFindings).
+size_t layOutTable(SummaryTable &T, const Report &R, const KernelNames &Names,
+                   const SummaryCells &S, bool OnlyFindings) {
+  T.Header.push_back("kernel");
+  for (const std::string &A : S.Archs) {
+    const KernelReport &Any = *S.AnyOfArch.at(A);
     T.Header.push_back(A + (Any.ParsedAs != A ? "*" : "") +
                        (Any.Jit ? " (JIT)" : ""));
   }
-  auto AddRow = [&](const std::string &Name,
-                    std::map<std::string, std::string> &Of) {
-    std::vector<std::string> Line = {Name};
-    for (const std::string &A : Archs) {
-      auto It = Of.find(A);
-      Line.push_back(It == Of.end() ? "-" : It->second);
-    }
-    T.Rows.push_back(std::move(Line));
-  };
   // --summary=findings: only the kernels something is said about.
   std::set<std::string> WithFindings;
   for (const KernelReport &K : R.Kernels)
-    if (K.Worst) {
-      std::string Row = Names.of(K.Name);
-      if (UnitsOfName[K.Name].size() > 1)
-        Row += " (" + fileNameOf(K.TranslationUnit) + ")";
-      WithFindings.insert(Row);
-    }
+    if (K.Worst)
+      WithFindings.insert(rowNameOf(K, Names, S));
   size_t Hidden = 0;
-  for (const std::string &Row : RowNames) {
+  for (const std::string &Row : S.RowNames) {
     if (OnlyFindings && !WithFindings.count(Row)) {
       ++Hidden;
       continue;
     }
-    AddRow(Row, Cells[Row]);
-    if (RegCells.count(Row))
-      AddRow("  registers", RegCells[Row]);
-    if (TmemCells.count(Row))
-      AddRow("  tensor memory", TmemCells[Row]);
+    T.Rows.push_back(summaryLine(Row, S.Cells.at(Row), S.Archs));
+    if (S.RegCells.count(Row))
+      T.Rows.push_back(summaryLine("  registers", S.RegCells.at(Row), S.Archs));
+    if (S.TmemCells.count(Row))
+      T.Rows.push_back(
+          summaryLine("  tensor memory", S.TmemCells.at(Row), S.Archs));
   }
   T.Footer.push_back("block max (opt-in)");
-  for (const std::string &A : Archs) {
-    const auto &Max = AnyOfArch[A]->Limit.BlockOptinMax;
+  for (const std::string &A : S.Archs) {
+    const auto &Max = S.AnyOfArch.at(A)->Limit.BlockOptinMax;
     T.Footer.push_back(Max ? humanBytes(*Max) : "-");
   }
+  return Hidden;
+}
 
-  // Neighbouring architectures whose every figure is the same share a column:
-  // `sm_86,sm_89`, `sm_100..sm_120` (nine architectures would otherwise make
-  // 400-character lines).
+/// Neighbouring architectures whose every figure is the same share a column:
+/// `sm_86,sm_89`, `sm_100..sm_120` (nine architectures would otherwise make
+/// 400-character lines). Returns the merged columns' headers.
+std::vector<std::string> mergeSameColumns(SummaryTable &T) {
   std::vector<std::string> Merged;
   for (size_t C = 1; C < T.Header.size();) {
     size_t D = C;
@@ -212,7 +228,34 @@ SummaryTable buildSummary(const Report &R, size_t NameWidth,
     }
     ++C;
   }
+  return Merged;
+}
 
+/// The legend line on kernels without an extern __shared__ array launched
+/// with an unknown dynamic size; empty when there is none.
+std::string unusedDynamicLegend(const Report &R) {
+  std::set<std::string> Unused;
+  for (const KernelReport &K : R.Kernels)
+    if (unusedUnknownDynamic(K))
+      Unused.insert(K.Name);
+  if (Unused.empty())
+    return "";
+  return std::to_string(Unused.size()) +
+         (Unused.size() == 1 ? " kernel declares" : " kernels declare") +
+         " no extern __shared__ array but " +
+         (Unused.size() == 1 ? "is" : "are") +
+         " launched with a dynamic size that is not a compile-time constant: " +
+         (Unused.size() == 1
+              ? "it uses none of it, and it only lowers its"
+              : "they use none of it, and it only lowers their") +
+         " blocks per SM (<=N/SM); a `// tilefit-dynamic-smem: N` comment at "
+         "the launch, or DynamicSharedMemory in .tilefit.yaml, states it";
+}
+
+/// Fills \p T's legend: the marks its cells use, \p Hidden kernels left out,
+/// the \p Merged columns and the footnotes.
+void addLegend(SummaryTable &T, const Report &R, const SummaryCells &S,
+               size_t Hidden, const std::vector<std::string> &Merged) {
   T.Legend.push_back(
       "static shared memory per kernel (+ dynamic at its largest launch), "
       "(N/SM) "
@@ -232,37 +275,23 @@ SummaryTable buildSummary(const Report &R, size_t NameWidth,
         "block limit allow, not the kernel's occupancy: nothing says how many "
         "registers a thread uses (no --registers, -maxrregcount or "
         "__launch_bounds__), and ptxas's count may allow fewer");
-  if (!Reasons.empty() ||
+  if (!S.Reasons.empty() ||
       std::any_of(R.Kernels.begin(), R.Kernels.end(), [](const KernelReport &K) {
         return hasUnknownLaunch(K) && !unusedUnknownDynamic(K);
       }))
     T.Legend.push_back("? unknown: a static figure with the footnote that says "
                        "why; + ? a launch "
                        "whose dynamic size is not a compile-time constant");
-  {
-    std::set<std::string> Unused;
-    for (const KernelReport &K : R.Kernels)
-      if (unusedUnknownDynamic(K))
-        Unused.insert(K.Name);
-    if (!Unused.empty())
-      T.Legend.push_back(
-          std::to_string(Unused.size()) +
-          (Unused.size() == 1 ? " kernel declares" : " kernels declare") +
-          " no extern __shared__ array but " +
-          (Unused.size() == 1 ? "is" : "are") +
-          " launched with a dynamic size that is not a compile-time constant: " +
-          (Unused.size() == 1 ? "it uses none of it, and it only lowers its"
-                              : "they use none of it, and it only lowers their") +
-          " blocks per SM (<=N/SM); a `// tilefit-dynamic-smem: N` comment at "
-          "the launch, or DynamicSharedMemory in .tilefit.yaml, states it");
-  }
-  for (size_t I = 0; I < Reasons.size(); ++I)
-    T.Legend.push_back("[" + std::to_string(I + 1) + "] " + Reasons[I]);
-  if (!RegCells.empty())
+  std::string Unused = unusedDynamicLegend(R);
+  if (!Unused.empty())
+    T.Legend.push_back(std::move(Unused));
+  for (size_t I = 0; I < S.Reasons.size(); ++I)
+    T.Legend.push_back("[" + std::to_string(I + 1) + "] " + S.Reasons[I]);
+  if (!S.RegCells.empty())
     T.Legend.push_back(
         "registers: per-thread local arrays, bytes = 32-bit registers of the "
         "per-thread limit, and bytes per block at its block size");
-  if (!TmemCells.empty())
+  if (!S.TmemCells.empty())
     T.Legend.push_back("tensor memory: columns allocated / columns per SM (? "
                        "when a count is not "
                        "a compile-time constant)");
@@ -275,8 +304,11 @@ SummaryTable buildSummary(const Report &R, size_t NameWidth,
                   [](const KernelReport &K) { return K.Jit; }))
     T.Legend.push_back(
         "(JIT) a PTX-only target: the driver compiles it at run time");
+}
 
-  // Constant memory per unit, architectures with the same figure on one line.
+/// Constant memory per unit, architectures with the same figure on one line.
+std::vector<std::string> constantMemoryLines(const Report &R) {
+  std::vector<std::string> Lines;
   std::vector<std::string> Files;
   std::map<std::string, std::vector<std::pair<std::string, std::string>>>
       ByFile;
@@ -305,9 +337,23 @@ SummaryTable buildSummary(const Report &R, size_t NameWidth,
           "constant memory, " + fileNameOf(F) + ": " + Text + " on ";
       for (size_t I = 0; I < ArchsOf[Text].size(); ++I)
         Line += (I ? ", " : "") + ArchsOf[Text][I];
-      T.ConstantMemory.push_back(Line);
+      Lines.push_back(Line);
     }
   }
+  return Lines;
+}
+
+} // namespace
+
+SummaryTable buildSummary(const Report &R, size_t NameWidth,
+                          bool OnlyFindings) {
+  SummaryTable T;
+  const KernelNames Names(R, NameWidth);
+  const SummaryCells S = collectCells(R, Names);
+  const size_t Hidden = layOutTable(T, R, Names, S, OnlyFindings);
+  const std::vector<std::string> Merged = mergeSameColumns(T);
+  addLegend(T, R, S, Hidden, Merged);
+  T.ConstantMemory = constantMemoryLines(R);
   T.Failures = parseFailures(R);
   return T;
 }
