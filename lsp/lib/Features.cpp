@@ -242,7 +242,8 @@ json variableHover(const std::vector<Placed> &Vars) {
               ? std::to_string(*V.Bytes) + " bytes (" + humanBytes(*V.Bytes) +
                     ")"
               : "unknown size" +
-                    (V.UnknownReason.empty() ? "" : ": " + V.UnknownReason)) +
+                    (V.UnknownReason.empty() ? ""
+                                             : ": " + describe(V.UnknownReason))) +
          "**";
   T += "\n\n| kernel | arch | bytes | offset | kernel total | per-block max | "
        "blocks/SM |\n"

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 
 namespace tilefit {
 namespace lsp {
@@ -322,6 +323,43 @@ InlayHintParams readInlayHintParams(const nlohmann::json &Params) {
 
 nlohmann::json readCancelId(const nlohmann::json &Params) {
   return member(Params, "id");
+}
+
+std::optional<EditorSettings> readEditorSettings(const nlohmann::json &Raw) {
+  const nlohmann::json *S = &Raw;
+  if (Raw.is_object() && Raw.contains("tilefit"))
+    S = &Raw["tilefit"];
+  if (!S->is_object())
+    return std::nullopt;
+  // Each setting's name in a .tilefit.yaml.
+  static const std::map<std::string, std::string> Keys = {
+      {"architectures", "Architectures"},
+      {"budget", "Budget"},
+      {"checks", "Checks"},
+      {"capacityDatabase", "CapacityDatabase"}};
+  EditorSettings Out;
+  for (auto It = S->begin(); It != S->end(); ++It) {
+    auto Key = Keys.find(It.key());
+    if (Key == Keys.end()) {
+      Out.Problems.push_back(
+          {MessageType::Warning,
+           "unknown setting '" + It.key() +
+               "' (known: architectures, budget, checks, capacityDatabase)"});
+      continue;
+    }
+    const std::string Text = nlohmann::json{{Key->second, It.value()}}.dump(
+        1, ' ', false, nlohmann::json::error_handler_t::replace);
+    llvm::Expected<frontend::Config> One =
+        frontend::parseConfig(Text, "the editor's settings", "");
+    if (!One) {
+      Out.Problems.push_back(
+          {MessageType::Error, "ignored setting '" + It.key() +
+                                   "': " + llvm::toString(One.takeError())});
+      continue;
+    }
+    Out.Config.overlay(*One);
+  }
+  return Out;
 }
 
 } // namespace lsp

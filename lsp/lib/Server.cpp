@@ -5,40 +5,25 @@
 #include "tilefit/frontend/Config.h"
 #include "tilefit/lsp/Features.h"
 #include "tilefit/lsp/Protocol.h"
+#include "tilefit/lsp/Scheduler.h"
 #include "tilefit/model/AnalysisOptions.h"
 #include "tilefit/model/Checks.h"
 
 #include <chrono>
-#include <condition_variable>
-#include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
-#include <thread>
 
 namespace tilefit {
 namespace lsp {
 
 using json = nlohmann::json;
-using Clock = std::chrono::steady_clock;
 
 namespace {
 
-/// An open document.
-struct OpenDocument {
-  std::string Uri;
-  Document Doc;
-  json Version; ///< The client's version (an integer), echoed in diagnostics.
-  uint64_t Generation = 0; ///< Ours: bumped on every change.
-};
-
-/// The latest analysis of a file.
-struct Analysis {
-  uint64_t Generation = 0;
-  std::shared_ptr<const Report> R;
-};
-
-/// A request waiting for the analysis of the current text.
+/// A request about a file, answered from the analysis of its current text.
 struct Pending {
   json Id;
   std::string Method;
@@ -51,7 +36,11 @@ struct Pending {
 struct Server::State {
   State(Transport &T, ServerOptions O)
       : T(T), Opts(std::move(O)), Lookup(Opts.CompileCommandsDir),
-        Session(sessionOptions()) {}
+        Session(sessionOptions()),
+        Sched(
+            std::chrono::milliseconds(Opts.DebounceMs),
+            [this](AnalysisJob Job) { return analyse(std::move(Job)); },
+            [this](const FileAnalysis &A) { publish(A); }) {}
 
   /// The session of every analysis: the command line's cache settings, this
   /// server's preambles, messages to the client's log, and configuration files
@@ -66,9 +55,9 @@ struct Server::State {
       return Lookup.inRoots(P);
     };
     S.Message = [this](const char *Level, const std::string &Text) {
-      log(std::string(Level) == "error"     ? 1
-          : std::string(Level) == "warning" ? 2
-                                            : 3,
+      log(std::string(Level) == "error"     ? MessageType::Error
+          : std::string(Level) == "warning" ? MessageType::Warning
+                                            : MessageType::Info,
           "tilefit: " + std::string(Level) + ": " + Text);
     };
     return S;
@@ -83,25 +72,20 @@ struct Server::State {
   bool Initialized = false;
   bool ShutdownRequested = false;
 
-  std::mutex Lock;
-  std::condition_variable Wake;
-  bool Stopping = false;
-  std::map<std::string, OpenDocument> Docs;
-  std::map<std::string, Analysis> Results;
-  std::map<std::string, Clock::time_point> Dirty;
-  std::string RunningPath;
-  std::shared_ptr<std::atomic<bool>> RunningCancel;
-  std::deque<Pending> Waiting;
+  std::mutex SettingsLock;
   frontend::Config
       Settings; ///< From initializationOptions and didChangeConfiguration.
+  // Used by the worker thread only (from analyse).
   std::map<std::string, std::string>
       CommandOrigins; ///< Last logged command origin per file.
   /// What the analyses share: the preambles of the files analysed (their
   /// #include blocks, precompiled: the next analysis of a file parses only what
   /// follows them), the precompiled headers, the editor's buffers of the next
-  /// run. Used by the worker thread only.
+  /// run.
   driver::Session Session;
-  std::thread Worker;
+  /// The open files and when each is analysed: its worker thread calls analyse
+  /// and publish. Last, so that its worker stops before the rest goes.
+  Scheduler Sched;
 
   // Messages out.
   void send(json Msg) {
@@ -117,8 +101,9 @@ struct Server::State {
   void notify(const std::string &Method, json Params) {
     send({{"method", Method}, {"params", std::move(Params)}});
   }
-  void log(int Type, const std::string &Message) {
-    notify("window/logMessage", {{"type", Type}, {"message", Message}});
+  void log(MessageType Type, const std::string &Message) {
+    notify("window/logMessage",
+           {{"type", static_cast<int>(Type)}, {"message", Message}});
   }
 
   // The message thread.
@@ -127,16 +112,16 @@ struct Server::State {
   void request(const json &Id, const std::string &Method, const json &Params);
   void notification(const std::string &Method, const json &Params);
   json initialize(const json &Params);
-  void readSettings(const json &Raw);
+  void applySettings(const json &Raw);
   std::string pathOf(const json &Params);
-  void markDirty(const std::string &Path, Clock::duration Delay);
-  void answer(const Pending &P, const Analysis *A);
+  void didChange(const DidChangeParams &Change);
+  void answer(const Pending &P, const FileAnalysis *A);
   void fileRequest(const json &Id, const std::string &Method,
                    const json &Params);
 
-  // The worker.
-  void work();
-  void analyse(const std::string &Path, std::unique_lock<std::mutex> &Guard);
+  // The worker (called by Sched).
+  std::shared_ptr<const Report> analyse(AnalysisJob Job);
+  void publish(const FileAnalysis &A);
 };
 
 namespace {
@@ -158,7 +143,7 @@ json Server::State::initialize(const json &Raw) {
   Features = featureOptions(Params, Opts.DocsUri);
   const PositionEncoding Encoding = Features.Encoding;
   if (!Params.InitializationOptions.is_null())
-    readSettings(Params.InitializationOptions);
+    applySettings(Params.InitializationOptions);
   // The workspace: compilation databases (and the response files they name) are
   // read only inside it. Files the editor opens are read wherever they are: it
   // named them.
@@ -177,75 +162,35 @@ json Server::State::initialize(const json &Raw) {
           {"serverInfo", {{"name", "tilefit"}, {"version", Opts.Version}}}};
 }
 
-void Server::State::readSettings(const json &Raw) {
-  // Either {"tilefit": {...}} (VS Code's section) or the section itself.
-  const json *S = &Raw;
-  if (Raw.is_object() && Raw.contains("tilefit"))
-    S = &Raw["tilefit"];
-  if (!S->is_object())
+void Server::State::applySettings(const json &Raw) {
+  std::optional<EditorSettings> New = readEditorSettings(Raw);
+  if (!New)
     return;
-  // Each setting is read by the configuration's own reader, under the name a
-  // .tilefit.yaml gives it (JSON is YAML): the same checks, the same messages.
-  // One setting that does not read is ignored, and the others apply.
-  static const std::map<std::string, std::string> Keys = {
-      {"architectures", "Architectures"},
-      {"budget", "Budget"},
-      {"checks", "Checks"},
-      {"capacityDatabase", "CapacityDatabase"}};
-  frontend::Config C;
-  for (auto It = S->begin(); It != S->end(); ++It) {
-    auto Key = Keys.find(It.key());
-    if (Key == Keys.end()) {
-      log(2, "tilefit: unknown setting '" + It.key() +
-                 "' (known: architectures, budget, checks, capacityDatabase)");
-      continue;
-    }
-    const std::string Text =
-        json{{Key->second, It.value()}}.dump(1, ' ', false,
-                                            json::error_handler_t::replace);
-    llvm::Expected<frontend::Config> One =
-        frontend::parseConfig(Text, "the editor's settings", "");
-    if (!One) {
-      log(1, "tilefit: ignored setting '" + It.key() +
-                 "': " + llvm::toString(One.takeError()));
-      continue;
-    }
-    C.overlay(*One);
-  }
-  std::lock_guard<std::mutex> Guard(Lock);
-  Settings = C;
+  for (const EditorSettings::Problem &P : New->Problems)
+    log(P.Type, "tilefit: " + P.Message);
+  std::lock_guard<std::mutex> Guard(SettingsLock);
+  Settings = std::move(New->Config);
 }
 
 std::string Server::State::pathOf(const json &Params) {
   return readDocumentRef(Params).Path;
 }
 
-void Server::State::markDirty(const std::string &Path, Clock::duration Delay) {
-  Dirty[Path] = Clock::now() + Delay;
-  if (RunningPath == Path && RunningCancel)
-    *RunningCancel = true;
-  Wake.notify_all();
-}
-
-void Server::State::answer(const Pending &P, const Analysis *A) {
-  auto DocIt = Docs.find(P.Path);
-  const Report *R = A && A->R ? A->R.get() : nullptr;
+void Server::State::answer(const Pending &P, const FileAnalysis *A) {
+  const Report *R = A ? &A->R : nullptr;
   try {
     if (P.Method == "textDocument/hover") {
       const HoverParams H = readHoverParams(P.Params);
-      reply(P.Id, R && DocIt != Docs.end()
-                      ? hoverAt(*R, P.Path, DocIt->second.Doc, H.Pos, Features)
-                      : json(nullptr));
+      reply(P.Id,
+            R ? hoverAt(*R, P.Path, A->Doc, H.Pos, Features) : json(nullptr));
     } else if (P.Method == "textDocument/inlayHint") {
       const InlayHintParams H = readInlayHintParams(P.Params);
-      reply(P.Id, R && DocIt != Docs.end()
-                      ? inlayHintsFor(*R, P.Path, DocIt->second.Doc,
-                                      H.Start.Line, H.End.Line, Features)
-                      : json::array());
+      reply(P.Id, R ? inlayHintsFor(*R, P.Path, A->Doc, H.Start.Line,
+                                    H.End.Line, Features)
+                    : json::array());
     } else if (P.Method == "textDocument/codeLens") {
-      reply(P.Id, R && DocIt != Docs.end()
-                      ? codeLensesFor(*R, P.Path, DocIt->second.Doc, Features)
-                      : json::array());
+      reply(P.Id,
+            R ? codeLensesFor(*R, P.Path, A->Doc, Features) : json::array());
     }
   } catch (const BadParams &E) {
     replyError(P.Id, InvalidParams, E.what());
@@ -257,19 +202,10 @@ void Server::State::answer(const Pending &P, const Analysis *A) {
 void Server::State::fileRequest(const json &Id, const std::string &Method,
                                 const json &Params) {
   Pending P{Id, Method, pathOf(Params), Params};
-  std::lock_guard<std::mutex> Guard(Lock);
-  auto Doc = Docs.find(P.Path);
-  if (Doc == Docs.end()) {
-    answer(P, nullptr); // Not open: nothing to say.
-    return;
-  }
-  auto Res = Results.find(P.Path);
-  if (Res != Results.end() &&
-      Res->second.Generation == Doc->second.Generation) {
-    answer(P, &Res->second);
-    return;
-  }
-  Waiting.push_back(std::move(P));
+  const std::string Path = P.Path;
+  Sched.whenCurrent(Path, Id, [this, P = std::move(P)](const FileAnalysis *A) {
+    answer(P, A);
+  });
 }
 
 void Server::State::request(const json &Id, const std::string &Method,
@@ -281,7 +217,7 @@ void Server::State::request(const json &Id, const std::string &Method,
     }
     json Result = initialize(Params);
     Initialized = true;
-    Worker = std::thread([this] { work(); });
+    Sched.start();
     reply(Id, Result);
     return;
   }
@@ -296,15 +232,8 @@ void Server::State::request(const json &Id, const std::string &Method,
   }
   if (Method == "shutdown") {
     ShutdownRequested = true;
-    {
-      std::lock_guard<std::mutex> Guard(Lock);
-      for (const Pending &P : Waiting)
-        replyError(P.Id, RequestCancelled, "the server is shutting down");
-      Waiting.clear();
-      Dirty.clear();
-      if (RunningCancel)
-        *RunningCancel = true;
-    }
+    for (const json &Waiting : Sched.shutdown())
+      replyError(Waiting, RequestCancelled, "the server is shutting down");
     reply(Id, nullptr);
     return;
   }
@@ -317,92 +246,43 @@ void Server::State::request(const json &Id, const std::string &Method,
              "method '" + Method + "' is not supported by tilefit");
 }
 
+void Server::State::didChange(const DidChangeParams &Change) {
+  const std::string &Path = Change.Doc.Path;
+  const bool Open = Sched.change(Path, Change.Doc.Version, [&](Document &Doc) {
+    for (const json &C : Change.Changes)
+      if (!Doc.applyChange(C, Features.Encoding)) {
+        log(MessageType::Error, "tilefit: malformed change to " + Path +
+                                    "; the document may be out of sync");
+        break;
+      }
+  });
+  if (!Open)
+    log(MessageType::Warning,
+        "tilefit: didChange for a document that is not open: " + Path);
+}
+
 void Server::State::notification(const std::string &Method,
                                  const json &Params) {
   if (!Initialized || ShutdownRequested)
     return; // Dropped, as the protocol asks (exit is handled by the caller).
   if (Method == "textDocument/didOpen") {
     DidOpenParams Open = readDidOpenParams(Params);
-    std::lock_guard<std::mutex> Guard(Lock);
-    OpenDocument &D = Docs[Open.Doc.Path];
-    D.Uri = Open.Doc.Uri;
-    D.Doc.setText(std::move(Open.Text));
-    D.Version = Open.Doc.Version;
-    ++D.Generation;
-    markDirty(Open.Doc.Path, Clock::duration::zero());
+    Sched.open(Open.Doc.Path, std::move(Open.Doc.Uri),
+               std::move(Open.Doc.Version), std::move(Open.Text));
   } else if (Method == "textDocument/didChange") {
-    const DidChangeParams Change = readDidChangeParams(Params);
-    const std::string &Path = Change.Doc.Path;
-    std::lock_guard<std::mutex> Guard(Lock);
-    auto It = Docs.find(Path);
-    if (It == Docs.end()) {
-      log(2, "tilefit: didChange for a document that is not open: " + Path);
-      return;
-    }
-    OpenDocument &D = It->second;
-    for (const json &C : Change.Changes)
-      if (!D.Doc.applyChange(C, Features.Encoding)) {
-        log(1, "tilefit: malformed change to " + Path +
-                   "; the document may be out of sync");
-        break;
-      }
-    D.Version = Change.Doc.Version;
-    ++D.Generation;
-    markDirty(Path, std::chrono::milliseconds(Opts.DebounceMs));
+    didChange(readDidChangeParams(Params));
   } else if (Method == "textDocument/didSave") {
-    std::string Path = pathOf(Params);
-    std::lock_guard<std::mutex> Guard(Lock);
-    // The saved file may be a header, the database or the configuration of the
-    // others: every open file is analysed again (the saved one first).
-    if (Docs.count(Path)) {
-      ++Docs[Path].Generation;
-      markDirty(Path, Clock::duration::zero());
-    }
-    for (auto &[Other, D] : Docs)
-      if (Other != Path) {
-        ++D.Generation;
-        markDirty(Other, std::chrono::milliseconds(1));
-      }
+    Sched.saved(pathOf(Params));
   } else if (Method == "textDocument/didClose") {
-    std::string Path = pathOf(Params);
-    std::string Uri;
-    {
-      std::lock_guard<std::mutex> Guard(Lock);
-      auto It = Docs.find(Path);
-      if (It == Docs.end())
-        return;
-      Uri = It->second.Uri;
-      Docs.erase(It);
-      Results.erase(Path);
-      Dirty.erase(Path);
-      if (RunningPath == Path && RunningCancel)
-        *RunningCancel = true;
-      for (auto P = Waiting.begin(); P != Waiting.end();)
-        if (P->Path == Path) {
-          answer(*P, nullptr);
-          P = Waiting.erase(P);
-        } else {
-          ++P;
-        }
-    }
-    notify("textDocument/publishDiagnostics",
-           {{"uri", Uri}, {"diagnostics", json::array()}});
+    if (std::optional<std::string> Uri = Sched.close(pathOf(Params)))
+      notify("textDocument/publishDiagnostics",
+             {{"uri", *Uri}, {"diagnostics", json::array()}});
   } else if (Method == "workspace/didChangeConfiguration") {
-    readSettings(Params.value("settings", json(nullptr)));
-    std::lock_guard<std::mutex> Guard(Lock);
-    for (auto &[Path, D] : Docs) {
-      ++D.Generation;
-      markDirty(Path, Clock::duration::zero());
-    }
+    applySettings(Params.value("settings", json(nullptr)));
+    Sched.reanalyseAll();
   } else if (Method == "$/cancelRequest") {
-    const json Id = readCancelId(Params);
-    std::lock_guard<std::mutex> Guard(Lock);
-    for (auto P = Waiting.begin(); P != Waiting.end(); ++P)
-      if (P->Id == Id) {
-        replyError(P->Id, RequestCancelled, "cancelled");
-        Waiting.erase(P);
-        break;
-      }
+    if (std::optional<json> Id = Sched.cancel(readCancelId(Params)))
+      replyError(*Id, RequestCancelled, "cancelled");
   }
   // initialized, $/setTrace and other notifications: nothing to do.
 }
@@ -456,17 +336,18 @@ bool Server::State::dispatch(const json &Msg) {
     if (HasId)
       replyError(Id, InvalidParams, E.what());
     else
-      log(1, "tilefit: ignored '" + Method + "': " + E.what());
+      log(MessageType::Error, "tilefit: ignored '" + Method + "': " + E.what());
   } catch (const json::exception &E) {
     if (HasId)
       replyError(Id, InvalidParams, E.what());
     else
-      log(1, "tilefit: ignored '" + Method + "': " + E.what());
+      log(MessageType::Error, "tilefit: ignored '" + Method + "': " + E.what());
   } catch (const std::exception &E) {
     if (HasId)
       replyError(Id, InternalError, E.what());
     else
-      log(1, "tilefit: error in '" + Method + "': " + E.what());
+      log(MessageType::Error,
+          "tilefit: error in '" + Method + "': " + E.what());
   }
   return true;
 }
@@ -476,7 +357,7 @@ int Server::State::run() {
     Incoming In = T.read();
     if (In.K == Incoming::End) {
       if (!In.Error.empty())
-        log(1, "tilefit: " + In.Error);
+        log(MessageType::Error, "tilefit: " + In.Error);
       break;
     }
     if (In.K == Incoming::BadHeader) {
@@ -490,61 +371,27 @@ int Server::State::run() {
     if (!dispatch(In.Body))
       break;
   }
-  {
-    std::lock_guard<std::mutex> Guard(Lock);
-    Stopping = true;
-    if (RunningCancel)
-      *RunningCancel = true;
-  }
-  Wake.notify_all();
-  if (Worker.joinable())
-    Worker.join();
+  Sched.stop();
   return ShutdownRequested ? 0 : 1;
 }
 
-void Server::State::work() {
-  std::unique_lock<std::mutex> Guard(Lock);
-  while (!Stopping) {
-    if (Dirty.empty()) {
-      Wake.wait(Guard);
-      continue;
-    }
-    auto Next = Dirty.begin();
-    for (auto It = Dirty.begin(); It != Dirty.end(); ++It)
-      if (It->second < Next->second)
-        Next = It;
-    if (Next->second > Clock::now()) {
-      Wake.wait_until(Guard, Next->second);
-      continue;
-    }
-    std::string Path = Next->first;
-    Dirty.erase(Next);
-    if (Docs.count(Path))
-      analyse(Path, Guard);
-  }
-}
-
-void Server::State::analyse(const std::string &Path,
-                            std::unique_lock<std::mutex> &Guard) {
-  uint64_t Generation = Docs[Path].Generation;
+std::shared_ptr<const Report> Server::State::analyse(AnalysisJob Job) {
+  const std::string &Path = Job.Path;
   driver::AnalyzeRequest Req = Opts.Base;
-  Session.Unsaved.clear();
-  for (const auto &[P, D] : Docs)
-    Session.Unsaved[P] = D.Doc.text();
-  Req.Overrides.overlay(Settings);
+  Session.Unsaved = std::move(Job.Unsaved);
+  {
+    std::lock_guard<std::mutex> Guard(SettingsLock);
+    Req.Overrides.overlay(Settings);
+  }
   // The editor shows what the file's headers cost it too, at the line that
   // includes them.
   Req.Overrides.HeaderFilterRegex = ".*";
-  auto Cancel = std::make_shared<std::atomic<bool>>(false);
-  Session.Cancelled = Cancel.get();
-  RunningPath = Path;
-  RunningCancel = Cancel;
-  Guard.unlock();
+  Session.Cancelled = Job.Cancelled;
 
   driver::FoundCommand Found = Lookup.lookup(Path);
   Req.Commands = {Found.Command};
   for (const std::string &W : Found.Warnings)
-    log(2, "tilefit: " + W);
+    log(MessageType::Warning, "tilefit: " + W);
   const frontend::PreambleStore *Preambles = Session.preambles();
   const unsigned BuiltBefore = Preambles ? Preambles->builds() : 0,
                  ReusedBefore = Preambles ? Preambles->reuses() : 0;
@@ -554,57 +401,36 @@ void Server::State::analyse(const std::string &Path,
   if (unsigned Built = Preambles ? Preambles->builds() - BuiltBefore : 0,
       Reused = Preambles ? Preambles->reuses() - ReusedBefore : 0;
       Built || Reused)
-    log(4, "tilefit: preambles of " + Path + ": " + std::to_string(Reused) +
-               " reused, " + std::to_string(Built) + " built");
-
-  Guard.lock();
-  RunningPath.clear();
-  RunningCancel.reset();
+    log(MessageType::Log, "tilefit: preambles of " + Path + ": " +
+                              std::to_string(Reused) + " reused, " +
+                              std::to_string(Built) + " built");
   if (CommandOrigins[Path] != Found.Command.Origin) {
     CommandOrigins[Path] = Found.Command.Origin;
-    log(3, "tilefit: flags for " + Path + " from " + Found.Command.Origin);
+    log(MessageType::Info,
+        "tilefit: flags for " + Path + " from " + Found.Command.Origin);
   }
-  auto DocIt = Docs.find(Path);
-  if (Result.Cancelled || Stopping || DocIt == Docs.end() ||
-      DocIt->second.Generation != Generation)
-    return; // Stale: a newer edit is queued (or the file was closed).
+  if (Result.Cancelled)
+    return nullptr; // Dropped by Sched as stale.
+  return std::make_shared<const Report>(std::move(Result.R));
+}
+
+void Server::State::publish(const FileAnalysis &A) {
   // A broken configuration or capacity database: the driver has said so on the
   // file, at its first line.
-  for (const Diagnostic &D : Result.R.ToolMessages)
-    log(D.Level == Severity::Error ? 1 : 2, "tilefit: " + D.Message);
-  Analysis &A = Results[Path];
-  A.Generation = Generation;
-  A.R = std::make_shared<const Report>(std::move(Result.R));
-  json Params = {
-      {"uri", DocIt->second.Uri},
-      {"diagnostics", diagnosticsFor(*A.R, Path, DocIt->second.Doc, Features)}};
-  if (!DocIt->second.Version.is_null())
-    Params["version"] = DocIt->second.Version;
+  for (const Diagnostic &D : A.R.ToolMessages)
+    log(D.Level == Severity::Error ? MessageType::Error : MessageType::Warning,
+        "tilefit: " + D.Message);
+  json Params = {{"uri", A.Uri},
+                 {"diagnostics", diagnosticsFor(A.R, A.Path, A.Doc, Features)}};
+  if (!A.Version.is_null())
+    Params["version"] = A.Version;
   notify("textDocument/publishDiagnostics", Params);
-  for (auto P = Waiting.begin(); P != Waiting.end();)
-    if (P->Path == Path) {
-      answer(*P, &A);
-      P = Waiting.erase(P);
-    } else {
-      ++P;
-    }
 }
 
 Server::Server(Transport &T, ServerOptions Opts)
     : S(std::make_unique<State>(T, std::move(Opts))) {}
 
-Server::~Server() {
-  if (S->Worker.joinable()) {
-    {
-      std::lock_guard<std::mutex> Guard(S->Lock);
-      S->Stopping = true;
-      if (S->RunningCancel)
-        *S->RunningCancel = true;
-    }
-    S->Wake.notify_all();
-    S->Worker.join();
-  }
-}
+Server::~Server() { S->Sched.stop(); }
 
 int Server::run() { return S->run(); }
 

@@ -307,19 +307,19 @@ TEST(LspFeatures, TheSameFindingOnSeveralArchitecturesIsOne) {
     D.Level = Severity::Error;
     D.Check = "tilefit-static-limit";
     D.Arch = Arch;
-    D.Message = std::string("kernel 'k' uses 65536 bytes (64 KiB) of static "
-                            "shared memory on ") +
-                Arch + ", more than the 49152 bytes (48 KiB) ptxas accepts";
+    setMessage(D, "kernel '" + kernelWord("k") +
+                      "' uses 65536 bytes (64 KiB) of static shared memory "
+                      "on " +
+                      archWord(Arch) +
+                      ", more than the 49152 bytes (48 KiB) ptxas accepts");
     if (std::string(Arch) == "sm_120")
       D.Message += " there";
     D.Loc = {File, 2, 17};
     D.TranslationUnit = File;
     D.Notes.push_back(
-        {std::string("'t' takes 65536 bytes on ") + Arch, {File, 3, 20}});
+        makeNote("'t' takes 65536 bytes on " + archWord(Arch), {File, 3, 20}));
     R.Diagnostics.push_back(D);
   }
-  markMessageSlots(
-      R); // as finalizeReport does: where each message names its architecture
   Document Doc(SampleText);
   json Ds = diagnosticsFor(R, File, Doc, FeatureOptions());
   ASSERT_EQ(Ds.size(), 2u) << Ds.dump(1);
@@ -345,9 +345,7 @@ TEST(LspFeatures, LongKernelNamesAreShortInMessages) {
       "cute::Swizzle<3, 3, 3>>";
   for (KernelReport &K : R.Kernels)
     K.Name = Long;
-  R.Diagnostics[0].Message = "kernel '" + Long + "' uses ...";
-  markMessageSlots(
-      R); // as finalizeReport does: where each message names a kernel
+  setMessage(R.Diagnostics[0], "kernel '" + kernelWord(Long) + "' uses ...");
   Document Doc(SampleText);
   FeatureOptions O;
   json Ds = diagnosticsFor(R, File, Doc, O);

@@ -2,6 +2,8 @@
 #ifndef TILEFIT_LSP_PROTOCOL_H
 #define TILEFIT_LSP_PROTOCOL_H
 
+#include "tilefit/frontend/Config.h"
+
 #include <nlohmann/json.hpp>
 
 #include <optional>
@@ -22,6 +24,9 @@ enum ErrorCode : int {
   ServerNotInitialized = -32002,
   RequestCancelled = -32800,
 };
+
+/// `window/logMessage` types.
+enum class MessageType : int { Error = 1, Warning = 2, Info = 3, Log = 4 };
 
 /// How `character` in a Position counts: UTF-16 code units unless the client
 /// and the server agreed on another (LSP 3.17 `positionEncoding`).
@@ -152,6 +157,25 @@ InlayHintParams readInlayHintParams(const nlohmann::json &Params);
 
 /// `$/cancelRequest`: the id of the request to cancel.
 nlohmann::json readCancelId(const nlohmann::json &Params);
+
+/// The editor's settings (`initializationOptions`, the `settings` of
+/// `workspace/didChangeConfiguration`): either {"tilefit": {...}} (VS Code's
+/// section) or the section itself. Each setting is read by the configuration's
+/// own reader, under the name a .tilefit.yaml gives it (JSON is YAML): the same
+/// checks, the same messages. A setting that does not read is left out, and
+/// the others apply.
+struct EditorSettings {
+  /// What the settings that read set.
+  frontend::Config Config;
+  /// The settings left out, in the order met, each with what to log.
+  struct Problem {
+    MessageType Type;
+    std::string Message; ///< Without the `tilefit: ` prefix.
+  };
+  std::vector<Problem> Problems;
+};
+/// Nothing when the section is not an object: the settings stay as they were.
+std::optional<EditorSettings> readEditorSettings(const nlohmann::json &Raw);
 
 } // namespace lsp
 } // namespace tilefit

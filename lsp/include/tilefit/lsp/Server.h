@@ -6,7 +6,10 @@
 // unsaved text in an overlay. A newer edit makes the running analysis of the
 // file stale: its remaining parses are skipped and its result dropped. Requests
 // about a file (hover, inlay hints, code lenses) are answered from the analysis
-// of the text the editor has now, waiting for it if needed.
+// of the text the editor has now, waiting for it if needed. The Scheduler
+// (Scheduler.h) decides what is analysed when; the server dispatches the
+// messages, runs the analyses it asks for and turns their results into
+// notifications.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEFIT_LSP_SERVER_H
