@@ -1,6 +1,7 @@
 //===- SharedMemoryCollector.cpp ------------------------------------------===//
 #include "tilefit/matchers/SharedMemoryCollector.h"
 
+#include "ExtentConstraints.h"
 #include "ParseErrorReach.h"
 #include "tilefit/matchers/BodySlicer.h"
 #include "tilefit/matchers/EmissionWalk.h"
@@ -32,7 +33,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <functional>
 #include <tuple>
 
 using namespace clang;
@@ -398,125 +398,173 @@ errorTouching(const FunctionDecl *Kernel,
   return std::nullopt;
 }
 
-/// What the static_asserts of \p Kernel's own body require of one name each,
-/// the other names at this instantiation's values: `N % K == 0`, `K % N == 0`,
-/// `N >= K` (and >, <=, <), `(N & (N - 1)) == 0`, and conjunctions of those; K
-/// a constant or another template argument (`BM % WM == 0` is BM a multiple of
-/// WM's value, and WM a divisor of BM's). Other conditions say nothing.
-std::vector<ExtentConstraint> constraintsOf(const FunctionDecl *Kernel,
-                                            ASTContext &Ctx) {
-  const FunctionDecl *F = Kernel;
-  if (!F->getBody())
-    return {};
-  struct Asserts : RecursiveASTVisitor<Asserts> {
-    std::vector<const Expr *> Conditions;
-    bool VisitStaticAssertDecl(StaticAssertDecl *D) {
-      if (D->getAssertExpr())
-        Conditions.push_back(D->getAssertExpr());
-      return true;
+/// The definition of \p FD, if it has a body.
+const FunctionDecl *definitionOf(const FunctionDecl *FD) {
+  const FunctionDecl *Def = FD->getDefinition();
+  return Def && Def->hasBody() ? Def : nullptr;
+}
+
+/// The raw call graph of what the kernels reach (FunctionFacts), translated
+/// into TranslationUnitFacts::Functions as kernels are added: the model's
+/// call-graph stage decides from it what each kernel reaches
+/// (model/CallGraph.h). What each function refers to is scanned once.
+class CallGraphBuilder {
+public:
+  CallGraphBuilder(ASTContext &Ctx, llvm::ArrayRef<const VarDecl *> Vars,
+                   llvm::DenseMap<const VarDecl *, size_t> &VarIndex,
+                   const BodySlicer *Slicer, bool &Unsound,
+                   TranslationUnitFacts &Out)
+      : Ctx(Ctx), VarIndex(VarIndex), Slicer(Slicer), Unsound(Unsound),
+        Out(Out), Unused(Ctx) {
+    for (const VarDecl *VD : Vars)
+      if (VD->isLocalVarDecl())
+        if (const auto *FD = dyn_cast<FunctionDecl>(VD->getDeclContext()))
+          LocalsOf[FD->getCanonicalDecl()].push_back(VarIndex[VD]);
+  }
+
+  /// What \p FD refers to, scanned the first time it is asked for.
+  const ReferenceScanner &scanOf(const FunctionDecl *FD) {
+    auto &Slot = Scans[FD];
+    if (!Slot) {
+      Slot = std::make_unique<ReferenceScanner>(Ctx, FD, Unused);
+      Slot->walkFunction(FD);
     }
-    bool TraverseLambdaExpr(LambdaExpr *) { return true; }
-  } A;
-  A.TraverseStmt(F->getBody());
-  // Parentheses and implicit casts, not the substitution that names a template
-  // parameter (which IgnoreParenImpCasts strips too).
-  auto Strip = [](const Expr *E) {
-    while (true) {
-      if (const auto *P = dyn_cast<ParenExpr>(E))
-        E = P->getSubExpr();
-      else if (const auto *C = dyn_cast<ImplicitCastExpr>(E))
-        E = C->getSubExpr();
-      else if (const auto *F = dyn_cast<FullExpr>(E))
-        E = F->getSubExpr();
-      else
-        return E;
+    return *Slot;
+  }
+
+  /// Indexes \p Root and everything it reaches, each function once (a work
+  /// list, so recursion terminates); \p Root's index.
+  size_t add(const FunctionDecl *Root) {
+    std::vector<const FunctionDecl *> Work;
+    const size_t RootIndex = index(Root, Work);
+    while (!Work.empty()) {
+      const FunctionDecl *FD = Work.back();
+      Work.pop_back();
+      FunctionFacts F = describe(FD, Work);
+      Out.Functions[FunctionIndex[FD]] = std::move(F);
     }
-  };
-  auto NameOf = [&](const Expr *E) -> std::string {
-    E = Strip(E);
-    // A template parameter, substituted in the instantiation.
-    if (const auto *S = dyn_cast<SubstNonTypeTemplateParmExpr>(E))
-      return S->getParameter()->getName().str();
-    if (const auto *D = dyn_cast<DeclRefExpr>(E))
-      if (isa<NonTypeTemplateParmDecl, VarDecl, EnumConstantDecl>(D->getDecl()))
-        return D->getDecl()->getName().str();
-    return "";
-  };
-  auto ConstOf = [&](const Expr *E) -> std::optional<uint64_t> {
-    E = E->IgnoreParenImpCasts();
-    Expr::EvalResult R;
-    if (E->isValueDependent() || !E->EvaluateAsInt(R, Ctx) ||
-        R.Val.getInt().isNegative())
-      return std::nullopt;
-    return R.Val.getInt().getZExtValue();
-  };
-  std::vector<ExtentConstraint> Out;
-  std::function<void(const Expr *)> Read = [&](const Expr *E) {
-    const auto *B = dyn_cast<BinaryOperator>(Strip(E));
-    if (!B)
-      return;
-    const Expr *L = Strip(B->getLHS()), *R = Strip(B->getRHS());
-    using K = ExtentConstraint::Kind;
-    switch (B->getOpcode()) {
-    case BO_LAnd:
-      Read(L);
-      Read(R);
-      return;
-    case BO_EQ: {
-      // `0 == BM % 48` as `BM % 48 == 0` (in an instantiation both sides are
-      // constants).
-      if (!isa<BinaryOperator>(L))
-        std::swap(L, R);
-      const auto *Op = dyn_cast<BinaryOperator>(L);
-      if (ConstOf(R) != 0u || !Op)
-        return;
-      const Expr *X = Strip(Op->getLHS()), *Y = Strip(Op->getRHS());
-      if (Op->getOpcode() == BO_Rem) {
-        if (auto V = ConstOf(Y); V && *V > 0 && !NameOf(X).empty())
-          Out.push_back({NameOf(X), K::MultipleOf, *V});
-        if (auto V = ConstOf(X); V && *V > 0 && !NameOf(Y).empty())
-          Out.push_back({NameOf(Y), K::DivisorOf, *V});
-      } else if (Op->getOpcode() == BO_And) {
-        const auto *Minus = dyn_cast<BinaryOperator>(Strip(Y));
-        if (Minus && Minus->getOpcode() == BO_Sub && !NameOf(X).empty() &&
-            NameOf(Minus->getLHS()) == NameOf(X) &&
-            ConstOf(Minus->getRHS()) == 1u)
-          Out.push_back({NameOf(X), K::PowerOfTwo, 0});
+    return RootIndex;
+  }
+
+  /// The function at \p Index in TranslationUnitFacts::Functions.
+  const FunctionDecl *function(size_t Index) const {
+    return FunctionDecls[Index];
+  }
+
+private:
+  /// \p Def's index; a new one the first time, \p Def then added to \p Work.
+  size_t index(const FunctionDecl *Def,
+               std::vector<const FunctionDecl *> &Work) {
+    auto [It, New] = FunctionIndex.try_emplace(Def, Out.Functions.size());
+    if (New) {
+      Out.Functions.emplace_back();
+      FunctionDecls.push_back(Def);
+      Work.push_back(Def);
+    }
+    return It->second;
+  }
+
+  /// The facts of \p FD, indexing its callees (the new ones to \p Work).
+  FunctionFacts describe(const FunctionDecl *FD,
+                         std::vector<const FunctionDecl *> &Work) {
+    const ReferenceScanner &S = scanOf(FD);
+    FunctionFacts F;
+    F.Name = functionName(FD);
+    F.NoInline = FD->hasAttr<NoInlineAttr>();
+    for (const FunctionDecl *Callee : S.Callees)
+      if (const FunctionDecl *Def = definitionOf(Callee)) {
+        size_t C = index(Def, Work);
+        if (std::find(F.Callees.begin(), F.Callees.end(), C) == F.Callees.end())
+          F.Callees.push_back(C);
       }
-      return;
+    F.ScopeParents = S.ScopeParents;
+    for (const auto &[Callee, Scope] : S.CallScopes)
+      if (const FunctionDecl *Def = definitionOf(Callee)) {
+        std::pair<size_t, size_t> Call{FunctionIndex.lookup(Def), Scope};
+        if (std::find(F.CallScopes.begin(), F.CallScopes.end(), Call) ==
+            F.CallScopes.end())
+          F.CallScopes.push_back(Call);
+      }
+    F.LocalArrayScopes = S.LocalScopes;
+    for (const VarDecl *VD : S.Vars)
+      if (auto It = VarIndex.find(VD); It != VarIndex.end())
+        F.SharedRefs.push_back(It->second);
+    if (auto It = LocalsOf.find(FD->getCanonicalDecl()); It != LocalsOf.end())
+      F.SharedDecls = It->second;
+    for (const VarDecl *VD : S.Locals) {
+      F.LocalArrays.push_back(Out.LocalArrays.size());
+      Out.LocalArrays.push_back(describeLocalArray(Ctx, VD));
     }
-    case BO_GE:
-    case BO_GT:
-    case BO_LE:
-    case BO_LT: {
-      // Each named side, the other at its value: `BM >= 96`, and `16 <= BM` as
-      // `BM >= 16`.
-      auto Bound = [&](const Expr *Name, const Expr *Other,
-                       BinaryOperatorKind Opc) {
-        auto V = ConstOf(Other);
-        if (NameOf(Name).empty() || !V)
-          return;
-        if (Opc == BO_GE || Opc == BO_GT)
-          Out.push_back({NameOf(Name), K::AtLeast, *V + (Opc == BO_GT)});
-        else if (*V > 0 || Opc == BO_LE)
-          Out.push_back({NameOf(Name), K::AtMost, *V - (Opc == BO_LT)});
-      };
-      const BinaryOperatorKind Opc = B->getOpcode();
-      Bound(L, R, Opc);
-      Bound(R, L,
-            Opc == BO_GE   ? BO_LE
-            : Opc == BO_GT ? BO_LT
-            : Opc == BO_LE ? BO_GE
-                           : BO_GT);
-      return;
+    F.Tmem = S.Tmem;
+    if (Slicer) {
+      F.UninstantiatedStatements = Slicer->uninstantiatedStatements(FD);
+      Unsound |= !Slicer->sound(FD);
     }
-    default:
-      return;
+    return F;
+  }
+
+  ASTContext &Ctx;
+  llvm::DenseMap<const VarDecl *, size_t> &VarIndex;
+  const BodySlicer *Slicer;
+  bool &Unsound;
+  TranslationUnitFacts &Out;
+  UnusedParameters Unused;
+  llvm::DenseMap<const FunctionDecl *, std::unique_ptr<ReferenceScanner>> Scans;
+  /// The `__shared__` variables each function declares, by index.
+  llvm::DenseMap<const FunctionDecl *, std::vector<size_t>> LocalsOf;
+  llvm::DenseMap<const FunctionDecl *, size_t> FunctionIndex;
+  std::vector<const FunctionDecl *> FunctionDecls;
+};
+
+/// \p Kernel's names (its own, the mangled one and nvcc's differences) and
+/// where it is declared and instantiated.
+KernelFacts namedKernel(const FunctionDecl *Kernel, KernelNamer &Namer,
+                        const SourceManager &SM) {
+  KernelFacts K;
+  K.Name = functionName(Kernel);
+  K.Mangled = Namer.mangled(Kernel);
+  K.NameDiffers = Namer.differsFromNvcc(Kernel, K.Mangled);
+  K.RelocatableMangled = Namer.relocatableName(Kernel, K.Mangled);
+  K.Loc = toSourcePos(SM, Kernel->getLocation());
+  if (Kernel->isTemplateInstantiation() &&
+      Kernel->getPointOfInstantiation().isValid())
+    K.InstantiatedAt = toSourcePos(SM, Kernel->getPointOfInstantiation());
+  return K;
+}
+
+/// The launches and attribute calls \p Launches found of the kernel defined
+/// by \p KernelDef, appended to \p K's.
+void addLaunches(const FunctionDecl *KernelDef, const LaunchCollector &Launches,
+                 KernelFacts &K) {
+  for (const auto &[Callee, Site] : Launches.Launches)
+    if (Callee == KernelDef)
+      K.Launches.push_back(Site);
+  for (const auto &[Callee, Call] : Launches.Attributes)
+    if (Callee == KernelDef)
+      K.Attributes.push_back(Call);
+}
+
+/// Which error of the unit may have changed what \p Kernel reaches
+/// (errorTouching); \p Function: its definition's index, \p NoBody: a
+/// specialization Clang did not instantiate.
+std::optional<ErrorTouch> kernelError(const FunctionDecl *Kernel,
+                                      std::optional<size_t> Function,
+                                      bool NoBody, CallGraphBuilder &Graph,
+                                      ErrorReach &Reach,
+                                      const TranslationUnitFacts &Out) {
+  // The code the kernel reaches, as the model's call-graph stage walks it.
+  llvm::SetVector<const FunctionDecl *> Reached;
+  llvm::SetVector<const VarDecl *> Used;
+  if (Function)
+    for (size_t F : functionsReachedFrom(Out, *Function)) {
+      Reached.insert(Graph.function(F));
+      for (const VarDecl *VD : Graph.scanOf(Graph.function(F)).Vars)
+        Used.insert(VD);
     }
-  };
-  for (const Expr *C : A.Conditions)
-    Read(C);
-  return Out;
+  return errorTouching(Kernel, Reached, Used, Reach, NoBody,
+                       [&](const FunctionDecl *FD) -> const ReferenceScanner & {
+                         return Graph.scanOf(FD);
+                       });
 }
 
 } // namespace
@@ -588,88 +636,11 @@ void SharedMemoryCollector::finish(ASTContext &Ctx,
   if (Slicer)
     Out.Slicing = Slicer->summary();
 
-  // What each function refers to, scanned once per function.
-  llvm::DenseMap<const FunctionDecl *, std::unique_ptr<ReferenceScanner>> Scans;
-  UnusedParameters Unused(Ctx);
-  auto ScanOf = [&](const FunctionDecl *FD) -> const ReferenceScanner & {
-    auto &Slot = Scans[FD];
-    if (!Slot) {
-      Slot = std::make_unique<ReferenceScanner>(Ctx, FD, Unused);
-      Slot->walkFunction(FD);
-    }
-    return *Slot;
-  };
-
   // The raw call graph of what the kernels reach (FunctionFacts), translated:
   // the model's call-graph stage decides from it what each kernel reaches
-  // (model/CallGraph.h).
-  llvm::DenseMap<const FunctionDecl *, std::vector<size_t>> LocalsOf;
-  for (const VarDecl *VD : Vars->Vars)
-    if (VD->isLocalVarDecl())
-      if (const auto *FD = dyn_cast<FunctionDecl>(VD->getDeclContext()))
-        LocalsOf[FD->getCanonicalDecl()].push_back(VarIndex[VD]);
-  llvm::DenseMap<const FunctionDecl *, size_t> FunctionIndex;
-  std::vector<const FunctionDecl *> FunctionDecls;
-  auto DefinitionOf = [](const FunctionDecl *FD) -> const FunctionDecl * {
-    const FunctionDecl *Def = FD->getDefinition();
-    return Def && Def->hasBody() ? Def : nullptr;
-  };
-  // Indexes \p Def and everything it reaches, each function once (a work list,
-  // so recursion terminates).
-  auto AddFunction = [&](const FunctionDecl *Root) -> size_t {
-    auto Index = [&](const FunctionDecl *Def,
-                     std::vector<const FunctionDecl *> &Work) {
-      auto [It, New] = FunctionIndex.try_emplace(Def, Out.Functions.size());
-      if (New) {
-        Out.Functions.emplace_back();
-        FunctionDecls.push_back(Def);
-        Work.push_back(Def);
-      }
-      return It->second;
-    };
-    std::vector<const FunctionDecl *> Work;
-    const size_t RootIndex = Index(Root, Work);
-    while (!Work.empty()) {
-      const FunctionDecl *FD = Work.back();
-      Work.pop_back();
-      const ReferenceScanner &S = ScanOf(FD);
-      FunctionFacts F;
-      F.Name = functionName(FD);
-      F.NoInline = FD->hasAttr<NoInlineAttr>();
-      for (const FunctionDecl *Callee : S.Callees)
-        if (const FunctionDecl *Def = DefinitionOf(Callee)) {
-          size_t C = Index(Def, Work);
-          if (std::find(F.Callees.begin(), F.Callees.end(), C) ==
-              F.Callees.end())
-            F.Callees.push_back(C);
-        }
-      F.ScopeParents = S.ScopeParents;
-      for (const auto &[Callee, Scope] : S.CallScopes)
-        if (const FunctionDecl *Def = DefinitionOf(Callee)) {
-          std::pair<size_t, size_t> Call{FunctionIndex.lookup(Def), Scope};
-          if (std::find(F.CallScopes.begin(), F.CallScopes.end(), Call) ==
-              F.CallScopes.end())
-            F.CallScopes.push_back(Call);
-        }
-      F.LocalArrayScopes = S.LocalScopes;
-      for (const VarDecl *VD : S.Vars)
-        if (auto It = VarIndex.find(VD); It != VarIndex.end())
-          F.SharedRefs.push_back(It->second);
-      if (auto It = LocalsOf.find(FD->getCanonicalDecl()); It != LocalsOf.end())
-        F.SharedDecls = It->second;
-      for (const VarDecl *VD : S.Locals) {
-        F.LocalArrays.push_back(Out.LocalArrays.size());
-        Out.LocalArrays.push_back(describeLocalArray(Ctx, VD));
-      }
-      F.Tmem = S.Tmem;
-      if (Slicer) {
-        F.UninstantiatedStatements = Slicer->uninstantiatedStatements(FD);
-        Unsound |= !Slicer->sound(FD);
-      }
-      Out.Functions[FunctionIndex[FD]] = std::move(F);
-    }
-    return RootIndex;
-  };
+  // (model/CallGraph.h). What each function refers to, scanned once per
+  // function.
+  CallGraphBuilder Graph(Ctx, Vars->Vars, VarIndex, Slicer, Unsound, Out);
 
   KernelNamer Namer(Ctx, Arch);
   for (const FunctionDecl *Kernel : Kernels->Kernels) {
@@ -677,39 +648,16 @@ void SharedMemoryCollector::finish(ASTContext &Ctx,
     // from instantiating it.
     if (Errors.empty() && Kernels->Unbuilt.count(Kernel))
       continue;
-    KernelFacts K;
-    K.Name = functionName(Kernel);
-    K.Mangled = Namer.mangled(Kernel);
-    K.NameDiffers = Namer.differsFromNvcc(Kernel, K.Mangled);
-    K.RelocatableMangled = Namer.relocatableName(Kernel, K.Mangled);
-    K.Loc = toSourcePos(SM, Kernel->getLocation());
-    if (Kernel->isTemplateInstantiation() &&
-        Kernel->getPointOfInstantiation().isValid())
-      K.InstantiatedAt = toSourcePos(SM, Kernel->getPointOfInstantiation());
-    if (const FunctionDecl *Def = DefinitionOf(Kernel))
-      K.Function = AddFunction(Def);
-    const FunctionDecl *KernelDef = Kernel->getDefinition();
-    for (const auto &[Callee, Site] : Launches->Launches)
-      if (Callee == KernelDef)
-        K.Launches.push_back(Site);
-    for (const auto &[Callee, Call] : Launches->Attributes)
-      if (Callee == KernelDef)
-        K.Attributes.push_back(Call);
+    KernelFacts K = namedKernel(Kernel, Namer, SM);
+    if (const FunctionDecl *Def = definitionOf(Kernel))
+      K.Function = Graph.add(Def);
+    addLaunches(Kernel->getDefinition(), *Launches, K);
     K.Bounds = launchBoundsOf(Kernel);
     K.Constraints = constraintsOf(Kernel, Ctx);
-    if (!Errors.empty()) {
-      // The code the kernel reaches, as the model's call-graph stage walks it.
-      llvm::SetVector<const FunctionDecl *> Reached;
-      llvm::SetVector<const VarDecl *> Used;
-      if (K.Function)
-        for (size_t F : functionsReachedFrom(Out, *K.Function)) {
-          Reached.insert(FunctionDecls[F]);
-          for (const VarDecl *VD : ScanOf(FunctionDecls[F]).Vars)
-            Used.insert(VD);
-        }
-      K.Error = errorTouching(Kernel, Reached, Used, Reach,
-                              Kernels->Unbuilt.count(Kernel) != 0, ScanOf);
-    }
+    if (!Errors.empty())
+      K.Error =
+          kernelError(Kernel, K.Function, Kernels->Unbuilt.count(Kernel) != 0,
+                      Graph, Reach, Out);
     std::stable_sort(K.Launches.begin(), K.Launches.end(),
                      [](const LaunchSite &A, const LaunchSite &B) {
                        return std::tie(A.Loc.File, A.Loc.Line, A.Loc.Column) <

@@ -1,0 +1,444 @@
+//===- SliceClosure.cpp - What can reach shared memory --------------------===//
+//
+// Steps 1 and 2 of body slicing (BodySlicer.h says what is kept and why):
+// 1. An inventory of the unit: every `__shared__` variable's name, every
+//    function with a body (templates' patterns), what each body names.
+// 2. The closure over names: a name reaches shared memory when a function of
+//    that name declares or names a `__shared__` variable (or launches, or
+//    allocates Tensor Memory), or names a name that reaches. Names, not
+//    declarations, so that every overload and every ADL candidate counts.
+//    Type declarations are closed alongside (those that lead to a class whose
+//    default constructor reaches), then what holds per-thread arrays; where
+//    Clang calls a reaching function without its name written, nothing is
+//    sliced.
+//
+//===----------------------------------------------------------------------===//
+#include "SliceClosure.h"
+
+#include "tilefit/matchers/ScopeFacts.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <algorithm>
+
+namespace tilefit {
+namespace matchers {
+
+using namespace clang;
+
+namespace slicing {
+namespace {
+
+/// Every function with a body and every `__shared__` variable among the
+/// traversal's declarations; patterns, not instantiations.
+class Inventory : public RecursiveASTVisitor<Inventory> {
+public:
+  bool shouldVisitTemplateInstantiations() const { return false; }
+  bool shouldVisitImplicitCode() const { return false; }
+
+  bool VisitVarDecl(VarDecl *VD) {
+    if (VD->hasAttr<CUDASharedAttr>())
+      SharedNames.insert(VD->getName());
+    else if (!VD->isLocalVarDecl() && !isa<ParmVarDecl>(VD) && VD->getInit())
+      Initialized.push_back(VD);
+    return true;
+  }
+  bool VisitFieldDecl(FieldDecl *FD) {
+    if (FD->hasInClassInitializer())
+      Fields.push_back(FD);
+    return true;
+  }
+  bool VisitFunctionDecl(FunctionDecl *FD) {
+    if (FD->doesThisDeclarationHaveABody() &&
+        (deviceCallable(FD) || FD->hasAttr<CUDAGlobalAttr>()))
+      Functions.push_back(FD);
+    return true;
+  }
+  bool VisitCXXRecordDecl(CXXRecordDecl *R) {
+    if (R->isThisDeclarationADefinition() && !R->isLambda())
+      Types.push_back(R);
+    return true;
+  }
+  bool VisitTypedefNameDecl(TypedefNameDecl *T) {
+    Types.push_back(T);
+    return true;
+  }
+
+  llvm::StringSet<> SharedNames;
+  std::vector<Decl *> Types;
+  std::vector<FunctionDecl *> Functions;
+  std::vector<VarDecl *> Initialized;
+  std::vector<FieldDecl *> Fields;
+};
+
+/// Who names each function and type declaration, by index into
+/// UnitClosure::Functions: the closures follow these edges backwards.
+struct CallerIndex {
+  llvm::DenseMap<const FunctionDecl *, std::vector<size_t>> CalledBy;
+  llvm::StringMap<std::vector<size_t>> CalledByName;
+  llvm::DenseMap<const Decl *, std::vector<size_t>> MentionedBy;
+};
+
+/// For each type declaration, the type declarations that lead to it.
+using TypeLeads = llvm::DenseMap<const Decl *, std::vector<const Decl *>>;
+
+/// Variables outside functions whose initializers name a `__shared__`
+/// variable stand for it.
+llvm::DenseSet<const VarDecl *> sharedAliases(const ASTContext &Ctx,
+                                              const Inventory &Inv,
+                                              const UnitClosure &Unit,
+                                              bool Relocatable) {
+  llvm::DenseSet<const VarDecl *> SharedAliases;
+  const llvm::DenseSet<const VarDecl *> NoAliases;
+  for (VarDecl *VD : Inv.Initialized) {
+    Names N;
+    scanNames(Ctx, Unit.SharedNames, NoAliases, nullptr, VD->getInit(), N, N,
+              Relocatable);
+    if (N.Direct)
+      SharedAliases.insert(VD);
+  }
+  return SharedAliases;
+}
+
+/// Why nothing is sliced where a field initializer names a `__shared__`
+/// variable; none where none does.
+Reason sharedFieldInitializer(const ASTContext &Ctx, const Inventory &Inv,
+                                   const UnitClosure &Unit, bool Relocatable) {
+  for (FieldDecl *FD : Inv.Fields) {
+    Names N;
+    scanNames(Ctx, Unit.SharedNames, Unit.SharedAliases, nullptr,
+              FD->getInClassInitializer(), N, N, Relocatable);
+    if (N.Direct)
+      return Reason(ReasonKind::SliceFieldInitializer,
+                    {FD->getNameAsString()});
+  }
+  return Reason();
+}
+
+/// The type declarations each type declaration leads to: what its written
+/// types name, and for a class, its members' (a class whose member type is a
+/// block primitive leads to it).
+TypeLeads typeLeads(const Inventory &Inv) {
+  TypeLeads LedToBy;
+  for (Decl *D : Inv.Types) {
+    const Decl *Self = normalizedType(D);
+    if (!Self)
+      continue;
+    llvm::SmallPtrSet<const Decl *, 8> Named;
+    if (const auto *T = dyn_cast<TypedefNameDecl>(D)) {
+      if (TypeSourceInfo *TSI = T->getTypeSourceInfo())
+        typeMentions(TSI->getTypeLoc(), Named);
+    } else if (const auto *R = dyn_cast<CXXRecordDecl>(D)) {
+      for (const CXXBaseSpecifier &B : R->bases())
+        if (TypeSourceInfo *TSI = B.getTypeSourceInfo())
+          typeMentions(TSI->getTypeLoc(), Named);
+      for (const Decl *M : R->decls()) {
+        if (const auto *F = dyn_cast<FieldDecl>(M)) {
+          if (TypeSourceInfo *TSI = F->getTypeSourceInfo())
+            typeMentions(TSI->getTypeLoc(), Named);
+        } else if (const auto *V = dyn_cast<VarDecl>(M)) {
+          if (TypeSourceInfo *TSI = V->getTypeSourceInfo())
+            typeMentions(TSI->getTypeLoc(), Named);
+        } else if (const Decl *Member = normalizedType(M)) {
+          Named.insert(Member);
+        } else if (const auto *CT = dyn_cast<ClassTemplateDecl>(M)) {
+          Named.insert(normalizedType(CT));
+        }
+      }
+    }
+    for (const Decl *N : Named)
+      if (N && N != Self)
+        LedToBy[N].push_back(Self);
+  }
+  return LedToBy;
+}
+
+/// What each function names, into \p Unit's Functions, and who names what.
+CallerIndex scanFunctions(const ASTContext &Ctx, const Inventory &Inv,
+                          UnitClosure &Unit, bool Relocatable) {
+  std::vector<FunctionNode> &All = Unit.Functions;
+  All.resize(Inv.Functions.size());
+  CallerIndex Callers;
+  for (size_t I = 0; I < Inv.Functions.size(); ++I) {
+    FunctionNode &F = All[I];
+    F.Fn = Inv.Functions[I];
+    scanNames(Ctx, Unit.SharedNames, Unit.SharedAliases, F.Fn, F.Fn, F.N,
+              F.Lambdas, Relocatable);
+    for (const Names *N : {&F.N, &F.Lambdas}) {
+      for (const FunctionDecl *C : N->Calls)
+        Callers.CalledBy[C].push_back(I);
+      for (const auto &C : N->Unresolved)
+        Callers.CalledByName[C.getKey()].push_back(I);
+      for (const Decl *D : N->DefaultConstructed)
+        Callers.MentionedBy[D].push_back(I);
+    }
+  }
+  return Callers;
+}
+
+/// The closure: a function reaches when it names a `__shared__` variable,
+/// calls one that reaches (resolved, or any of the name where the call is not
+/// resolved), or names a type that leads to a class whose default constructor
+/// reaches (CUB's block primitives, whose PrivateStorage is a `__shared__`
+/// static).
+void closeReaching(const std::vector<FunctionNode> &All,
+                   const CallerIndex &Callers, const TypeLeads &LedToBy,
+                   Reaching &Reach) {
+  std::vector<size_t> Work;
+  std::vector<const Decl *> TypeWork;
+  auto Mark = [&](size_t I) {
+    const FunctionDecl *FD = All[I].Fn;
+    if (deviceCallable(FD) && Reach.Functions.insert(nodeOf(FD)).second)
+      Work.push_back(I);
+  };
+  auto Leads = [&](const Decl *D) {
+    if (D && Reach.Forming.insert(D).second)
+      TypeWork.push_back(D);
+  };
+  for (size_t I = 0; I < All.size(); ++I)
+    if (All[I].N.Direct || All[I].Lambdas.Direct)
+      Mark(I);
+  while (!Work.empty() || !TypeWork.empty()) {
+    if (!TypeWork.empty()) {
+      const Decl *D = TypeWork.back();
+      TypeWork.pop_back();
+      if (auto It = LedToBy.find(D); It != LedToBy.end())
+        for (const Decl *By : It->second)
+          Leads(By);
+      if (auto It = Callers.MentionedBy.find(D);
+          It != Callers.MentionedBy.end())
+        for (size_t C : It->second)
+          Mark(C);
+      continue;
+    }
+    const size_t I = Work.back();
+    Work.pop_back();
+    const FunctionDecl *FD = All[I].Fn;
+    if (auto It = Callers.CalledBy.find(nodeOf(FD));
+        It != Callers.CalledBy.end())
+      for (size_t C : It->second)
+        Mark(C);
+    const std::string Name = nameOf(FD->getDeclName());
+    if (Reach.ByName.insert(Name).second)
+      if (auto It = Callers.CalledByName.find(Name);
+          It != Callers.CalledByName.end())
+        for (size_t C : It->second)
+          Mark(C);
+    if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(FD);
+        Ctor && Ctor->isDefaultConstructor()) {
+      Reach.DefaultConstructor = true;
+      Leads(normalizedType(Ctor->getParent()));
+    }
+  }
+}
+
+/// Closes \p C over callers, from the functions whose Names \p Seed accepts:
+/// resolved calls, and calls by name where \p UseNames.
+void closeCallers(Closure &C, bool UseNames,
+                  llvm::function_ref<bool(const Names &)> Seed,
+                  const std::vector<FunctionNode> &All,
+                  const CallerIndex &Callers) {
+  std::vector<size_t> W;
+  auto Add = [&](size_t I) {
+    if (deviceCallable(All[I].Fn) &&
+        C.Functions.insert(nodeOf(All[I].Fn)).second)
+      W.push_back(I);
+  };
+  for (size_t I = 0; I < All.size(); ++I)
+    if (Seed(All[I].N))
+      Add(I);
+  while (!W.empty()) {
+    const FunctionDecl *FD = All[W.back()].Fn;
+    W.pop_back();
+    if (auto It = Callers.CalledBy.find(nodeOf(FD));
+        It != Callers.CalledBy.end())
+      for (size_t C2 : It->second)
+        Add(C2);
+    const std::string Name = nameOf(FD->getDeclName());
+    if (UseNames && C.ByName.insert(Name).second)
+      if (auto It = Callers.CalledByName.find(Name);
+          It != Callers.CalledByName.end())
+        for (size_t C2 : It->second)
+          Add(C2);
+  }
+}
+
+/// What holds per-thread arrays, closed the same way; \p Unit's Outside is
+/// made here.
+void closeArrays(const ASTContext &Ctx, UnitClosure &Unit,
+                 const CallerIndex &Callers, Reaching &Reach) {
+  // Calls kept for the register view are resolved ones, which cost little to
+  // keep; by name, what could hold arrays is CuTe's every function.
+  llvm::DenseSet<const FunctionDecl *> Inside;
+  for (const FunctionNode &F : Unit.Functions)
+    Inside.insert(nodeOf(F.Fn));
+  OutsideArrays &Outside = Unit.Outside.emplace(Ctx, std::move(Inside));
+  closeCallers(
+      Reach.Arrays, false,
+      [&](const Names &N) {
+        return N.ArrayLocal || Outside.of(N) == OutsideArrays::Exact;
+      },
+      Unit.Functions, Callers);
+  closeCallers(
+      Reach.MaybeArrays, true,
+      [&](const Names &N) {
+        return N.ArrayLocal || N.MaybeArrayLocals > 0 ||
+               Outside.of(N) != OutsideArrays::None;
+      },
+      Unit.Functions, Callers);
+}
+
+/// Where Clang calls a function that reaches without its name written, the
+/// statements that make the call cannot be told: why nothing is sliced, or ""
+/// where no such function reaches.
+Reason unnamedCall(const std::vector<FunctionNode> &All,
+                        const Reaching &Reach) {
+  for (const FunctionNode &F : All) {
+    if (!Reach.Functions.count(nodeOf(F.Fn)))
+      continue;
+    // A default constructor runs where an object is made without arguments:
+    // those statements are kept (Reaching::reaches), and instantiations with
+    // such a class among their arguments are checked afterwards
+    // (BodySlicer::sound).
+    const auto *Ctor = dyn_cast<CXXConstructorDecl>(F.Fn);
+    if ((Ctor && !Ctor->isDefaultConstructor()) ||
+        isa<CXXDestructorDecl, CXXConversionDecl>(F.Fn) ||
+        F.Fn->isOverloadedOperator())
+      return Reason(ReasonKind::SliceUnnamedCall,
+                    {F.Fn->getQualifiedNameAsString()});
+  }
+  return Reason();
+}
+
+/// A lambda that reaches is called where no name shows it: the function
+/// that holds it is instantiated whole (it reaches already, through the
+/// lambda's calls), and instantiations that receive a closure type are
+/// checked afterwards (BodySlicer::sound).
+void wholeFunctions(UnitClosure &Unit, Reaching &Reach) {
+  for (const FunctionNode &F : Unit.Functions)
+    if (F.Lambdas.Direct || Reach.reaches(F.Lambdas)) {
+      Unit.Whole.insert(F.Fn);
+      Reach.Lambdas = true;
+    }
+}
+
+} // namespace
+
+Reason closeOver(ASTContext &Ctx, llvm::ArrayRef<Decl *> Scope,
+                      bool Relocatable, Reaching &Reach, UnitClosure &Unit) {
+  Inventory Inv;
+  for (Decl *D : Scope)
+    Inv.TraverseDecl(D);
+  Unit.SharedNames = std::move(Inv.SharedNames);
+  Unit.SharedAliases = sharedAliases(Ctx, Inv, Unit, Relocatable);
+  Reason Fallback = sharedFieldInitializer(Ctx, Inv, Unit, Relocatable);
+  if (!Fallback.empty())
+    return Fallback;
+  const TypeLeads LedToBy = typeLeads(Inv);
+  const CallerIndex Callers = scanFunctions(Ctx, Inv, Unit, Relocatable);
+  closeReaching(Unit.Functions, Callers, LedToBy, Reach);
+  closeArrays(Ctx, Unit, Callers, Reach);
+  Fallback = unnamedCall(Unit.Functions, Reach);
+  if (!Fallback.empty())
+    return Fallback;
+  wholeFunctions(Unit, Reach);
+  return Reason();
+}
+
+/// Reads one function's body, and those it calls, for per-thread arrays.
+class OutsideArrays::Scan : public RecursiveASTVisitor<Scan> {
+public:
+  Scan(OutsideArrays &O, unsigned Depth) : O(O), Depth(Depth) {}
+  bool shouldVisitTemplateInstantiations() const { return false; }
+  bool VisitVarDecl(VarDecl *VD) {
+    if (isa<ParmVarDecl>(VD) || !VD->hasLocalStorage())
+      return true;
+    const QualType T = VD->getType();
+    if (T->isArrayType() || (!T->isDependentType() && !T->isUndeducedType() &&
+                             isPerThreadArray(O.Ctx, VD)))
+      Result = Exact;
+    else if (T->isDependentType() || T->isUndeducedType())
+      Result = std::max(Result, Maybe);
+    return true;
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    if (const auto *F = dyn_cast<FunctionDecl>(E->getDecl()))
+      Result = std::max(Result, O.kind(F, Depth + 1));
+    return true;
+  }
+  bool VisitMemberExpr(MemberExpr *E) {
+    if (const auto *F = dyn_cast<FunctionDecl>(E->getMemberDecl()))
+      Result = std::max(Result, O.kind(F, Depth + 1));
+    return true;
+  }
+  bool VisitOverloadExpr(OverloadExpr *) {
+    Result = std::max(Result, Maybe);
+    return true;
+  }
+  Kind Result = None;
+
+private:
+  OutsideArrays &O;
+  unsigned Depth;
+};
+
+OutsideArrays::Kind OutsideArrays::of(const Names &N) {
+  Kind K = None;
+  for (const FunctionDecl *F : N.Calls)
+    if (!Inside.count(F))
+      K = std::max(K, kind(F, 0));
+  return K;
+}
+
+OutsideArrays::Kind OutsideArrays::kind(const FunctionDecl *FD,
+                                        unsigned Depth) {
+  const FunctionDecl *Def = FD->getDefinition();
+  if (!Def || !Def->hasBody() || Depth > 8)
+    return None;
+  auto [It, New] = Known.try_emplace(Def->getCanonicalDecl(), None);
+  if (!New)
+    return It->second;
+  Scan S(*this, Depth);
+  S.TraverseStmt(Def->getBody());
+  Known[Def->getCanonicalDecl()] = S.Result;
+  return S.Result;
+}
+
+} // namespace slicing
+
+bool Closure::calls(const Names &N) const {
+  for (const FunctionDecl *F : N.Calls)
+    if (Functions.count(F))
+      return true;
+  for (const auto &U : N.Unresolved)
+    if (ByName.count(U.getKey()))
+      return true;
+  return false;
+}
+
+bool Reaching::calls(const Names &N) const {
+  if (Closure::calls(N))
+    return true;
+  for (const Decl *D : N.Mentions)
+    if (Forming.count(D))
+      return true;
+  return false;
+}
+
+bool Reaching::reaches(const Names &N) const {
+  if (N.DefaultConstructsUnknown && DefaultConstructor)
+    return true;
+  for (const Decl *D : N.DefaultConstructed)
+    if (Forming.count(D))
+      return true;
+  return calls(N);
+}
+
+} // namespace matchers
+} // namespace tilefit

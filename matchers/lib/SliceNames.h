@@ -1,0 +1,120 @@
+//===- SliceNames.h - What code names, for the body slicer ------*- C++ -*-===//
+//
+// The body slicer's view of a stretch of code (BodySlicer.h): whether it names
+// a `__shared__` variable, the functions it calls or names (resolved, or by
+// name where Clang resolves the call only when instantiating), the types it
+// default-constructs or mentions, the locals it declares and uses. The
+// closure (SliceClosure.h) reads it for whole functions, the statement slicer
+// (FunctionSlicer.h) for each statement; both key functions and types the way
+// the helpers here do.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEFIT_MATCHERS_SLICENAMES_H
+#define TILEFIT_MATCHERS_SLICENAMES_H
+
+#include "clang/AST/DeclarationName.h"
+#include "clang/AST/TypeLoc.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <string>
+
+namespace clang {
+class ASTContext;
+class Decl;
+class FunctionDecl;
+class Stmt;
+class VarDecl;
+} // namespace clang
+
+namespace tilefit {
+namespace matchers {
+
+/// What one stretch of code names and does, seen through everything Clang
+/// keeps of it: expressions, types written (decltype, sizeof), lambda bodies.
+struct Names {
+  /// Declares or names a `__shared__` variable, launches a kernel, allocates
+  /// Tensor Memory.
+  bool Direct = false;
+  /// The functions it calls or names, resolved (their closure nodes).
+  llvm::SmallPtrSet<const clang::FunctionDecl *, 8> Calls;
+  /// The names it calls unresolved: dependent names, ADL, members of
+  /// dependent types, operators on dependent operands. Any function of the
+  /// name may be the one.
+  llvm::StringSet<> Unresolved;
+  /// Default-constructs an object whose class it cannot tell from the
+  /// spelling of its type (decltype, `{}` passed to an unresolved call): any
+  /// class's default constructor may run.
+  bool DefaultConstructsUnknown = false;
+  /// The type declarations the types it default-constructs name.
+  llvm::SmallPtrSet<const clang::Decl *, 4> DefaultConstructed;
+  /// The local declarations it refers to (variables, bindings' decompositions,
+  /// types).
+  llvm::SmallPtrSet<const clang::Decl *, 8> Uses;
+  /// The declarations it makes.
+  llvm::SmallPtrSet<const clang::Decl *, 4> Declares;
+  /// The type declarations its written types name (normalizedType): a class
+  /// template whose default constructor reaches shared memory may be among
+  /// them, or one that leads to it.
+  llvm::SmallPtrSet<const clang::Decl *, 8> Mentions;
+  bool NamesParameter = false;
+  /// Kept where it is written, without reaching shared memory itself: a
+  /// launch (device-side launches need -rdc), an allocator call by name.
+  bool KeptHere = false;
+  bool Returns = false;
+  bool HasLabel = false;
+  bool UsingDecl = false;        ///< using, using namespace, namespace alias
+  bool StaticAssert = false;     ///< a static_assert
+  bool NamesNonConstant = false; ///< a local that is not constexpr
+  bool ArrayLocal = false;       ///< declares a per-thread array
+  /// Declares locals of deduced or dependent type (they may hold arrays).
+  unsigned MaybeArrayLocals = 0;
+};
+
+namespace slicing {
+
+/// Device code can call it: a device or host-device function, not a kernel.
+bool deviceCallable(const clang::FunctionDecl *FD);
+
+/// The declaration whose body instantiations of \p FD are made from (itself
+/// for a plain function), canonical: the closure's node for \p FD.
+const clang::FunctionDecl *nodeOf(const clang::FunctionDecl *FD);
+
+/// \p N spelled as the closure's sets of names (Names::Unresolved,
+/// Closure::ByName) hold it.
+std::string nameOf(const clang::DeclarationName &N);
+
+/// The declaration that stands for a type declaration in the closure over
+/// types: a class template's pattern for the template, its specializations
+/// and partial specializations; an alias template's alias; canonical.
+const clang::Decl *normalizedType(const clang::Decl *D);
+
+/// Adds the type declarations \p TL, a type as written, names to \p Out.
+void typeMentions(clang::TypeLoc TL,
+                  llvm::SmallPtrSetImpl<const clang::Decl *> &Out);
+
+/// What \p S names, into \p Out; what lambda bodies in it call goes to \p
+/// Lambdas (a lambda is called where the closure cannot see: its call
+/// operator has no name), what they refer to, to \p Out. \p SharedNames: the
+/// unit's `__shared__` variables' names; \p SharedAliases: variables that
+/// stand for one; \p Fn: the function \p S is in (null: none), whose
+/// parameters and locals count as such; \p Relocatable: a kernel launch
+/// reaches (-rdc).
+void scanNames(const clang::ASTContext &Ctx,
+               const llvm::StringSet<> &SharedNames,
+               const llvm::DenseSet<const clang::VarDecl *> &SharedAliases,
+               const clang::FunctionDecl *Fn, clang::Stmt *S, Names &Out,
+               Names &Lambdas, bool Relocatable);
+/// The same for a declaration \p D (a whole function).
+void scanNames(const clang::ASTContext &Ctx,
+               const llvm::StringSet<> &SharedNames,
+               const llvm::DenseSet<const clang::VarDecl *> &SharedAliases,
+               const clang::FunctionDecl *Fn, clang::Decl *D, Names &Out,
+               Names &Lambdas, bool Relocatable);
+
+} // namespace slicing
+} // namespace matchers
+} // namespace tilefit
+
+#endif
