@@ -245,7 +245,7 @@ def kernel_short(name, width):
 
 # ---------------------------------------------------------------------- main
 
-def main():
+def parse_args():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("tilefit")
     ap.add_argument("--jobs", default=os.path.join(HERE, "jobs.txt"))
@@ -261,8 +261,21 @@ def main():
     ap.add_argument("--no-tilefit-cache", action="store_true")
     ap.add_argument("--nvcc-timeout", type=int, default=1800)
     ap.add_argument("--tilefit-timeout", type=int, default=900)
-    a = ap.parse_args()
+    return ap.parse_args()
 
+
+class Collected:
+    """What the jobs found: warnings (rows), other diagnostics (remarks), kernels ptxas spills
+    on without a warning (missed), failures, every measured kernel (allk), and per project
+    counters (stats)."""
+
+    def __init__(self):
+        self.rows, self.remarks, self.missed, self.failures, self.allk = [], [], [], [], []
+        self.stats = collections.OrderedDict()
+
+
+def main():
+    a = parse_args()
     tilefit = os.path.abspath(a.tilefit)
     tf_hash = sha256_file(tilefit)
     tf_cache = None if a.no_tilefit_cache else os.path.join(
@@ -285,155 +298,202 @@ def main():
             json.dump(cache, f, indent=0, sort_keys=True)
         os.replace(tmp, a.nvcc_cache)
 
-    rows, remarks, missed, failures, allk = [], [], [], [], []
-    stats = collections.OrderedDict()
-    W = a.name_width
+    c = Collected()
     for i, job in enumerate(jobs, 1):
-        rel = os.path.relpath(job["file"], os.environ["SRC"])
-        st = stats.setdefault(job["project"], collections.Counter())
-        st["jobs"] += 1
-        print(f"[{i}/{len(jobs)}] {job['arch']} {rel}", file=sys.stderr, flush=True)
-        nv, cached = run_nvcc(job, a.nvcc, cache, a.nvcc_timeout)
-        if not cached:
-            save_cache()
-        if nv["rc"] != 0:
-            st["nvcc_failed"] += 1
-            failures.append((job, "nvcc", nv["errors"].strip().splitlines()[-1:] or [nv["rc"]]))
-            continue
-        tf = run_tilefit(job, tilefit, tf_cache, a.tilefit_timeout)
-        if tf.get("error"):
-            st["tilefit_failed"] += 1
-            failures.append((job, "tilefit", [tf["error"]]))
-        bad_units = [u for u in tf["units"] if u["status"] != "ok"]
-        if bad_units:
-            st["tilefit_unit_not_ok"] += 1
-            failures.append((job, "tilefit", [f"unit status {u['status']}" for u in bad_units]))
-        entries = nv["entries"]
-        st["ptxas_kernels"] += len(entries)
-        st["ptxas_spilling"] += sum(1 for e in entries.values() if (e["spill_stores"] or 0) > 0)
+        print(f"[{i}/{len(jobs)}] {job['arch']} {os.path.relpath(job['file'], os.environ['SRC'])}",
+              file=sys.stderr, flush=True)
+        compare_job(job, a, tilefit, tf_cache, cache, save_cache, c)
 
-        # tilefit kernels -> ptxas entry
-        demangle_all(list(entries))
-        by_norm = collections.defaultdict(list)
-        for mg in entries:
-            by_norm[norm_name(_demangle_cache.get(mg, mg))].append(mg)
-        kmap = {}  # (name, file, line, arch) -> kernel record
-        tf_to_ptx = {}
-        for k in tf["kernels"]:
-            mg = k.get("mangled")
-            hit = mg if mg in entries else None
-            if hit is None:
-                cands = by_norm.get(norm_name(k.get("name", "")), [])
-                if len(cands) == 1:
-                    hit = cands[0]
-            k["_ptx"] = hit
-            kmap[(k.get("name"), k.get("arch"))] = k
-            kmap[(k.get("name"), k.get("file"), k.get("line"), k.get("arch"))] = k
-            if hit:
-                tf_to_ptx[hit] = k
-        st["matched_kernels"] += len(tf_to_ptx)
+    print("\n".join(report(a, tilefit, tf_hash, c)))
+    if a.json_out:
+        with open(a.json_out, "w") as f:
+            json.dump({"tilefit": tilefit, "tilefit_sha256": tf_hash, "warnings": c.rows,
+                       "other": c.remarks, "missed": c.missed, "kernels": c.allk,
+                       "failures": [[j, w, [str(x) for x in m]] for j, w, m in c.failures],
+                       "stats": c.stats}, f, indent=1)
 
-        warned = set()
-        for d in tf["diagnostics"]:
-            k = kmap.get((d.get("kernel"), d.get("file"), d.get("line"), d.get("arch"))) or \
-                kmap.get((d.get("kernel"), d.get("arch")))
-            mg = k.get("_ptx") if k else None
-            e = entries.get(mg) if mg else None
-            sev = d.get("severity", "?")
-            row = {"project": job["project"], "file": rel, "arch": job["arch"],
-                   "kernel": d.get("kernel"), "mangled": mg or (k or {}).get("mangled"),
-                   "severity": sev, "short": short_message(d), "message": d.get("message"),
-                   "figures": d.get("figures"),
-                   "regs": e["regs"] if e else None,
-                   "spill_stores": e["spill_stores"] if e else None,
-                   "spill_loads": e["spill_loads"] if e else None,
-                   "stack": e["stack"] if e else None}
-            if sev == "warning":
-                if e is None:
-                    row["verdict"] = "NOMATCH"
-                elif (e["spill_stores"] or 0) > 0:
-                    row["verdict"] = "OK"
-                else:
-                    row["verdict"] = "FALSE"
-                st["warn_" + row["verdict"]] += 1
-                rows.append(row)
-                if mg:
-                    warned.add(mg)
+
+def compare_job(job, a, tilefit, tf_cache, cache, save_cache, c):
+    """One job: nvcc and tilefit on its file, tilefit's kernels matched to ptxas's entries,
+    the diagnostics and the spilling kernels collected into `c`."""
+    rel = os.path.relpath(job["file"], os.environ["SRC"])
+    st = c.stats.setdefault(job["project"], collections.Counter())
+    st["jobs"] += 1
+    nv, cached = run_nvcc(job, a.nvcc, cache, a.nvcc_timeout)
+    if not cached:
+        save_cache()
+    if nv["rc"] != 0:
+        st["nvcc_failed"] += 1
+        c.failures.append((job, "nvcc", nv["errors"].strip().splitlines()[-1:] or [nv["rc"]]))
+        return
+    tf = run_tilefit(job, tilefit, tf_cache, a.tilefit_timeout)
+    if tf.get("error"):
+        st["tilefit_failed"] += 1
+        c.failures.append((job, "tilefit", [tf["error"]]))
+    bad_units = [u for u in tf["units"] if u["status"] != "ok"]
+    if bad_units:
+        st["tilefit_unit_not_ok"] += 1
+        c.failures.append((job, "tilefit", [f"unit status {u['status']}" for u in bad_units]))
+    entries = nv["entries"]
+    st["ptxas_kernels"] += len(entries)
+    st["ptxas_spilling"] += sum(1 for e in entries.values() if (e["spill_stores"] or 0) > 0)
+
+    kmap, tf_to_ptx = match_kernels(entries, tf["kernels"])
+    st["matched_kernels"] += len(tf_to_ptx)
+    warned = collect_diagnostics(job, rel, tf["diagnostics"], kmap, entries, st, c)
+    collect_kernels(job, rel, entries, tf_to_ptx, warned, st, c)
+    st["ptxas_unmatched"] += len(entries) - len(tf_to_ptx)
+
+
+def match_kernels(entries, kernels):
+    """tilefit's kernels -> ptxas's entries (by mangled name, else by the one entry with the
+    same demangled name). Returns the kernels by (name, arch) and (name, file, line, arch),
+    each with its entry under "_ptx", and the matched kernel of each matched entry."""
+    demangle_all(list(entries))
+    by_norm = collections.defaultdict(list)
+    for mg in entries:
+        by_norm[norm_name(_demangle_cache.get(mg, mg))].append(mg)
+    kmap = {}  # (name, file, line, arch) -> kernel record
+    tf_to_ptx = {}
+    for k in kernels:
+        mg = k.get("mangled")
+        hit = mg if mg in entries else None
+        if hit is None:
+            cands = by_norm.get(norm_name(k.get("name", "")), [])
+            if len(cands) == 1:
+                hit = cands[0]
+        k["_ptx"] = hit
+        kmap[(k.get("name"), k.get("arch"))] = k
+        kmap[(k.get("name"), k.get("file"), k.get("line"), k.get("arch"))] = k
+        if hit:
+            tf_to_ptx[hit] = k
+    return kmap, tf_to_ptx
+
+
+def collect_diagnostics(job, rel, diagnostics, kmap, entries, st, c):
+    """Each diagnostic with ptxas's figures of its kernel and a verdict (warnings) into
+    c.rows, the others into c.remarks. Returns the mangled names of the warned kernels."""
+    warned = set()
+    for d in diagnostics:
+        k = kmap.get((d.get("kernel"), d.get("file"), d.get("line"), d.get("arch"))) or \
+            kmap.get((d.get("kernel"), d.get("arch")))
+        mg = k.get("_ptx") if k else None
+        e = entries.get(mg) if mg else None
+        sev = d.get("severity", "?")
+        row = {"project": job["project"], "file": rel, "arch": job["arch"],
+               "kernel": d.get("kernel"), "mangled": mg or (k or {}).get("mangled"),
+               "severity": sev, "short": short_message(d), "message": d.get("message"),
+               "figures": d.get("figures"),
+               "regs": e["regs"] if e else None,
+               "spill_stores": e["spill_stores"] if e else None,
+               "spill_loads": e["spill_loads"] if e else None,
+               "stack": e["stack"] if e else None}
+        if sev == "warning":
+            if e is None:
+                row["verdict"] = "NOMATCH"
+            elif (e["spill_stores"] or 0) > 0:
+                row["verdict"] = "OK"
             else:
-                row["verdict"] = "-"
-                st["other_" + sev] += 1
-                remarks.append(row)
-        for mg, e in entries.items():
-            k = tf_to_ptx.get(mg)
-            reg = (k or {}).get("registers") or {}
-            if (e["spill_stores"] or 0) > 0 and mg not in warned:
-                st["missed"] += 1
-                missed.append({"project": job["project"], "file": rel, "arch": job["arch"],
-                               "kernel": k["name"] if k else _demangle_cache.get(mg, mg),
-                               "mangled": mg, "regs": e["regs"],
-                               "spill_stores": e["spill_stores"], "stack": e["stack"],
-                               "tf_bytes": reg.get("bytes_per_thread"),
-                               "tf_limit": reg.get("registers_per_thread_limit"),
-                               "in_tilefit": k is not None})
-            allk.append({"project": job["project"], "file": rel, "arch": job["arch"],
-                         "kernel": k["name"] if k else _demangle_cache.get(mg, mg),
-                         "mangled": mg, "in_tilefit": k is not None,
-                         "tf_bytes": reg.get("bytes_per_thread"),
-                         "tf_regs": reg.get("registers_per_thread"),
-                         "tf_limit": reg.get("registers_per_thread_limit"),
-                         "regs": e["regs"], "spill_stores": e["spill_stores"],
-                         "spill_loads": e["spill_loads"], "stack": e["stack"],
-                         "smem": e["smem"]})
-        st["ptxas_unmatched"] += len(entries) - len(tf_to_ptx)
+                row["verdict"] = "FALSE"
+            st["warn_" + row["verdict"]] += 1
+            c.rows.append(row)
+            if mg:
+                warned.add(mg)
+        else:
+            row["verdict"] = "-"
+            st["other_" + sev] += 1
+            c.remarks.append(row)
+    return warned
 
-    # ------------------------------------------------------------ output
+
+def collect_kernels(job, rel, entries, tf_to_ptx, warned, st, c):
+    """Every ptxas entry into c.allk; those that spill without a warning into c.missed."""
+    for mg, e in entries.items():
+        k = tf_to_ptx.get(mg)
+        reg = (k or {}).get("registers") or {}
+        if (e["spill_stores"] or 0) > 0 and mg not in warned:
+            st["missed"] += 1
+            c.missed.append({"project": job["project"], "file": rel, "arch": job["arch"],
+                             "kernel": k["name"] if k else _demangle_cache.get(mg, mg),
+                             "mangled": mg, "regs": e["regs"],
+                             "spill_stores": e["spill_stores"], "stack": e["stack"],
+                             "tf_bytes": reg.get("bytes_per_thread"),
+                             "tf_limit": reg.get("registers_per_thread_limit"),
+                             "in_tilefit": k is not None})
+        c.allk.append({"project": job["project"], "file": rel, "arch": job["arch"],
+                       "kernel": k["name"] if k else _demangle_cache.get(mg, mg),
+                       "mangled": mg, "in_tilefit": k is not None,
+                       "tf_bytes": reg.get("bytes_per_thread"),
+                       "tf_regs": reg.get("registers_per_thread"),
+                       "tf_limit": reg.get("registers_per_thread_limit"),
+                       "regs": e["regs"], "spill_stores": e["spill_stores"],
+                       "spill_loads": e["spill_loads"], "stack": e["stack"],
+                       "smem": e["smem"]})
+
+
+# ------------------------------------------------------------ output
+
+def report(a, tilefit, tf_hash, c):
+    """The tables, as lines."""
     out = []
     P = out.append
+    W = a.name_width
     P(f"tilefit: {tilefit} (sha256 {tf_hash[:12]})")
     P(f"nvcc: {nvcc_version(a.nvcc)}    jobs: {a.jobs}")
     P("")
-    hdr = f"{'verdict':8} {'kernel':{W}} {'arch':7} {'tilefit':34} {'regs':>4} {'spillST':>7} {'spillLD':>7} {'stack':>6}  file"
-    P(f"== {CHECK} warnings ({len(rows)}) ==")
-    P(hdr)
-    for r in sorted(rows, key=lambda r: (r["verdict"] != "FALSE", r["project"], r["file"], r["kernel"] or "")):
-        P(f"{r['verdict']:8} {kernel_short(r['kernel'] or '?', W):{W}} {r['arch']:7} "
-          f"{r['severity'][:4] + ' ' + r['short']:34} {fmt(r['regs']):>4} {fmt(r['spill_stores']):>7} "
-          f"{fmt(r['spill_loads']):>7} {fmt(r['stack']):>6}  {r['file']}")
-        if a.full_messages:
-            P(f"         {r['message']}")
-    P("")
-    P(f"== other {CHECK} diagnostics (remarks/notes) ({len(remarks)}) ==")
-    if remarks:
-        P(hdr)
-    for r in remarks:
-        P(f"{'-':8} {kernel_short(r['kernel'] or '?', W):{W}} {r['arch']:7} "
-          f"{r['severity'][:6] + ' ' + r['short']:34} {fmt(r['regs']):>4} {fmt(r['spill_stores']):>7} "
-          f"{fmt(r['spill_loads']):>7} {fmt(r['stack']):>6}  {r['file']}")
-        if a.full_messages:
-            P(f"         {r['message']}")
-    P("")
-    P(f"== MISSED: ptxas spill stores > 0, no {CHECK} warning ({len(missed)}) ==")
-    if missed:
+    report_diagnostics(P, a, c)
+    P(f"== MISSED: ptxas spill stores > 0, no {CHECK} warning ({len(c.missed)}) ==")
+    if c.missed:
         P(f"{'kernel':{W}} {'arch':7} {'tf arrays':>16} {'regs':>4} {'spillST':>7} {'stack':>6}  file")
-    for r in missed:
+    for r in c.missed:
         tfa = (f"{r['tf_bytes']}B lim {r['tf_limit']}" if r["tf_bytes"] is not None
                else ("no figures" if r["in_tilefit"] else "not in tilefit"))
         P(f"{kernel_short(r['kernel'], W):{W}} {r['arch']:7} {tfa:>16} {fmt(r['regs']):>4} "
           f"{fmt(r['spill_stores']):>7} {fmt(r['stack']):>6}  {r['file']}")
     P("")
     if a.all_kernels:
-        P(f"== all measured kernels ({len(allk)}) ==")
+        P(f"== all measured kernels ({len(c.allk)}) ==")
         P(f"{'kernel':{W}} {'arch':7} {'tfB':>5} {'tfR':>4} {'lim':>4} {'regs':>4} {'spillST':>7} {'stack':>6}  file")
-        for r in allk:
+        for r in c.allk:
             P(f"{kernel_short(r['kernel'], W):{W}} {r['arch']:7} {fmt(r['tf_bytes']):>5} "
               f"{fmt(r['tf_regs']):>4} {fmt(r['tf_limit']):>4} {fmt(r['regs']):>4} "
               f"{fmt(r['spill_stores']):>7} {fmt(r['stack']):>6}  {r['file']}")
         P("")
-    P(f"== failures ({len(failures)}) ==")
-    for job, who, msg in failures:
+    P(f"== failures ({len(c.failures)}) ==")
+    for job, who, msg in c.failures:
         P(f"{who:8} {job['arch']:7} {os.path.relpath(job['file'], os.environ['SRC'])}: "
           f"{' | '.join(str(m) for m in msg)[:200]}")
     P("")
+    report_stats(P, c.stats)
+    return out
+
+
+def report_diagnostics(P, a, c):
+    """The warnings with their verdicts, then the other diagnostics."""
+    W = a.name_width
+    hdr = f"{'verdict':8} {'kernel':{W}} {'arch':7} {'tilefit':34} {'regs':>4} {'spillST':>7} {'spillLD':>7} {'stack':>6}  file"
+    P(f"== {CHECK} warnings ({len(c.rows)}) ==")
+    P(hdr)
+    for r in sorted(c.rows, key=lambda r: (r["verdict"] != "FALSE", r["project"], r["file"], r["kernel"] or "")):
+        P(f"{r['verdict']:8} {kernel_short(r['kernel'] or '?', W):{W}} {r['arch']:7} "
+          f"{r['severity'][:4] + ' ' + r['short']:34} {fmt(r['regs']):>4} {fmt(r['spill_stores']):>7} "
+          f"{fmt(r['spill_loads']):>7} {fmt(r['stack']):>6}  {r['file']}")
+        if a.full_messages:
+            P(f"         {r['message']}")
+    P("")
+    P(f"== other {CHECK} diagnostics (remarks/notes) ({len(c.remarks)}) ==")
+    if c.remarks:
+        P(hdr)
+    for r in c.remarks:
+        P(f"{'-':8} {kernel_short(r['kernel'] or '?', W):{W}} {r['arch']:7} "
+          f"{r['severity'][:6] + ' ' + r['short']:34} {fmt(r['regs']):>4} {fmt(r['spill_stores']):>7} "
+          f"{fmt(r['spill_loads']):>7} {fmt(r['stack']):>6}  {r['file']}")
+        if a.full_messages:
+            P(f"         {r['message']}")
+    P("")
+
+
+def report_stats(P, stats):
     P("== per project ==")
     keys = ["jobs", "nvcc_failed", "tilefit_failed", "tilefit_unit_not_ok", "ptxas_kernels",
             "matched_kernels", "ptxas_unmatched", "ptxas_spilling", "warn_OK", "warn_FALSE",
@@ -445,13 +505,6 @@ def main():
         tot.update(s)
         P(f"{p:14}" + "".join(f"{s[k]:>{max(len(k), 5) + 1}}" for k in keys + extra))
     P(f"{'TOTAL':14}" + "".join(f"{tot[k]:>{max(len(k), 5) + 1}}" for k in keys + extra))
-    print("\n".join(out))
-    if a.json_out:
-        with open(a.json_out, "w") as f:
-            json.dump({"tilefit": tilefit, "tilefit_sha256": tf_hash, "warnings": rows,
-                       "other": remarks, "missed": missed, "kernels": allk,
-                       "failures": [[j, w, [str(x) for x in m]] for j, w, m in failures],
-                       "stats": stats}, f, indent=1)
 
 
 def fmt(v):
