@@ -15,6 +15,10 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
 namespace tilefit {
 namespace tool {
 
@@ -63,6 +67,22 @@ void writeReport(const Report &R, const OutputSettings &S, std::ostream &OS) {
 
 std::string defaultSourceRoot(const std::string &BuildPath, const Report &R) {
   return driver::projectRoot(BuildPath, R);
+}
+
+std::string writeFile(const std::string &Path,
+                      llvm::function_ref<void(std::ostream &)> Write) {
+  errno = 0;
+  std::ofstream Out(Path, std::ios::binary);
+  if (!Out)
+    return errno ? std::strerror(errno) : "it cannot be opened";
+  Write(Out);
+  Out.flush();
+  if (!Out.good())
+    return errno ? std::strerror(errno) : "writing it failed";
+  Out.close();
+  if (Out.fail())
+    return errno ? std::strerror(errno) : "closing it failed";
+  return "";
 }
 
 int exitStatus(const Report &R, bool Failed, Severity FailLevel) {

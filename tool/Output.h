@@ -4,6 +4,7 @@
 
 #include "tilefit/model/Report.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
@@ -35,6 +36,12 @@ void writeReport(const Report &R, const OutputSettings &S, std::ostream &OS);
 /// The source root: CMake's source folder for a CMake build folder, else the
 /// deepest folder holding every unit's file, else the current folder.
 std::string defaultSourceRoot(const std::string &BuildPath, const Report &R);
+
+/// Writes what \p Write puts in a stream to the file \p Path, created or
+/// replaced: "" when it is written, else why not, as the system says it ("No
+/// such file or directory" for a folder that does not exist).
+std::string writeFile(const std::string &Path,
+                      llvm::function_ref<void(std::ostream &)> Write);
 
 /// tilefit's exit status: 2 for failed units, else 1 when a finding is at or
 /// above \p FailLevel (notes count with remarks), else 0.

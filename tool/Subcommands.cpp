@@ -5,9 +5,10 @@
 #include "tilefit/lsp/Server.h"
 
 #include "tilefit/frontend/CommandTranslation.h"
-#include "tilefit/reporters/DiffReporter.h"
 #include "tilefit/model/ReportJson.h"
+#include "tilefit/reporters/DiffReporter.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -72,10 +73,11 @@ int runDiff(const std::vector<std::string> &Inputs, OutputFormat Format,
   if (OutputFile.empty()) {
     renderDiff(Deltas, F, std::cout);
   } else {
-    std::ofstream Out(OutputFile, std::ios::binary);
-    renderDiff(Deltas, F, Out);
-    if (!Out.good()) {
-      toolMessage("error", "--output=" + OutputFile + ": cannot write");
+    const std::string Problem = writeFile(
+        OutputFile, [&](std::ostream &Out) { renderDiff(Deltas, F, Out); });
+    if (!Problem.empty()) {
+      toolMessage("error",
+                  "--output=" + OutputFile + ": cannot write: " + Problem);
       return 2;
     }
   }
@@ -104,6 +106,28 @@ std::optional<Report> runMerge(const std::vector<std::string> &Inputs) {
 
 int runLauncher(const char *Argv0, const std::vector<std::string> &Compiler,
                 const std::string &ShareDir) {
+  // Its own --help and --version, not a compiler named so.
+  if (Compiler.size() == 1 &&
+      llvm::is_contained({"--help", "-help", "-h"}, Compiler.front())) {
+    llvm::outs()
+        << "tilefit-launch: the compiler launcher. Analyses each CUDA unit "
+           "the build compiles\n"
+           "(`-c` or `-dc` with a .cu source), writes OBJECT.tilefit.json "
+           "beside its object,\n"
+           "then runs the compiler unchanged; its exit status is the "
+           "compiler's.\n\n"
+           "USAGE: tilefit-launch <compiler> <arguments>...\n"
+           "       tilefit --launcher -- <compiler> <arguments>...\n\n"
+           "With CMake: cmake -DCMAKE_CUDA_COMPILER_LAUNCHER=tilefit-launch "
+           "...\n"
+           "Then `tilefit merge $(find build -name '*.tilefit.json')` gives "
+           "one report.\n";
+    return 0;
+  }
+  if (Compiler.size() == 1 && Compiler.front() == "--version") {
+    llvm::outs() << "tilefit-launch " << TILEFIT_VERSION << "\n";
+    return 0;
+  }
   if (Compiler.empty()) {
     toolMessage(
         "error",
@@ -156,12 +180,14 @@ int runLauncher(const char *Argv0, const std::vector<std::string> &Compiler,
             Object.empty() ? sys::path::filename(Source).str() : Object);
         sys::fs::make_absolute(Cwd, ReportPath);
         ReportPath += ".tilefit.json";
-        std::ofstream Out(std::string(ReportPath), std::ios::binary);
         ToolInfo Info;
         Info.Version = TILEFIT_VERSION;
-        renderJson(Result.R, Info, Out);
-        if (!Out.good())
-          toolMessage("warning", "cannot write " + ReportPath);
+        const std::string Problem =
+            writeFile(std::string(ReportPath), [&](std::ostream &Out) {
+              renderJson(Result.R, Info, Out);
+            });
+        if (!Problem.empty())
+          toolMessage("warning", "cannot write " + ReportPath + ": " + Problem);
       }
     }
   }

@@ -11,6 +11,7 @@
 #include "tilefit/frontend/CompileCommand.h"
 #include "tilefit/frontend/ResultCache.h"
 #include "tilefit/frontend/Toolkit.h"
+#include "tilefit/model/Arch.h"
 #include "tilefit/model/Checks.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -154,8 +155,11 @@ bool unitsUnderSettings(const AnalyzeRequest &Req, Session &Ses,
 /// each for the whole run.
 void warnOnce(Session &Ses, const RunUnits &Units) {
   std::set<std::string> Unknown, Refused, UnknownArchs, Warnings;
+  std::set<std::string> DefaultArchUnits;
   for (const frontend::UnitJob &J : Units.Jobs) {
     const Settings &S = *Units.UnitSettings.at(J.Command.File);
+    if (J.Flags.Targets.empty() && !J.Flags.NativeArch && S.Archs.empty())
+      DefaultArchUnits.insert(J.Command.File);
     Unknown.insert(J.Flags.Unknown.begin(), J.Flags.Unknown.end());
     Warnings.insert(J.Flags.Warnings.begin(), J.Flags.Warnings.end());
     if (J.Flags.NativeArch && S.Archs.empty())
@@ -178,6 +182,17 @@ void warnOnce(Session &Ses, const RunUnits &Units) {
                  " "));
   for (const std::string &W : Warnings)
     Ses.message("warning", W);
+  if (!DefaultArchUnits.empty())
+    Ses.message("note",
+                "no architecture given for " +
+                    (DefaultArchUnits.size() == 1
+                         ? "'" + *DefaultArchUnits.begin() + "'"
+                         : std::to_string(DefaultArchUnits.size()) + " units") +
+                    " (by its command, --arch or the configuration's "
+                    "Architectures): analysed for " +
+                    DefaultArch +
+                    ", nvcc 13's default; choose with --arch=sm_XX,... or "
+                    "Architectures in .tilefit.yaml");
   for (const std::string &A : UnknownArchs)
     Ses.message(
         "warning",
@@ -214,28 +229,29 @@ bool parseAndAnalyze(const AnalyzeRequest &Req, Session &Ses,
   // out).
   Env.Pch = Ses.pch();
   std::vector<PackedPart> Parts(Units.Jobs.size());
-  frontend::parseAll(
-      Units.Jobs, Env, Threads, Progress,
-      [&](size_t I, TranslationUnitFacts &&TU) {
-        const Settings &S = *Units.UnitSettings.at(Units.Jobs[I].Command.File);
-        Report Part;
-        analyzeUnit(TU, S.Db, S.Opts, Part);
-        // A unit with errors is analysed all the same; it fails the run unless
-        // the configuration (--allow-parse-errors, AllowParseErrors) accepts
-        // it.
-        const bool Allowed =
-            TU.Partial && S.Cfg.AllowParseErrors.value_or(false);
-        if (Allowed)
-          Part.Units.back().ErrorsAllowed = true;
-        Result.Failed |= TU.Failed || (TU.Partial && !Allowed);
-        Parts[I].pack(std::move(Part), Units.Jobs.size() > 1);
+  frontend::parseAll(Units.Jobs, Env, Threads, Progress,
+                     [&](size_t I, TranslationUnitFacts &&TU) {
+                       const Settings &S =
+                           *Units.UnitSettings.at(Units.Jobs[I].Command.File);
+                       Report Part;
+                       analyzeUnit(TU, S.Db, S.Opts, Part);
+                       // A unit with errors is analysed all the same; it fails
+                       // the run unless the configuration
+                       // (--allow-parse-errors, AllowParseErrors) accepts it.
+                       const bool Allowed =
+                           TU.Partial && S.Cfg.AllowParseErrors.value_or(false);
+                       if (Allowed)
+                         Part.Units.back().ErrorsAllowed = true;
+                       Result.Failed |= TU.Failed || (TU.Partial && !Allowed);
+                       Parts[I].pack(std::move(Part), Units.Jobs.size() > 1);
 #ifdef __GLIBC__
-        // The parse's memory back to the system before the next one: what
-        // glibc keeps of it would add up over a project.
-        TU = TranslationUnitFacts();
-        malloc_trim(0);
+                       // The parse's memory back to the system before the next
+                       // one: what glibc keeps of it would add up over a
+                       // project.
+                       TU = TranslationUnitFacts();
+                       malloc_trim(0);
 #endif
-      });
+                     });
   if (Cache) {
     Cache->trim();
     if (SO.CacheStats)

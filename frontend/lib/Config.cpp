@@ -118,9 +118,8 @@ public:
         C.KernelBudgets = std::move(Budgets);
       } else if (Key == "DynamicSharedMemory") {
         std::vector<KernelDynamicSize> Sizes;
-        forEachItem(V, "a list of {Kernel, Bytes}", [&](yaml::Node *N) {
-          Sizes.push_back(dynamicSize(N));
-        });
+        forEachItem(V, "a list of {Kernel, Bytes}",
+                    [&](yaml::Node *N) { Sizes.push_back(dynamicSize(N)); });
         C.DynamicSharedMemory = std::move(Sizes);
       } else if (Error.empty()) {
         problem(
@@ -226,11 +225,11 @@ private:
     std::string Text = scalar(N, "a fraction");
     if (!Error.empty())
       return 0;
-    double V = 0;
-    if (llvm::StringRef(Text).getAsDouble(V) || !isBudgetFraction(V))
-      problem(N, std::string("expected ") + BudgetRange + ", got '" + Text +
-                     "'");
-    return V;
+    std::optional<double> V = parseBudgetFraction(Text);
+    if (!V)
+      problem(N,
+              std::string("expected ") + BudgetRange + ", got '" + Text + "'");
+    return V.value_or(0);
   }
 
   /// A byte count: a whole number.

@@ -62,9 +62,8 @@ TEST_F(CiGate, ExitStatusFollowsFailOn) {
 // (a tilefit-nolint finding); a list that enables nothing is an error too.
 TEST_F(CiGate, MisspelledChecksAreErrorsNotSilence) {
   std::string K = write("k.cu", BudgetKernel);
-  CommandResult R =
-      tilefit({"--arch=sm_90", "--budget=0.01", "--checks=tilefit-budgte", K,
-               "--"});
+  CommandResult R = tilefit(
+      {"--arch=sm_90", "--budget=0.01", "--checks=tilefit-budgte", K, "--"});
   EXPECT_EQ(R.Status, 2) << R.Out << R.Err;
   EXPECT_NE(R.Err.find("--checks: 'tilefit-budgte' matches no check; did you "
                        "mean 'tilefit-budget'?"),
@@ -115,7 +114,8 @@ TEST_F(CiGate, MisspelledChecksAreErrorsNotSilence) {
   llvm::sys::fs::remove(Dir + "/.tilefit.yaml");
 
   // NOLINT: the finding stands, and the comment is a finding of its own.
-  K = write("n.cu", R"(__global__ void typo(float *o) { // NOLINT(tilefit-budgte)
+  K = write("n.cu",
+            R"(__global__ void typo(float *o) { // NOLINT(tilefit-budgte)
   __shared__ float tile[2048];
   tile[threadIdx.x % 2048] = o[threadIdx.x];
   __syncthreads();
@@ -132,8 +132,8 @@ __global__ void shared_list(float *o) { // NOLINT(readability-magic-numbers, til
   nlohmann::json J = json(R);
   std::vector<std::string> Found = findings(J);
   std::sort(Found.begin(), Found.end());
-  EXPECT_EQ(Found, (std::vector<std::string>{"tilefit-budget@1",
-                                             "tilefit-nolint@1"}))
+  EXPECT_EQ(Found,
+            (std::vector<std::string>{"tilefit-budget@1", "tilefit-nolint@1"}))
       << R.Out;
   bool Named = false;
   for (const auto &D : J["diagnostics"])
@@ -346,8 +346,8 @@ void run(float *y, size_t n) {
   const auto &Lib = Kernels["library"]["dynamic_smem"]["launches"];
   ASSERT_EQ(Lib.size(), 1u) << "a kernel the unit never launches";
   EXPECT_EQ(Lib[0]["bytes"], 2048);
-  EXPECT_TRUE(Kernels["plain"]["dynamic_smem"]["launches"][0]["bytes"]
-                  .is_null());
+  EXPECT_TRUE(
+      Kernels["plain"]["dynamic_smem"]["launches"][0]["bytes"].is_null());
   bool Said = false;
   for (const auto &D : J["diagnostics"])
     Said |= D["check"] == "tilefit-optin" &&
@@ -396,10 +396,20 @@ TEST_F(CiGate, ConfigurationErrorsNameFileLineAndColumn) {
   write(".tilefit.yaml", "Budget: lots\n");
   R = tilefit({K, "--"});
   EXPECT_EQ(R.Status, 2);
-  EXPECT_NE(R.Err.find(
-                ".tilefit.yaml:1:9: expected a fraction in (0, 1], got 'lots'"),
+  EXPECT_NE(R.Err.find(".tilefit.yaml:1:9: expected a fraction in (0, 1] or "
+                       "a percentage in (0%, 100%], got 'lots'"),
             std::string::npos)
       << R.Err;
+  // A budget is a fraction or a percentage, as --max-growth takes `5%`: both
+  // spellings give the same findings.
+  write(".tilefit.yaml", "Budget: 1%\n");
+  CommandResult Percent = tilefit({K, "--"});
+  write(".tilefit.yaml", "Budget: 0.01\n");
+  CommandResult Fraction = tilefit({K, "--"});
+  EXPECT_EQ(Percent.Status, Fraction.Status) << Percent.Err;
+  EXPECT_EQ(Percent.Out, Fraction.Out);
+  EXPECT_EQ(tilefit({"--budget=1%", K, "--"}).Out, Fraction.Out);
+  EXPECT_EQ(tilefit({"--budget=150%", K, "--"}).Status, 2);
   write(".tilefit.yaml", "Architectures: sm_90\n");
   R = tilefit({K, "--"});
   EXPECT_NE(R.Err.find(".tilefit.yaml:1:16: expected a list of architectures"),

@@ -27,6 +27,66 @@ TEST_F(CliTest, VersionAndHelp) {
     EXPECT_NE(H.Out.find(Opt), std::string::npos) << Opt;
 }
 
+// Each command's --help is its own: the launcher's is not a compiler named
+// --help (exit 127), the language server's not the analysis's.
+TEST_F(CliTest, EachCommandHasItsOwnHelp) {
+  const std::string Launch =
+      llvm::sys::path::parent_path(binary()).str() + "/tilefit-launch";
+  CommandResult L = runCommand({Launch, "--help"});
+  EXPECT_EQ(L.Status, 0) << L.Err;
+  EXPECT_NE(L.Out.find("USAGE: tilefit-launch <compiler>"), std::string::npos)
+      << L.Out;
+  L = runCommand({Launch, "--version"});
+  EXPECT_EQ(L.Status, 0) << L.Err;
+  EXPECT_EQ(L.Out.rfind("tilefit-launch ", 0), 0u) << L.Out;
+
+  CommandResult S = tilefit({"lsp", "--help"});
+  EXPECT_EQ(S.Status, 0) << S.Err;
+  EXPECT_EQ(S.Out.rfind("OVERVIEW: tilefit lsp:", 0), 0u)
+      << S.Out.substr(0, 300);
+  for (const char *Opt : {"--compile-commands-dir", "--lsp-debounce-ms",
+                          "--lsp-preambles", "--config-file"})
+    EXPECT_NE(S.Out.find(Opt), std::string::npos) << Opt << "\n" << S.Out;
+  EXPECT_EQ(S.Out.find("--shard"), std::string::npos)
+      << "the analysis's own options are not the server's";
+}
+
+// A unit analysed for the default architecture says so once, with how to
+// choose; one whose architecture is given does not.
+TEST_F(CliTest, TheDefaultArchitectureIsSaidOnce) {
+  std::string K = write("k.cu", GoodKernel);
+  std::string K2 = write("k2.cu", GoodKernel);
+  CommandResult R = tilefit({K, K2, "--"});
+  EXPECT_EQ(R.Status, 0) << R.Err;
+  const std::string Note =
+      "tilefit: note: no architecture given for 2 units (by its command, "
+      "--arch or the configuration's Architectures): analysed for sm_75";
+  EXPECT_NE(R.Err.find(Note), std::string::npos) << R.Err;
+  EXPECT_EQ(R.Err.find("no architecture given", R.Err.find(Note) + Note.size()),
+            std::string::npos)
+      << "once per run\n"
+      << R.Err;
+  EXPECT_NE(R.Err.find("choose with --arch="), std::string::npos) << R.Err;
+  for (std::vector<std::string> Given :
+       {std::vector<std::string>{"--arch=sm_80", K, "--"},
+        std::vector<std::string>{K, "--", "--cuda-gpu-arch=sm_80"}}) {
+    R = tilefit(Given);
+    EXPECT_EQ(R.Err.find("no architecture given"), std::string::npos) << R.Err;
+  }
+}
+
+// An output that cannot be written says why.
+TEST_F(CliTest, AnOutputThatCannotBeWrittenSaysWhy) {
+  std::string K = write("k.cu", GoodKernel);
+  const std::string Out = Dir + "/no/such/folder/x.json";
+  CommandResult R = tilefit({"--arch=sm_80", "-o", Out, K, "--"});
+  EXPECT_EQ(R.Status, 2);
+  EXPECT_NE(R.Err.find("--output=" + Out +
+                       ": cannot write: No such file or directory"),
+            std::string::npos)
+      << R.Err;
+}
+
 TEST_F(CliTest, UsageErrorsExitTwo) {
   EXPECT_EQ(tilefit({}).Status, 2);
   std::string K = write("k.cu", GoodKernel);
@@ -583,8 +643,8 @@ void go(float *p) {
   kv<float, vf<int, float>><<<1, 1>>>(1.f);
 }
 )");
-  CommandResult R = tilefit(
-      {"--format=json", "--arch=sm_80", K, "--", "--extended-lambda"});
+  CommandResult R =
+      tilefit({"--format=json", "--arch=sm_80", K, "--", "--extended-lambda"});
   ASSERT_EQ(R.Status, 0) << R.Err;
   nlohmann::json J = json(R);
   PtxasFigures P = ptxasFigures(K, {"--extended-lambda"}, {"sm_80"});
@@ -595,8 +655,8 @@ void go(float *p) {
     const std::string Name = Kernel["name"], Mangled = Kernel["mangled"];
     const bool Flagged = !Kernel["name_differs_from_nvcc"].is_null();
     const bool Equal = P.Figures["sm_80"].count(Mangled) > 0;
-    EXPECT_NE(Flagged, Equal) << Name << ": " << Mangled << " "
-                              << Kernel["name_differs_from_nvcc"];
+    EXPECT_NE(Flagged, Equal)
+        << Name << ": " << Mangled << " " << Kernel["name_differs_from_nvcc"];
     EXPECT_EQ(Flagged, Name.rfind("k2<", 0) != 0) << Name;
   }
 }
@@ -676,8 +736,8 @@ void go(int *p) { k<<<1, 1>>>(p); }
     const auto &Kernel = J["kernels"][0];
     const std::string Mangled = Kernel["mangled"];
     const bool Flagged = !Kernel["name_differs_from_nvcc"].is_null();
-    EXPECT_EQ(Flagged, U.Flagged) << Mangled << " "
-                                  << Kernel["name_differs_from_nvcc"];
+    EXPECT_EQ(Flagged, U.Flagged)
+        << Mangled << " " << Kernel["name_differs_from_nvcc"];
     EXPECT_NE(Flagged, P.Figures["sm_80"].count(Mangled) > 0)
         << Mangled << " against " << P.Figures["sm_80"].begin()->first;
   }

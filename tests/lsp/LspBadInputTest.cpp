@@ -215,7 +215,9 @@ TEST_F(BadInputLsp, SettingsAreReadAsTheConfigurationIs) {
       << C->transcript();
   C->notify("workspace/didChangeConfiguration",
             {{"settings", {{"tilefit", {{"budget", 2}}}}}});
-  EXPECT_TRUE(logged(*C, "expected a fraction in (0, 1], got '2'"))
+  EXPECT_TRUE(logged(
+      *C,
+      "expected a fraction in (0, 1] or a percentage in (0%, 100%], got '2'"))
       << C->transcript();
   finish(*C);
 }

@@ -170,6 +170,19 @@ TEST(NvccTranslationTest, UnknownFlagsAreCollected) {
   EXPECT_EQ(targets(F), "sm_80@800");
 }
 
+// Every option nvcc documents is known (NvccHelp.def, from `nvcc --help`),
+// with its value consumed: ggml's build passes `-compress-mode=size`.
+TEST(NvccTranslationTest, DocumentedOptionsAreKnownWithTheirValues) {
+  DeviceFlags F = translate({"nvcc", "-compress-mode=size", "--compress-mode",
+                             "balance", "-t", "4", "--split-compile", "2",
+                             "-Xptxas", "-v", "-arch=sm_80", "/src/k.cu"});
+  EXPECT_TRUE(F.Unknown.empty()) << llvm::join(F.Unknown, " ");
+  EXPECT_EQ(targets(F), "sm_80@800");
+  EXPECT_EQ(args(F), "") << "their values are not taken for inputs or flags";
+  // Clang's commands are not taken for nvcc's for sharing names with it.
+  EXPECT_FALSE(argumentsLookLikeNvcc({"-c", "-E", "-g", "-o", "k.o", "k.cu"}));
+}
+
 // tilefit's own arguments after `--`: a pasted nvcc line, with or without its
 // compiler.
 TEST(PastedCommandTest, NvccSpellingsSayNvccAndSharedOnesSayNothing) {

@@ -9,8 +9,10 @@
 #define TILEFIT_MODEL_ANALYSISOPTIONS_H
 
 #include <cstdint>
+#include <cstdlib>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tilefit {
@@ -19,7 +21,31 @@ namespace tilefit {
 /// server's `budget` setting, a kernel budget's Fraction): a fraction of the
 /// per-block opt-in maximum in (0, 1]. BudgetRange words it.
 inline bool isBudgetFraction(double V) { return V > 0 && V <= 1; }
-constexpr const char *BudgetRange = "a fraction in (0, 1]";
+constexpr const char *BudgetRange =
+    "a fraction in (0, 1] or a percentage in (0%, 100%]";
+
+/// A budget as written: `0.9` or `90%` (as --max-growth takes `5%`); nothing
+/// when \p Text is neither or out of range.
+inline std::optional<double> parseBudgetFraction(std::string_view Text) {
+  while (!Text.empty() && Text.back() == ' ')
+    Text.remove_suffix(1);
+  const bool Percent = !Text.empty() && Text.back() == '%';
+  if (Percent)
+    Text.remove_suffix(1);
+  const std::string Number(Text);
+  if (Number.empty() ||
+      Number.find_first_not_of("0123456789.eE+-") != std::string::npos)
+    return std::nullopt;
+  char *End = nullptr;
+  double V = std::strtod(Number.c_str(), &End);
+  if (End != Number.c_str() + Number.size())
+    return std::nullopt;
+  if (Percent)
+    V /= 100;
+  if (!isBudgetFraction(V))
+    return std::nullopt;
+  return V;
+}
 
 /// A budget of its own for the kernels whose name matches a glob.
 struct KernelBudget {
