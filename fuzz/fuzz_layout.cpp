@@ -18,11 +18,11 @@
 #include "FuzzInput.h"
 
 #include "tilefit/model/Analysis.h"
+#include "tilefit/model/ByteUnits.h"
 #include "tilefit/model/Calc.h"
 #include "tilefit/model/Capacity.h"
 #include "tilefit/model/Layout.h"
 #include "tilefit/model/Occupancy.h"
-#include "tilefit/model/ByteUnits.h"
 #include "tilefit/reporters/CalcReporter.h"
 
 #include <cstdlib>
@@ -174,7 +174,7 @@ KernelFacts randomKernel(FuzzInput &In, const TranslationUnitFacts &TU,
       C.Value = static_cast<int64_t>(In.bits(8));
     else
       C.UnknownReason = Reason::resting(ReasonKind::AttributeValueNotConstant,
-                                          ReasonKind::ValueAtRunTime);
+                                        ReasonKind::ValueAtRunTime);
     KF.Attributes.push_back(C);
   }
   if (In.flag())

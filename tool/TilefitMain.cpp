@@ -2,7 +2,10 @@
 //
 // Every option of the analysis, the language server, diff and merge lives in
 // this file, in one category, as in clang-tidy; `tilefit calc` declares its own
-// in Calc.cpp.
+// in Calc.cpp. That is why the file is longer than the project's 700 lines:
+// some 270 of them are the options' declarations and help, which `--help`
+// reads in this order (as clang-tidy's ClangTidyMain.cpp keeps its own), and
+// each function that reads them is short.
 //
 //===----------------------------------------------------------------------===//
 #include "TilefitMain.h"
@@ -18,8 +21,8 @@
 #include "tilefit/model/Analysis.h"
 #include "tilefit/model/Checks.h"
 #include "tilefit/model/Diff.h"
-#include "tilefit/reporters/DiffReporter.h"
 #include "tilefit/model/ReportJson.h"
+#include "tilefit/reporters/DiffReporter.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
@@ -163,11 +166,11 @@ cl::opt<bool> NoCudaToolkit(
              "toolkit (plain kernels only; faster)"),
     cl::cat(Category));
 
-cl::opt<double> Budget(
+cl::opt<std::string> Budget(
     "budget",
     cl::desc("tilefit-budget warns above this fraction of the per-block\n"
-             "opt-in maximum (default 0.9)"),
-    cl::init(0.9), cl::cat(Category));
+             "opt-in maximum: 0.9 or 90% (default 0.9)"),
+    cl::value_desc("fraction"), cl::cat(Category));
 
 cl::opt<unsigned> Registers(
     "registers",
@@ -388,12 +391,12 @@ std::optional<AnalyzeRequest> analyzeRequest(const char *Argv0,
     Req.Overrides.Architectures =
         std::vector<std::string>(Archs.begin(), Archs.end());
   if (Budget.getNumOccurrences()) {
-    if (!isBudgetFraction(Budget)) {
-      toolMessage("error", "--budget=" + std::to_string(Budget) +
-                               ": expected " + BudgetRange);
+    std::optional<double> Fraction = parseBudgetFraction(Budget);
+    if (!Fraction) {
+      toolMessage("error", "--budget=" + Budget + ": expected " + BudgetRange);
       return std::nullopt;
     }
-    Req.Overrides.Budget = Budget;
+    Req.Overrides.Budget = *Fraction;
   }
   // A glob that matches no check is a typo that would turn a gate off.
   if (Checks.getNumOccurrences()) {
@@ -476,11 +479,11 @@ bool emit(const Report &R, const OutputSettings &Out) {
     std::cout.flush();
     return true;
   }
-  std::ofstream File(OutputFile, std::ios::binary);
-  if (File)
-    writeReport(R, Out, File);
-  if (!File || !File.good()) {
-    toolMessage("error", "--output=" + OutputFile + ": cannot write");
+  const std::string Problem = writeFile(
+      OutputFile, [&](std::ostream &File) { writeReport(R, Out, File); });
+  if (!Problem.empty()) {
+    toolMessage("error",
+                "--output=" + OutputFile + ": cannot write: " + Problem);
     return false;
   }
   return true;
@@ -600,6 +603,34 @@ bool splitArguments(int argc, const char **argv, std::vector<const char *> &Own,
   return HaveDashDash;
 }
 
+/// `tilefit lsp --help`: the language server's usage and the options it
+/// reads, not the analysis's.
+bool lspHelp(const std::vector<const char *> &Own) {
+  if (Own.size() < 2 || StringRef(Own[1]) != "--lsp")
+    return false;
+  if (llvm::none_of(Own, [](StringRef A) {
+        return A == "--help" || A == "-help" || A == "-h";
+      }))
+    return false;
+  outs() << "OVERVIEW: tilefit lsp: the language server. It speaks the "
+            "Language Server Protocol\n"
+            "on stdin and stdout: the diagnostics, hovers, inlay hints and "
+            "code lenses of the\n"
+            "analysis, for the files an editor has open, as they are "
+            "edited.\n\n"
+            "USAGE: tilefit lsp [options]\n\n"
+            "Editors start it themselves (README, \"The language server\"). "
+            "Settings also come\n"
+            "from the client's initializationOptions and "
+            "workspace/didChangeConfiguration.\n\n"
+            "OPTIONS:\n";
+  for (cl::Option *O : std::initializer_list<cl::Option *>{
+           &CompileCommandsDir, &LspDebounceMs, &LspPreambles, &BuildPath,
+           &ConfigFile, &CudaPath, &Budget})
+    O->printOptionInfo(30);
+  return true;
+}
+
 /// A mistyped subcommand (`tilefit dif a.json b.json`) is not a source file:
 /// true, with the error said, when \p Own's first argument is one.
 bool mistypedSubcommand(const std::vector<const char *> &Own) {
@@ -693,6 +724,8 @@ int tilefitMain(int argc, const char **argv) {
   std::vector<std::string> Extra;
   const bool HaveDashDash = splitArguments(argc, argv, Own, Extra);
   Own = joinTileValues(std::move(Own));
+  if (lspHelp(Own))
+    return ExitOk;
   if (mistypedSubcommand(Own))
     return ExitFailure;
 

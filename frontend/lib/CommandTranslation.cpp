@@ -1,13 +1,14 @@
 //===- CommandTranslation.cpp ---------------------------------------------===//
 //
-// nvcc's options are described in a table (NvccOptions) rather than in code:
-// each entry names the spellings nvcc accepts, whether it takes a value, and
-// what tilefit does with it.
+// A compile command's flags translated for Clang's device parse: clang's own
+// (kept, or dropped where they concern code generation or plugins), and
+// nvcc's, read through its option table (NvccOptions.h).
 //
 //===----------------------------------------------------------------------===//
 #include "tilefit/frontend/CommandTranslation.h"
 
 #include "ClangOptions.h"
+#include "NvccOptions.h"
 #include "tilefit/model/Arch.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -100,8 +101,7 @@ namespace {
 
 /// `-Xclang V` at \p I (on the `-Xclang`): V passed on, or refused when it
 /// would load code. \p I is left on the last argument read.
-void takeXclang(const std::vector<std::string> &A, size_t &I,
-                DeviceFlags &F) {
+void takeXclang(const std::vector<std::string> &A, size_t &I, DeviceFlags &F) {
   llvm::StringRef V = I + 1 < A.size() ? llvm::StringRef(A[++I]) : "";
   if (isPluginCc1Flag(V)) {
     F.Refused.push_back("-Xclang " + V.str());
@@ -149,9 +149,9 @@ bool clangDropped(llvm::StringRef Arg) {
          Arg.starts_with("-save-temps") || Arg.starts_with("-ftime-trace") ||
          Arg.starts_with("-fcrash-diagnostics") || Arg == "--cuda-host-only" ||
          Arg == "--cuda-device-only" || Arg == "--cuda-compile-host-device" ||
-         Arg.starts_with("-emit-") ||
-         Arg.starts_with("-fmodules-cache-path") || Arg.starts_with("-Wl,") ||
-         Arg.starts_with("-Wa,") || Arg.starts_with("-Wp,");
+         Arg.starts_with("-emit-") || Arg.starts_with("-fmodules-cache-path") ||
+         Arg.starts_with("-Wl,") || Arg.starts_with("-Wa,") ||
+         Arg.starts_with("-Wp,");
 }
 
 /// `--cuda-gpu-arch=`, `--offload-arch=` and their `--no-` forms: the targets
@@ -279,220 +279,6 @@ DeviceFlags translateClang(const CompileCommand &Cmd) {
 
 //===-- nvcc -------------------------------------------------------------===//
 
-enum class NvccAction {
-  Drop,         ///< Accepted, irrelevant to parsing.
-  Keep,         ///< Passed on as `-<clang spelling><value>`.
-  Arch,         ///< -arch / --gpu-architecture
-  Code,         ///< -code / --gpu-code
-  Gencode,      ///< -gencode / --generate-code
-  Rdc,          ///< -rdc=<bool>
-  RdcOn,        ///< -dc, -dw
-  Language,     ///< -x
-  Std,          ///< -std / --std
-  HostCompiler, ///< -Xcompiler / --compiler-options: keep -D/-I/-std among them
-  ForwardUnknown, ///< -forward-unknown-to-host-compiler
-  MaxRegisters,   ///< -maxrregcount: a register count for occupancy
-  Define,         ///< A flag for which nvcc predefines a macro: passed on as
-                  ///< `-D<Clang>`
-  DefaultStream   ///< --default-stream: per-thread predefines a macro
-};
-
-struct NvccOption {
-  std::initializer_list<const char *> Names; ///< With their leading dashes.
-  bool TakesValue;
-  NvccAction Action;
-  const char *Clang = nullptr; ///< For Keep: the clang flag.
-};
-
-const NvccOption NvccOptions[] = {
-    {{"-I", "--include-path"}, true, NvccAction::Keep, "-I"},
-    {{"-isystem", "--system-include"}, true, NvccAction::Keep, "-isystem"},
-    {{"-D", "--define-macro"}, true, NvccAction::Keep, "-D"},
-    {{"-U", "--undefine-macro"}, true, NvccAction::Keep, "-U"},
-    {{"-include", "--pre-include"}, true, NvccAction::Keep, "-include"},
-    {{"-std", "--std"}, true, NvccAction::Std},
-    {{"-x", "--x"}, true, NvccAction::Language},
-    {{"-maxrregcount", "--maxrregcount"}, true, NvccAction::MaxRegisters},
-    {{"-arch", "--gpu-architecture"}, true, NvccAction::Arch},
-    {{"-code", "--gpu-code"}, true, NvccAction::Code},
-    {{"-gencode", "--generate-code"}, true, NvccAction::Gencode},
-    {{"-rdc", "--relocatable-device-code"}, true, NvccAction::Rdc},
-    {{"-dc", "--device-c", "-dw", "--device-w"}, false, NvccAction::RdcOn},
-    {{"-Xcompiler", "--compiler-options"}, true, NvccAction::HostCompiler},
-    // Clang accepts relaxed constexpr and extended lambdas as they are; nvcc
-    // says it was asked for them with these macros, which code tests ("This
-    // example requires extended lambda support").
-    {{"-expt-relaxed-constexpr", "--expt-relaxed-constexpr"},
-     false,
-     NvccAction::Define,
-     "__CUDACC_RELAXED_CONSTEXPR__"},
-    {{"-expt-extended-lambda", "--expt-extended-lambda", "-extended-lambda",
-      "--extended-lambda"},
-     false,
-     NvccAction::Define,
-     "__CUDACC_EXTENDED_LAMBDA__"},
-    // And these, as nvcc's --dryrun shows it defines them for its preprocessing
-    // passes.
-    {{"-G", "--device-debug"}, false, NvccAction::Define, "__CUDACC_DEBUG__"},
-    {{"-dlto", "--dlink-time-opt"},
-     false,
-     NvccAction::Define,
-     "__CUDACC_RDC__"},
-    {{"-allow-unsupported-compiler", "--allow-unsupported-compiler"},
-     false,
-     NvccAction::Define,
-     "__NV_NO_HOST_COMPILER_CHECK=1"},
-    {{"-default-stream", "--default-stream"}, true, NvccAction::DefaultStream},
-    {{"-forward-unknown-to-host-compiler", "--forward-unknown-to-host-compiler",
-      "-forward-unknown-opts", "--forward-unknown-opts"},
-     false,
-     NvccAction::ForwardUnknown},
-    // Accepted and irrelevant to a device-side parse.
-    {{"-o",
-      "--output-file",
-      "-ccbin",
-      "--compiler-bindir",
-      "-Xptxas",
-      "--ptxas-options",
-      "-Xlinker",
-      "--linker-options",
-      "-Xnvlink",
-      "--nvlink-options",
-      "-Xcudafe",
-      "-Xcicc",
-      "-Xfatbin",
-      "--fatbin-options",
-      "-Xarchive",
-      "--archive-options",
-      "-maxrregcount",
-      "--maxrregcount",
-      "-t",
-      "--threads",
-      "--diag-suppress",
-      "-diag-suppress",
-      "--diag-warn",
-      "-diag-warn",
-      "--diag-error",
-      "-diag-error",
-      "--keep-dir",
-      "-keep-dir",
-      "-odir",
-      "--output-directory",
-      "-MF",
-      "--dependency-output",
-      "-MT",
-      "--dependency-target-name",
-      "-cudart",
-      "--cudart",
-      "-cudadevrt",
-      "--cudadevrt",
-      "-l",
-      "--library",
-      "-L",
-      "--library-path",
-      "-ftz",
-      "--ftz",
-      "-prec-div",
-      "--prec-div",
-      "-prec-sqrt",
-      "--prec-sqrt",
-      "-fmad",
-      "--fmad",
-      "-time",
-      "--time",
-      "-split-compile",
-      "--split-compile",
-      "-Werror",
-      "--Werror",
-      "-ftemplate-depth",
-      "--ftemplate-depth",
-      "-ptxas-options",
-      "-jump-table-density"},
-     true,
-     NvccAction::Drop},
-    {{"-c",
-      "--compile",
-      "-lineinfo",
-      "--generate-line-info",
-      "-g",
-      "-E",
-      "--preprocess",
-      "-arch-ls",
-      "--list-gpu-arch",
-      "-err-no",
-      "--display-error-number",
-      "--debug",
-      "-keep",
-      "--keep",
-      "-w",
-      "--disable-warnings",
-      "-Wno-deprecated-gpu-targets",
-      "-Wno-deprecated-declarations",
-      "-use_fast_math",
-      "--use_fast_math",
-      "-m64",
-      "--machine",
-      "-MD",
-      "-MMD",
-      "-M",
-      "--generate-dependencies",
-      "--generate-nonsystem-dependencies",
-      "-res-usage",
-      "--resource-usage",
-      "-v",
-      "--verbose",
-      "-dryrun",
-      "--dryrun",
-      "-shared",
-      "--shared",
-      "-lib",
-      "--lib",
-      "-link",
-      "--link",
-      "-cubin",
-      "--cubin",
-      "-ptx",
-      "--ptx",
-      "-fatbin",
-      "--fatbin",
-      "-dlink",
-      "--device-link",
-      "-Wreorder",
-      "-Wext-lambda-captures-this",
-      "-Wno-deprecated-gpu-targets",
-      "-restrict",
-      "--restrict",
-      "-src-in-ptx",
-      "--source-in-ptx",
-      "-noprof",
-      "--dont-use-profile",
-      "-static-global-template-stub",
-      "--static-global-template-stub",
-      "-pg",
-      "-O0",
-      "-O1",
-      "-O2",
-      "-O3",
-      "-Os",
-      "-Og",
-      "-Wall",
-      "-Wextra",
-      "-pedantic",
-      "-fPIC",
-      "-pthread",
-      "-DNDEBUG"},
-     false,
-     NvccAction::Drop},
-};
-
-const NvccOption *findNvccOption(llvm::StringRef Name) {
-  for (const NvccOption &O : NvccOptions)
-    for (const char *N : O.Names)
-      if (Name == N)
-        return &O;
-  return nullptr;
-}
-
 /// `sm_86`, `compute_80`, `[sm_80,compute_80]`, `"sm_80,sm_86"` -> parts.
 llvm::SmallVector<llvm::StringRef, 4> archList(llvm::StringRef V) {
   V = V.trim("\"'");
@@ -600,7 +386,7 @@ NvccFlag lookUpNvccFlag(llvm::StringRef Arg) {
     Flag.Value = Arg.drop_front(Eq + 1);
     Flag.HasValue = true;
   }
-  Flag.Option = findNvccOption(Flag.Name);
+  Flag.Option = documentedNvccOption(Flag.Name);
   // Attached values: -I/path, -DNAME=1, -Ufoo, -lfoo, -L/dir, -O3.
   if (!Flag.Option && !Flag.HasValue) {
     for (const char *Short : {"-I", "-D", "-U", "-l", "-L"}) {

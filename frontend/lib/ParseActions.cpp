@@ -15,8 +15,8 @@
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Sema/ExternalSemaSource.h"
-#include "clang/Sema/TemplateInstCallback.h"
 #include "clang/Sema/Sema.h"
+#include "clang/Sema/TemplateInstCallback.h"
 
 #include <functional>
 #include <optional>
@@ -112,8 +112,8 @@ public:
   explicit BeforeInstantiation(std::function<void()> Run)
       : Run(std::move(Run)) {}
   void ReadPendingInstantiations(
-      llvm::SmallVectorImpl<std::pair<clang::ValueDecl *, clang::SourceLocation>>
-          &) override {
+      llvm::SmallVectorImpl<
+          std::pair<clang::ValueDecl *, clang::SourceLocation>> &) override {
     if (auto F = std::move(Run)) {
       Run = nullptr;
       F();
@@ -290,10 +290,11 @@ public:
         [this, &CI] { Collect->sliceBodies(CI.getASTContext()); });
     BeforeEarlyInstantiation *EarlyHook = Early.get();
     CI.getSema().TemplateInstCallbacks.push_back(std::move(Early));
-    Hook = llvm::makeIntrusiveRefCnt<BeforeInstantiation>([this, &CI, EarlyHook] {
-      EarlyHook->Done = true;
-      Collect->sliceBodies(CI.getASTContext());
-    });
+    Hook =
+        llvm::makeIntrusiveRefCnt<BeforeInstantiation>([this, &CI, EarlyHook] {
+          EarlyHook->Done = true;
+          Collect->sliceBodies(CI.getASTContext());
+        });
     CI.getSema().addExternalSource(Hook.get());
     clang::ASTFrontendAction::ExecuteAction();
     Outcome.Errors->setSema(nullptr);

@@ -1,4 +1,5 @@
-//===- ParseActions.h - What one parse of a unit collects --------*- C++ -*-===//
+//===- ParseActions.h - What one parse of a unit collects --------*- C++
+//-*-===//
 //
 // The frontend actions of one parse: the device side's (every fact of the unit,
 // SharedMemoryCollector) and the host side's (launches and attribute calls
@@ -12,8 +13,8 @@
 #include "ErrorCollector.h"
 #include "SourceFixups.h"
 
-#include "tilefit/frontend/Parse.h"
 #include "tilefit/frontend/HeaderPch.h"
+#include "tilefit/frontend/Parse.h"
 #include "tilefit/matchers/KernelNames.h"
 #include "tilefit/model/Facts.h"
 

@@ -49,7 +49,6 @@ public:
   }
 };
 
-
 /// `-D__CUDACC_VER_MAJOR__=13` and the rest, from the toolkit's version (as
 /// nvcc defines them: major, minor and nvcc's build, and the runtime API's
 /// major and minor).

@@ -236,8 +236,8 @@ static void finishFacts(TranslationUnitFacts &Facts, const UnitJob &Job,
 /// parseUnit; a unit whose errors are constructs nvcc accepts is parsed again
 /// with them rewritten (SourceFixups.h), up to \p FixupsLeft times.
 static TranslationUnitFacts parseUnitWith(const UnitJob &Job,
-                                            const ParseEnvironment &Env,
-                                            unsigned FixupsLeft) {
+                                          const ParseEnvironment &Env,
+                                          unsigned FixupsLeft) {
   TranslationUnitFacts Facts = unitFactsFor(Job);
   llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS =
       fileSystemFor(Env, Job.Command.Directory);
@@ -313,7 +313,7 @@ static TranslationUnitFacts parseUnitWith(const UnitJob &Job,
 }
 
 TranslationUnitFacts parseUnit(const UnitJob &Job,
-                                 const ParseEnvironment &Env) {
+                               const ParseEnvironment &Env) {
   return parseUnitWith(Job, Env, Env.NvccCompatibility ? FixupRounds : 0);
 }
 
@@ -334,8 +334,8 @@ std::optional<std::string> readSource(const ParseEnvironment &Env,
 /// parseHostSide; \p FixupsLeft as for parseUnitWith.
 static std::vector<HostKernelCalls>
 parseHostSideWith(const UnitJob &Job, const ParseEnvironment &Env,
-                    std::vector<Diagnostic> &Problems,
-                    std::vector<std::string> *Inputs, unsigned FixupsLeft) {
+                  std::vector<Diagnostic> &Problems,
+                  std::vector<std::string> *Inputs, unsigned FixupsLeft) {
   std::vector<HostKernelCalls> Calls;
   std::vector<std::string> Read;
   std::vector<Diagnostic> Errors;
@@ -355,15 +355,15 @@ parseHostSideWith(const UnitJob &Job, const ParseEnvironment &Env,
             : Factory.retryWithout(Errors, Job.Command.File, Env))) {
     // The parse without the precompiled header or preamble decides.
     size_t Before = Problems.size();
-    auto Again = parseHostSideWith(Job, withoutFastPaths(Env), Problems,
-                                     Inputs, FixupsLeft);
+    auto Again = parseHostSideWith(Job, withoutFastPaths(Env), Problems, Inputs,
+                                   FixupsLeft);
     if (Problems.size() == Before || Factory.rejected(Errors))
       Factory.discard();
     return Again;
   }
   if (Ran && !Outcome.Fixups.empty())
     return parseHostSideWith(Job, withFixups(Env, Outcome.Fixups), Problems,
-                               Inputs, FixupsLeft - 1);
+                             Inputs, FixupsLeft - 1);
   Factory.addInputs(Read);
   if (!Ran || !Ok || Collector.getNumErrors() > 0) {
     Diagnostic D = inputError(
@@ -390,11 +390,11 @@ parseHostSideWith(const UnitJob &Job, const ParseEnvironment &Env,
 }
 
 std::vector<HostKernelCalls> parseHostSide(const UnitJob &Job,
-                                             const ParseEnvironment &Env,
-                                             std::vector<Diagnostic> &Problems,
-                                             std::vector<std::string> *Inputs) {
+                                           const ParseEnvironment &Env,
+                                           std::vector<Diagnostic> &Problems,
+                                           std::vector<std::string> *Inputs) {
   return parseHostSideWith(Job, Env, Problems, Inputs,
-                             Env.NvccCompatibility ? FixupRounds : 0);
+                           Env.NvccCompatibility ? FixupRounds : 0);
 }
 
 void mergeHostCalls(TranslationUnitFacts &Facts,

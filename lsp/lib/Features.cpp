@@ -1,8 +1,8 @@
 //===- Features.cpp - Diagnostics, hover, inlay hints and code lenses -----===//
 #include "tilefit/lsp/Features.h"
 
-#include "tilefit/model/Messages.h"
 #include "tilefit/model/ByteUnits.h"
+#include "tilefit/model/Messages.h"
 #include "tilefit/reporters/KernelNameWidth.h"
 #include "tilefit/reporters/Summary.h"
 
@@ -238,12 +238,11 @@ json variableHover(const std::vector<Placed> &Vars) {
   }
   if (!V.Shape.empty() || V.ElementBytes)
     T += "\n\n" + shapeText(V) + ", align " + std::to_string(V.Align) + ": **" +
-         (V.Bytes
-              ? std::to_string(*V.Bytes) + " bytes (" + humanBytes(*V.Bytes) +
-                    ")"
-              : "unknown size" +
-                    (V.UnknownReason.empty() ? ""
-                                             : ": " + describe(V.UnknownReason))) +
+         (V.Bytes ? std::to_string(*V.Bytes) + " bytes (" +
+                        humanBytes(*V.Bytes) + ")"
+                  : "unknown size" + (V.UnknownReason.empty()
+                                          ? ""
+                                          : ": " + describe(V.UnknownReason))) +
          "**";
   T += "\n\n| kernel | arch | bytes | offset | kernel total | per-block max | "
        "blocks/SM |\n"

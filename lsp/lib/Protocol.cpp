@@ -204,7 +204,8 @@ nlohmann::json rangeJson(Position Start, Position End) {
   return {{"start", toJson(Start)}, {"end", toJson(End)}};
 }
 
-//===--- The messages tilefit reads, typed ---------------------------------===//
+//===--- The messages tilefit reads, typed
+//---------------------------------===//
 
 namespace {
 

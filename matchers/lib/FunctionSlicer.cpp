@@ -62,8 +62,7 @@ public:
                  bool Relocatable)
       : Ctx(Ctx), Fn(Fn), SharedNames(SharedNames),
         SharedAliases(SharedAliases), Reach(Reach), Outside(Outside),
-        Relocatable(Relocatable),
-        Kernel(Fn->hasAttr<CUDAGlobalAttr>()) {}
+        Relocatable(Relocatable), Kernel(Fn->hasAttr<CUDAGlobalAttr>()) {}
 
   /// Slices the body; false where nothing was dropped (or nothing could be).
   bool run(unsigned &Dropped, unsigned &MaybeArrays,
@@ -191,9 +190,9 @@ private:
   }
 
   unsigned maybeArraysIn(const Unit &U) const {
-    unsigned N = U.Own.MaybeArrayLocals +
-                 (Reach.MaybeArrays.calls(U.Own) ||
-                  Outside.of(U.Own) != OutsideArrays::None);
+    unsigned N =
+        U.Own.MaybeArrayLocals + (Reach.MaybeArrays.calls(U.Own) ||
+                                  Outside.of(U.Own) != OutsideArrays::None);
     for (const Unit *C : U.Children)
       N += maybeArraysIn(*C);
     return N;

@@ -115,7 +115,8 @@ std::optional<std::string> nvccModuleId(ASTContext &Ctx, MangleContext &MC,
     }
   };
   Visit = [&](const Decl *D) {
-    if ((isa<NamespaceDecl>(D) && !cast<NamespaceDecl>(D)->isAnonymousNamespace()) ||
+    if ((isa<NamespaceDecl>(D) &&
+         !cast<NamespaceDecl>(D)->isAnonymousNamespace()) ||
         isa<LinkageSpecDecl>(D)) {
       Walk(cast<DeclContext>(D));
       return;
@@ -177,7 +178,6 @@ std::optional<std::string> nvccModuleId(ASTContext &Ctx, MangleContext &MC,
          Stem + "_" + *Id;
 }
 
-
 namespace id = llvm::itanium_demangle;
 
 // nvcc's `_INTERNAL_<module id>` (issue 27.7; the rule and its measurements
@@ -189,9 +189,9 @@ namespace id = llvm::itanium_demangle;
 // later back-reference to a candidate after it shifts by one: the name is
 // parsed with LLVM's Itanium demangler, instrumented to record the
 // substitutions, the nested encodings and Clang's markers, and rewritten.
-// // Instrumented Itanium parser: records substitution references, the encodings
-// nested in the name (with the substitution-table size at their start), and
-// clang's internal-linkage markers 'L'.
+// // Instrumented Itanium parser: records substitution references, the
+// encodings nested in the name (with the substitution-table size at their
+// start), and clang's internal-linkage markers 'L'.
 class Arena {
   std::vector<std::unique_ptr<char[]>> Blocks;
 
@@ -286,8 +286,8 @@ struct Scanner : id::AbstractManglingParser<Scanner, Arena> {
     return Base::parseUnqualifiedName(State, Scope, Module);
   }
   id::Node *parseSourceName(NameState *State) {
-    if (directlyInSite() && llvm::StringRef(First, Last - First)
-                                .starts_with("12_GLOBAL__N_1"))
+    if (directlyInSite() &&
+        llvm::StringRef(First, Last - First).starts_with("12_GLOBAL__N_1"))
       Sites[Stack.back()].HasAnon = true;
     return Base::parseSourceName(State);
   }
@@ -309,7 +309,7 @@ std::string seq(size_t I) {
 /// nvcc's spelling of internal-linkage names, given clang's (Ver17) name and
 /// nvcc's module id (`_<crc32(realpath)>_<len>_<stem>_<id>`).
 std::optional<std::string> nvccInternal(const std::string &Clang,
-                                               const std::string &ModuleId) {
+                                        const std::string &ModuleId) {
   Scanner P(Clang.data(), Clang.data() + Clang.size());
   if (!P.parse())
     return std::nullopt;
@@ -356,11 +356,10 @@ std::optional<std::string> nvccInternal(const std::string &Clang,
     for (const Scanner::Ref &R : P.Refs)
       if (R.Off > *KOff && R.Index >= *K)
         Edits.push_back({R.Off, R.Len, seq(R.Index + 1)});
-  std::stable_sort(Edits.begin(), Edits.end(),
-                   [](const Edit &A, const Edit &B) {
-                     return A.Off != B.Off ? A.Off < B.Off
-                                           : A.Len < B.Len; // inserts first
-                   });
+  std::stable_sort(
+      Edits.begin(), Edits.end(), [](const Edit &A, const Edit &B) {
+        return A.Off != B.Off ? A.Off < B.Off : A.Len < B.Len; // inserts first
+      });
   std::string Out;
   size_t Pos = 0;
   for (const Edit &E : Edits) {
@@ -476,9 +475,8 @@ std::string KernelNamer::mangled(const FunctionDecl *Kernel) {
   // Internal linkage (its own, or a template argument's) or an anonymous
   // namespace in the name: nvcc's spelling needs the module id, computed once
   // a unit, when the first such name asks for it.
-  if (!ModuleComputed &&
-      (!Kernel->isExternallyVisible() ||
-       Name.find("12_GLOBAL__N_1") != std::string::npos))
+  if (!ModuleComputed && (!Kernel->isExternallyVisible() ||
+                          Name.find("12_GLOBAL__N_1") != std::string::npos))
     Name = ptxasName(*MC, Kernel, moduleId());
   return Name;
 }
@@ -506,7 +504,7 @@ Reason typeDiffers(QualType T, int Depth, const DiffContext &C);
 bool substitutionsDiffer(const FunctionDecl *FD, const DiffContext &C);
 
 Reason argumentDiffers(const TemplateArgument &A, int Depth,
-                            const DiffContext &C) {
+                       const DiffContext &C) {
   if (Depth > 8)
     return {};
   switch (A.getKind()) {
@@ -525,8 +523,7 @@ Reason argumentDiffers(const TemplateArgument &A, int Depth,
   }
   case TemplateArgument::Pack:
     for (const TemplateArgument &P : A.pack_elements())
-      if (Reason Why = argumentDiffers(P, Depth + 1, C);
-          !Why.empty())
+      if (Reason Why = argumentDiffers(P, Depth + 1, C); !Why.empty())
         return Why;
     return {};
   default:
@@ -578,21 +575,19 @@ Reason typeDiffers(QualType T, int Depth, const DiffContext &C) {
     if (!FD || !FD->getPrimaryTemplate())
       return {};
     if (RD->isGenericLambda() || substitutionsDiffer(FD, C))
-      return {ReasonKind::LambdaArgumentSubstitutions,
-              {FD->getNameAsString()}};
+      return {ReasonKind::LambdaArgumentSubstitutions, {FD->getNameAsString()}};
     return {};
   }
   if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD))
     for (const TemplateArgument &A : Spec->getTemplateArgs().asArray())
-      if (Reason Why = argumentDiffers(A, Depth + 1, C);
-          !Why.empty())
+      if (Reason Why = argumentDiffers(A, Depth + 1, C); !Why.empty())
         return Why;
   return {};
 }
 } // namespace
 
 Reason KernelNamer::differsFromNvcc(const FunctionDecl *Kernel,
-                                         const std::string &Mangled) {
+                                    const std::string &Mangled) {
   if (Mangled.find("12_GLOBAL__N_1") != std::string::npos)
     return ReasonKind::AnonymousNamespaceId;
   if (ModuleComputed && ModuleId && !ModuleCaveat.empty() &&
@@ -603,11 +598,11 @@ Reason KernelNamer::differsFromNvcc(const FunctionDecl *Kernel,
     for (const TemplateArgument &A : Args->asArray())
       if (Reason Why = argumentDiffers(
               A, 0,
-              DiffContext{ModuleId.has_value(),
-                          Kernel->getPrimaryTemplate()
-                              ? Kernel->getPrimaryTemplate()
-                                    ->getTemplateParameters()
-                              : nullptr});
+              DiffContext{
+                  ModuleId.has_value(),
+                  Kernel->getPrimaryTemplate()
+                      ? Kernel->getPrimaryTemplate()->getTemplateParameters()
+                      : nullptr});
           !Why.empty())
         return Why;
   return {};

@@ -29,7 +29,6 @@ static const Expr *peelFields(const Expr *E,
   return E;
 }
 
-
 bool LaunchEvaluator::onChain(const FunctionDecl *F) const {
   for (const LaunchEvaluator *E = this; E; E = E->Caller)
     if (E->Fn == F)
@@ -54,7 +53,7 @@ bool LaunchEvaluator::initializedOnly(const VarDecl *VD) {
 }
 
 std::optional<uint64_t> LaunchEvaluator::evaluate(const Expr *E, Reason &Why,
-                                 int Depth) {
+                                                  int Depth) {
   auto V = value(E, Why, Depth);
   return V ? fromValue(*V, Why) : std::nullopt;
 }
@@ -176,9 +175,11 @@ const FunctionDecl *LaunchEvaluator::kernel(const Expr *E, int Depth) {
   return nullptr;
 }
 
-std::optional<APValue> LaunchEvaluator::configField(const Expr *Config, StringRef Name,
-                                   SourceLocation Before, bool &Found,
-                                   Reason &Why, int Depth) {
+std::optional<APValue> LaunchEvaluator::configField(const Expr *Config,
+                                                    StringRef Name,
+                                                    SourceLocation Before,
+                                                    bool &Found, Reason &Why,
+                                                    int Depth) {
   Found = false;
   if (!Config || Depth > 8 || !Fn || !Fn->getBody())
     return std::nullopt;
@@ -188,8 +189,7 @@ std::optional<APValue> LaunchEvaluator::configField(const Expr *Config, StringRe
   if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
     if (const auto *P = dyn_cast<ParmVarDecl>(DRE->getDecl())) {
       if (const Expr *A = argumentFor(P))
-        return Caller->configField(A, Name, siteLoc(), Found, Why,
-                                   Depth + 1);
+        return Caller->configField(A, Name, siteLoc(), Found, Why, Depth + 1);
       ownParameter(P);
       return std::nullopt;
     }
@@ -225,9 +225,10 @@ SourceLocation LaunchEvaluator::siteLoc() const {
   return Construct ? Construct->getBeginLoc() : Site->getBeginLoc();
 }
 
-std::optional<APValue> LaunchEvaluator::constructed(const CXXConstructExpr *C,
-                                   llvm::ArrayRef<const FieldDecl *> Path,
-                                   Reason &Why, int Depth) {
+std::optional<APValue>
+LaunchEvaluator::constructed(const CXXConstructExpr *C,
+                             llvm::ArrayRef<const FieldDecl *> Path,
+                             Reason &Why, int Depth) {
   const FunctionDecl *Def = nullptr;
   if (Path.empty() || Depth > 32 || !C->getConstructor() ||
       !C->getConstructor()->hasBody(Def) || !Def)
@@ -242,8 +243,8 @@ std::optional<APValue> LaunchEvaluator::constructed(const CXXConstructExpr *C,
                        Depth + 1);
 }
 
-bool LaunchEvaluator::rootedAtThis(const Expr *E,
-                         llvm::SmallVectorImpl<const FieldDecl *> &Path) {
+bool LaunchEvaluator::rootedAtThis(
+    const Expr *E, llvm::SmallVectorImpl<const FieldDecl *> &Path) {
   llvm::SmallVector<const FieldDecl *, 4> Fields;
   const auto *M = dyn_cast<MemberExpr>(peelFields(E, Fields));
   const auto *F = M ? dyn_cast<FieldDecl>(M->getMemberDecl()) : nullptr;
@@ -266,7 +267,8 @@ APValue LaunchEvaluator::integer(int64_t V) {
   return APValue(llvm::APSInt(llvm::APInt(64, V, true), false));
 }
 
-std::optional<APValue> LaunchEvaluator::value(const Expr *E, Reason &Why, int Depth) {
+std::optional<APValue> LaunchEvaluator::value(const Expr *E, Reason &Why,
+                                              int Depth) {
   if (!E) {
     Why = ReasonKind::ValueMissing;
     return std::nullopt;
@@ -334,9 +336,9 @@ std::optional<APValue> LaunchEvaluator::value(const Expr *E, Reason &Why, int De
   return std::nullopt;
 }
 
-std::optional<APValue> LaunchEvaluator::field(const Expr *Base,
-                             llvm::ArrayRef<const FieldDecl *> Path,
-                             Reason &Why, int Depth) {
+std::optional<APValue>
+LaunchEvaluator::field(const Expr *Base, llvm::ArrayRef<const FieldDecl *> Path,
+                       Reason &Why, int Depth) {
   if (Path.empty())
     return value(Base, Why, Depth + 1);
   if (!Base || Depth > 32)
@@ -429,9 +431,8 @@ std::optional<APValue> LaunchEvaluator::dim3Value(const Expr *E, int Depth) {
   return V;
 }
 
-const VarDecl *LaunchEvaluator::rootOf(const Expr *E,
-                      llvm::SmallVectorImpl<const FieldDecl *> &Path,
-                      int Depth) {
+const VarDecl *LaunchEvaluator::rootOf(
+    const Expr *E, llvm::SmallVectorImpl<const FieldDecl *> &Path, int Depth) {
   llvm::SmallVector<const FieldDecl *, 4> Fields;
   const auto *DRE = dyn_cast<DeclRefExpr>(peelFields(E, Fields));
   const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
@@ -449,10 +450,10 @@ const VarDecl *LaunchEvaluator::rootOf(const Expr *E,
   return VD;
 }
 
-std::optional<APValue> LaunchEvaluator::stateOf(const VarDecl *Root,
-                               llvm::ArrayRef<const FieldDecl *> Path,
-                               SourceLocation Before, Reason &Why,
-                               int Depth) {
+std::optional<APValue>
+LaunchEvaluator::stateOf(const VarDecl *Root,
+                         llvm::ArrayRef<const FieldDecl *> Path,
+                         SourceLocation Before, Reason &Why, int Depth) {
   // The assignments before the launch, in source order: the last one wins.
   struct Assignments : RecursiveASTVisitor<Assignments> {
     LaunchEvaluator *Self;
@@ -466,8 +467,7 @@ std::optional<APValue> LaunchEvaluator::stateOf(const VarDecl *Root,
       if (!SM->isBeforeInTranslationUnit(Where, Before))
         return;
       llvm::SmallVector<const FieldDecl *, 4> Fields;
-      if (Root ? Self->rootOf(LHS, Fields) != Root
-               : !rootedAtThis(LHS, Fields))
+      if (Root ? Self->rootOf(LHS, Fields) != Root : !rootedAtThis(LHS, Fields))
         return;
       if (Fields.size() > Path.size() ||
           !std::equal(Fields.begin(), Fields.end(), Path.begin()))
@@ -510,15 +510,15 @@ std::optional<APValue> LaunchEvaluator::stateOf(const VarDecl *Root,
   if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(Fn))
     for (const CXXCtorInitializer *Init : Ctor->inits())
       if (Init->getMember() == Path.front())
-        return initialValue(Init->getInit(), Path.drop_front(), Why,
-                            Depth + 1);
+        return initialValue(Init->getInit(), Path.drop_front(), Why, Depth + 1);
   Why = ReasonKind::ValueNeverSet;
   return std::nullopt;
 }
 
-std::optional<APValue> LaunchEvaluator::initialValue(const Expr *Init,
-                                    llvm::ArrayRef<const FieldDecl *> Path,
-                                    Reason &Why, int Depth) {
+std::optional<APValue>
+LaunchEvaluator::initialValue(const Expr *Init,
+                              llvm::ArrayRef<const FieldDecl *> Path,
+                              Reason &Why, int Depth) {
   if (!Init || Depth > 32) {
     Why = ReasonKind::ValueNeverSet;
     return std::nullopt;
@@ -598,7 +598,8 @@ const VarDecl *LaunchEvaluator::returnedLocal(const FunctionDecl *Fn) {
   return R.Other ? nullptr : R.Var;
 }
 
-std::optional<uint64_t> LaunchEvaluator::fromValue(const APValue &V, Reason &Why) {
+std::optional<uint64_t> LaunchEvaluator::fromValue(const APValue &V,
+                                                   Reason &Why) {
   if (V.isInt()) {
     if (V.getInt().isSigned() && V.getInt().isNegative()) {
       Why = {ReasonKind::ValueNegative,

@@ -78,8 +78,7 @@ public:
   /// afterwards.
   bool initializedOnly(const VarDecl *VD);
 
-  std::optional<uint64_t> evaluate(const Expr *E, Reason &Why,
-                                   int Depth = 0);
+  std::optional<uint64_t> evaluate(const Expr *E, Reason &Why, int Depth = 0);
 
   /// \p V as a size: an integer, or a dim3's product.
   std::optional<uint64_t> number(const APValue &V, Reason &Why);
@@ -160,8 +159,7 @@ private:
   /// configField).
   std::optional<APValue> stateOf(const VarDecl *Root,
                                  llvm::ArrayRef<const FieldDecl *> Path,
-                                 SourceLocation Before, Reason &Why,
-                                 int Depth);
+                                 SourceLocation Before, Reason &Why, int Depth);
 
   /// The fields \p Path of what \p Init initializes.
   std::optional<APValue> initialValue(const Expr *Init,
@@ -179,7 +177,7 @@ private:
   ASTContext &Ctx;
   const FunctionDecl *Fn;
   llvm::DenseMap<const VarDecl *, bool> *ReadOnly;
-  const CallExpr *Site;    ///< The call this evaluator stands for, if any.
+  const CallExpr *Site; ///< The call this evaluator stands for, if any.
   /// The construction this evaluator (of a constructor) stands for, if any.
   const CXXConstructExpr *Construct = nullptr;
   LaunchEvaluator *Caller; ///< The evaluator of the function that makes it.

@@ -584,4 +584,3 @@ std::optional<LaunchBounds> launchBoundsOf(const FunctionDecl *Kernel) {
 
 } // namespace matchers
 } // namespace tilefit
-

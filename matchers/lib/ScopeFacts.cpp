@@ -327,7 +327,8 @@ void tmemAllocationsInAsm(ASTContext &Ctx, const FunctionDecl *Fn,
       else
         A.UnknownReason = {ReasonKind::PtxColumnNotInteger, {Op.str()}};
     } else if (Op.starts_with("%%")) {
-      A.UnknownReason = {ReasonKind::PtxColumnRegister, {Op.drop_front().str()}};
+      A.UnknownReason = {ReasonKind::PtxColumnRegister,
+                         {Op.drop_front().str()}};
     } else {
       int Index = -1;
       StringRef Ref = Op.drop_front();

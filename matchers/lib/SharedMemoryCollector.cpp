@@ -666,10 +666,9 @@ void SharedMemoryCollector::finish(ASTContext &Ctx,
     Out.Kernels.push_back(std::move(K));
   }
   // With -rdc, kernels of internal linkage carry the module id in their names.
-  if (std::any_of(Out.Kernels.begin(), Out.Kernels.end(),
-                  [](const KernelFacts &K) {
-                    return !K.RelocatableMangled.empty();
-                  }))
+  if (std::any_of(
+          Out.Kernels.begin(), Out.Kernels.end(),
+          [](const KernelFacts &K) { return !K.RelocatableMangled.empty(); }))
     Out.ModuleIdCaveat = Namer.moduleIdCaveat();
   if (!Errors.empty())
     Out.LostLaunches = Launches->Lost;

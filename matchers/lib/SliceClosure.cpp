@@ -109,14 +109,13 @@ llvm::DenseSet<const VarDecl *> sharedAliases(const ASTContext &Ctx,
 /// Why nothing is sliced where a field initializer names a `__shared__`
 /// variable; none where none does.
 Reason sharedFieldInitializer(const ASTContext &Ctx, const Inventory &Inv,
-                                   const UnitClosure &Unit, bool Relocatable) {
+                              const UnitClosure &Unit, bool Relocatable) {
   for (FieldDecl *FD : Inv.Fields) {
     Names N;
     scanNames(Ctx, Unit.SharedNames, Unit.SharedAliases, nullptr,
               FD->getInClassInitializer(), N, N, Relocatable);
     if (N.Direct)
-      return Reason(ReasonKind::SliceFieldInitializer,
-                    {FD->getNameAsString()});
+      return Reason(ReasonKind::SliceFieldInitializer, {FD->getNameAsString()});
   }
   return Reason();
 }
@@ -298,7 +297,7 @@ void closeArrays(const ASTContext &Ctx, UnitClosure &Unit,
 /// statements that make the call cannot be told: why nothing is sliced, or ""
 /// where no such function reaches.
 Reason unnamedCall(const std::vector<FunctionNode> &All,
-                        const Reaching &Reach) {
+                   const Reaching &Reach) {
   for (const FunctionNode &F : All) {
     if (!Reach.Functions.count(nodeOf(F.Fn)))
       continue;
@@ -331,7 +330,7 @@ void wholeFunctions(UnitClosure &Unit, Reaching &Reach) {
 } // namespace
 
 Reason closeOver(ASTContext &Ctx, llvm::ArrayRef<Decl *> Scope,
-                      bool Relocatable, Reaching &Reach, UnitClosure &Unit) {
+                 bool Relocatable, Reaching &Reach, UnitClosure &Unit) {
   Inventory Inv;
   for (Decl *D : Scope)
     Inv.TraverseDecl(D);

@@ -129,8 +129,7 @@ public:
   /// to \p Out.
   NameScan(const ASTContext &Ctx, const llvm::StringSet<> &SharedNames,
            const llvm::DenseSet<const VarDecl *> &SharedAliases,
-           const FunctionDecl *Fn, Names &Out, Names &Lambdas,
-           bool Relocatable)
+           const FunctionDecl *Fn, Names &Out, Names &Lambdas, bool Relocatable)
       : Ctx(Ctx), SharedNames(SharedNames), SharedAliases(SharedAliases),
         Fn(Fn), Out(Out), Lambdas(Lambdas), Relocatable(Relocatable) {}
 
@@ -422,18 +421,13 @@ void typeMentions(TypeLoc TL, llvm::SmallPtrSetImpl<const Decl *> &Out) {
 
 void scanNames(const ASTContext &Ctx, const llvm::StringSet<> &SharedNames,
                const llvm::DenseSet<const VarDecl *> &SharedAliases,
-               const FunctionDecl *Fn, Stmt *S, Names &Out, Names &Lambdas,
-               bool Relocatable) {
+               const FunctionDecl *Fn, llvm::PointerUnion<Decl *, Stmt *> Code,
+               Names &Out, Names &Lambdas, bool Relocatable) {
   NameScan Scan(Ctx, SharedNames, SharedAliases, Fn, Out, Lambdas, Relocatable);
-  Scan.TraverseStmt(S);
-}
-
-void scanNames(const ASTContext &Ctx, const llvm::StringSet<> &SharedNames,
-               const llvm::DenseSet<const VarDecl *> &SharedAliases,
-               const FunctionDecl *Fn, Decl *D, Names &Out, Names &Lambdas,
-               bool Relocatable) {
-  NameScan Scan(Ctx, SharedNames, SharedAliases, Fn, Out, Lambdas, Relocatable);
-  Scan.TraverseDecl(D);
+  if (auto *D = Code.dyn_cast<Decl *>())
+    Scan.TraverseDecl(D);
+  else
+    Scan.TraverseStmt(Code.dyn_cast<Stmt *>());
 }
 
 } // namespace slicing

@@ -15,6 +15,7 @@
 #include "clang/AST/DeclarationName.h"
 #include "clang/AST/TypeLoc.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/PointerUnion.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -94,24 +95,19 @@ const clang::Decl *normalizedType(const clang::Decl *D);
 void typeMentions(clang::TypeLoc TL,
                   llvm::SmallPtrSetImpl<const clang::Decl *> &Out);
 
-/// What \p S names, into \p Out; what lambda bodies in it call goes to \p
-/// Lambdas (a lambda is called where the closure cannot see: its call
-/// operator has no name), what they refer to, to \p Out. \p SharedNames: the
-/// unit's `__shared__` variables' names; \p SharedAliases: variables that
-/// stand for one; \p Fn: the function \p S is in (null: none), whose
-/// parameters and locals count as such; \p Relocatable: a kernel launch
-/// reaches (-rdc).
+/// What \p Code (a statement, or a declaration such as a whole function)
+/// names, into \p Out; what lambda bodies in it call goes to \p Lambdas (a
+/// lambda is called where the closure cannot see: its call operator has no
+/// name), what they refer to, to \p Out. \p SharedNames: the unit's
+/// `__shared__` variables' names; \p SharedAliases: variables that stand for
+/// one; \p Fn: the function \p Code is in (null: none), whose parameters and
+/// locals count as such; \p Relocatable: a kernel launch reaches (-rdc).
 void scanNames(const clang::ASTContext &Ctx,
                const llvm::StringSet<> &SharedNames,
                const llvm::DenseSet<const clang::VarDecl *> &SharedAliases,
-               const clang::FunctionDecl *Fn, clang::Stmt *S, Names &Out,
-               Names &Lambdas, bool Relocatable);
-/// The same for a declaration \p D (a whole function).
-void scanNames(const clang::ASTContext &Ctx,
-               const llvm::StringSet<> &SharedNames,
-               const llvm::DenseSet<const clang::VarDecl *> &SharedAliases,
-               const clang::FunctionDecl *Fn, clang::Decl *D, Names &Out,
-               Names &Lambdas, bool Relocatable);
+               const clang::FunctionDecl *Fn,
+               llvm::PointerUnion<clang::Decl *, clang::Stmt *> Code,
+               Names &Out, Names &Lambdas, bool Relocatable);
 
 } // namespace slicing
 } // namespace matchers

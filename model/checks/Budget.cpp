@@ -56,17 +56,16 @@ public:
           Over = std::string("the ") + BudgetPct + " budget" +
                  (Own ? " (" + Own->Kernel + ")" : "");
         }
-        Diagnostic D = makeDiagnostic(CheckId::Budget, K,
-                                      Who + " uses " + totalPhrase(K, Total) +
-                                          " of shared memory on " + archWord(K.Arch) +
-                                          ", " + Pct + " of the " +
-                                          bytesPhrase(*K.Limit.BlockOptinMax) +
-                                          " per-block maximum, above " + Over);
+        Diagnostic D = makeDiagnostic(
+            CheckId::Budget, K,
+            Who + " uses " + totalPhrase(K, Total) + " of shared memory on " +
+                archWord(K.Arch) + ", " + Pct + " of the " +
+                bytesPhrase(*K.Limit.BlockOptinMax) +
+                " per-block maximum, above " + Over);
         D.Figures.push_back({"budget_bytes", Limit});
         D.Notes = allocationNotes(K, "");
         addFitNotes(K, C.Fit, Limit, Total - Static, "fits the budget", D);
-        addInstantiationNote(K, D);
-        Record(std::move(D));
+        recordFinding(K, std::move(D), Record);
       }
     }
   }

@@ -23,8 +23,8 @@ public:
       Diagnostic D = makeDiagnostic(
           CheckId::Capacity, K,
           Who + " needs " + totalPhrase(K, Total) +
-              " of shared memory per block on " + archWord(K.Arch) + ", more than the " +
-              bytesPhrase(*K.Limit.BlockOptinMax) +
+              " of shared memory per block on " + archWord(K.Arch) +
+              ", more than the " + bytesPhrase(*K.Limit.BlockOptinMax) +
               " a block can have there even with opt-in");
       D.Notes = allocationNotes(
           K, Total > Static ? Words() : "shrink it for " + archWord(K.Arch));
@@ -37,8 +37,7 @@ public:
                 " of dynamic shared memory for this kernel on " +
                 archWord(K.Arch),
             K.Launches[*K.WorstLaunch].Loc));
-      addInstantiationNote(K, D);
-      Record(std::move(D));
+      recordFinding(K, std::move(D), Record);
     }
   }
 };

@@ -14,8 +14,7 @@ std::string shapeSuffix(const SharedVar &V) {
 
 /// One note per allocation, largest first; \p Advice is appended to the largest
 /// one's note.
-std::vector<Note> allocationNotes(const KernelReport &K,
-                                  const Words &Advice) {
+std::vector<Note> allocationNotes(const KernelReport &K, const Words &Advice) {
   std::vector<const AllocationReport *> Sorted;
   for (const AllocationReport &A : K.Allocations)
     Sorted.push_back(&A);
@@ -26,9 +25,9 @@ std::vector<Note> allocationNotes(const KernelReport &K,
   std::vector<Note> Notes;
   for (const AllocationReport *A : Sorted) {
     Words Msg = "'" + A->Var.Name + "' takes " +
-                      (A->Var.Bytes ? bytesPhrase(*A->Var.Bytes)
-                                    : std::string("an unknown size")) +
-                      shapeSuffix(A->Var);
+                (A->Var.Bytes ? bytesPhrase(*A->Var.Bytes)
+                              : std::string("an unknown size")) +
+                shapeSuffix(A->Var);
     if (A->Offset)
       Msg += " at offset " + std::to_string(*A->Offset);
     if (A->SharedWithOtherKernels)
@@ -40,15 +39,16 @@ std::vector<Note> allocationNotes(const KernelReport &K,
   return Notes;
 }
 
-void addInstantiationNote(const KernelReport &K, Diagnostic &D) {
+void recordFinding(const KernelReport &K, Diagnostic D,
+                   const Recorder &Record) {
   if (K.InstantiatedAt)
     D.Notes.push_back(makeNote("in instantiation of kernel '" +
                                    kernelWord(K.Name) + "' requested here",
                                *K.InstantiatedAt));
+  Record(std::move(D));
 }
 
-Diagnostic makeDiagnostic(CheckId Id, const KernelReport &K,
-                          Words Message) {
+Diagnostic makeDiagnostic(CheckId Id, const KernelReport &K, Words Message) {
   const CheckInfo &C = checkInfo(Id);
   Diagnostic D;
   D.Level = C.DefaultSeverity;
@@ -230,23 +230,23 @@ FitAdvisor::extentNotes(const std::function<bool(uint64_t)> &Fits,
       else if (S.Value)
         Notes.push_back(makeNote(
             "with " + Name + " = " + std::to_string(S.Value) + " (" +
-                 (S.Kind == "static_assert"
-                      ? "it is " + Now + "; at most " + std::to_string(Lo) +
-                            " fits, and its static_asserts allow no more"
-                      : S.Kind + ", as it is now: " + Now + "; at most " +
-                            std::to_string(Lo) + " fits") +
-                 "), " + Takes + bytesPhrase(Unit * S.Value) +
-                 " and the kernel " + Goal,
+                (S.Kind == "static_assert"
+                     ? "it is " + Now + "; at most " + std::to_string(Lo) +
+                           " fits, and its static_asserts allow no more"
+                     : S.Kind + ", as it is now: " + Now + "; at most " +
+                           std::to_string(Lo) + " fits") +
+                "), " + Takes + bytesPhrase(Unit * S.Value) +
+                " and the kernel " + Goal,
             V.Loc));
       else // no value of the kind fits: the bound, not an odd value
         Notes.push_back(makeNote(
             "with " + Name + " at most " + std::to_string(Lo) + " (it is " +
-                 Now +
-                 (constraintsOn(Name).empty()
-                      ? ""
-                      : "; no value that small meets its static_asserts") +
-                 "), " + Takes + "at most " + bytesPhrase(Unit * Lo) +
-                 " and the kernel " + Goal,
+                Now +
+                (constraintsOn(Name).empty()
+                     ? ""
+                     : "; no value that small meets its static_asserts") +
+                "), " + Takes + "at most " + bytesPhrase(Unit * Lo) +
+                " and the kernel " + Goal,
             V.Loc));
     }
   }
@@ -271,8 +271,8 @@ FitAdvisor::largest(uint64_t Max, const std::function<bool(uint64_t)> &Ok) {
 void addFitNotes(const KernelReport &K, const FitAdvisor &Fit, uint64_t Limit,
                  uint64_t Dynamic, const Words &Goal, Diagnostic &D) {
   addLaunchNotes(K, D);
-  for (Note &N : Fit.extentNotes(
-           [&](uint64_t T) { return T + Dynamic <= Limit; }, Goal))
+  for (Note &N :
+       Fit.extentNotes([&](uint64_t T) { return T + Dynamic <= Limit; }, Goal))
     D.Notes.push_back(std::move(N));
 }
 

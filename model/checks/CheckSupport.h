@@ -14,13 +14,13 @@
 #define TILEFIT_MODEL_CHECKS_CHECKSUPPORT_H
 
 #include "tilefit/model/AnalysisOptions.h"
+#include "tilefit/model/ByteUnits.h"
 #include "tilefit/model/Capacity.h"
 #include "tilefit/model/Checks.h"
 #include "tilefit/model/Layout.h"
 #include "tilefit/model/Messages.h"
 #include "tilefit/model/Occupancy.h"
 #include "tilefit/model/Report.h"
-#include "tilefit/model/ByteUnits.h"
 
 #include <functional>
 #include <memory>
@@ -39,12 +39,9 @@ std::string registersPhrase(uint64_t Registers);
 
 /// One note per allocation, largest first; \p Advice is appended to the largest
 /// one's note.
-std::vector<Note> allocationNotes(const KernelReport &K,
-                                  const Words &Advice);
-void addInstantiationNote(const KernelReport &K, Diagnostic &D);
+std::vector<Note> allocationNotes(const KernelReport &K, const Words &Advice);
 /// A finding of check \p Id about \p K, at the kernel, with its figures.
-Diagnostic makeDiagnostic(CheckId Id, const KernelReport &K,
-                          Words Message);
+Diagnostic makeDiagnostic(CheckId Id, const KernelReport &K, Words Message);
 /// Notes for the launch that asks the most and for the `extern __shared__`
 /// arrays it sizes.
 void addLaunchNotes(const KernelReport &K, Diagnostic &D);
@@ -100,6 +97,10 @@ struct KernelContext {
 
 /// Records a finding (dropped when its check is not enabled).
 using Recorder = std::function<void(Diagnostic)>;
+
+/// Records \p D, a finding about \p K, with the note that names where the
+/// kernel was instantiated (for a template) last.
+void recordFinding(const KernelReport &K, Diagnostic D, const Recorder &Record);
 
 /// The launch notes (addLaunchNotes), then what would fit: for each extent,
 /// the value with which the static part plus \p Dynamic bytes is at most

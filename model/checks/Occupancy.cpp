@@ -27,8 +27,9 @@ void addNextStepNotes(const KernelReport &K, const KernelContext &C,
     return O ? O->BlocksPerSm : 0;
   };
   const std::string Goal =
-      (Certain ? "fits " : "would have shared memory for ") + std::to_string(Target) +
-      " blocks per SM instead of " + std::to_string(*K.Occupancy.BlocksPerSm);
+      (Certain ? "fits " : "would have shared memory for ") +
+      std::to_string(Target) + " blocks per SM instead of " +
+      std::to_string(*K.Occupancy.BlocksPerSm);
   auto Notes = C.Fit.extentNotes(
       [&](uint64_t Static) {
         return BlocksWith(Static, Base.DynamicBytes) >= Target;
@@ -80,17 +81,21 @@ public:
     // is what shared memory allows, and is said so.
     const bool Certain = !occupancyIsUpperBound(K);
     const Words BlocksOf = std::to_string(Blocks) +
-                                 (Blocks == 1 ? " block" : " blocks") + " of " +
-                                 std::to_string(*O.BlockThreads) + " threads per SM on " +
-                                 archWord(K.Arch);
-    Words Fits =
-        Certain ? "kernel '" + kernelWord(K.Name) + "' fits " + BlocksOf + " (limited by " + O.LimitedBy +
-                      ", " + bytesPhrase(*O.SmemPerBlock) + " of shared memory per block)"
-                : "kernel '" + kernelWord(K.Name) + "': shared memory allows at most " + BlocksOf + " (" +
-                      bytesPhrase(*O.SmemPerBlock) +
-                      " of shared memory per block); its registers, not known before ptxas "
-                      "(--registers, -maxrregcount or __launch_bounds__ say them), may allow "
-                      "fewer";
+                           (Blocks == 1 ? " block" : " blocks") + " of " +
+                           std::to_string(*O.BlockThreads) +
+                           " threads per SM on " + archWord(K.Arch);
+    Words Fits = Certain ? "kernel '" + kernelWord(K.Name) + "' fits " +
+                               BlocksOf + " (limited by " + O.LimitedBy + ", " +
+                               bytesPhrase(*O.SmemPerBlock) +
+                               " of shared memory per block)"
+                         : "kernel '" + kernelWord(K.Name) +
+                               "': shared memory allows at most " + BlocksOf +
+                               " (" + bytesPhrase(*O.SmemPerBlock) +
+                               " of shared memory per block); its registers, "
+                               "not known before ptxas "
+                               "(--registers, -maxrregcount or "
+                               "__launch_bounds__ say them), may allow "
+                               "fewer";
     Diagnostic D = makeDiagnostic(CheckId::Occupancy, K, Fits);
     if (TooFew) {
       D.Message += ", fewer than the " + std::to_string(*K.Bounds->MinBlocks) +
@@ -107,8 +112,7 @@ public:
     addLaunchNotes(K, D);
     if (OnlySmem)
       addNextStepNotes(K, C, Certain, D);
-    addInstantiationNote(K, D);
-    Record(std::move(D));
+    recordFinding(K, std::move(D), Record);
   }
 };
 

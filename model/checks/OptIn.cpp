@@ -29,13 +29,13 @@ public:
       Diagnostic D = makeDiagnostic(
           CheckId::OptIn, K,
           "cudaFuncSetAttribute asks for " + bytesPhrase(*OptIn->Value) +
-              " of dynamic shared memory for kernel '" + kernelWord(K.Name) + "' on " +
-              archWord(K.Arch) + ", more than the " + bytesPhrase(Room) +
-              " a block can have there beside its " + bytesPhrase(Static) +
-              " of static shared memory; the call fails");
+              " of dynamic shared memory for kernel '" + kernelWord(K.Name) +
+              "' on " + archWord(K.Arch) + ", more than the " +
+              bytesPhrase(Room) + " a block can have there beside its " +
+              bytesPhrase(Static) + " of static shared memory; the call fails");
       D.Loc = OptIn->Loc;
-      D.Notes.push_back(
-          makeNote("kernel '" + kernelWord(K.Name) + "' is defined here", K.Loc));
+      D.Notes.push_back(makeNote(
+          "kernel '" + kernelWord(K.Name) + "' is defined here", K.Loc));
       Record(std::move(D));
     }
     if (OptIn && !OptIn->Value)
@@ -53,10 +53,9 @@ public:
       if (*L.DynamicBytes <= Allowed)
         continue;
       Words Msg = "launch of kernel '" + kernelWord(K.Name) + "' asks for " +
-                        bytesPhrase(*L.DynamicBytes) +
-                        " of dynamic shared memory on " + archWord(K.Arch) +
-                        statedPhrase(L) +
-                        ", more than the " + bytesPhrase(Allowed);
+                  bytesPhrase(*L.DynamicBytes) +
+                  " of dynamic shared memory on " + archWord(K.Arch) +
+                  statedPhrase(L) + ", more than the " + bytesPhrase(Allowed);
       Msg += OptIn ? " set with cudaFuncSetAttribute; the launch fails"
                    : " it may have without opting in (48 KiB in all, " +
                          bytesPhrase(Static) + " static); the launch fails";

@@ -51,9 +51,9 @@ public:
       return;
     const uint64_t Regs = *R.RegistersPerThread;
     Words Message = "kernel '" + kernelWord(K.Name) + "' declares " +
-                          bytesPhrase(*R.BytesPerThread) +
-                          " per thread in local arrays live at once on " +
-                          archWord(K.Arch) + " (" + registersPhrase(Regs) + ")";
+                    bytesPhrase(*R.BytesPerThread) +
+                    " per thread in local arrays live at once on " +
+                    archWord(K.Arch) + " (" + registersPhrase(Regs) + ")";
     std::vector<Note> Extra;
     std::optional<uint64_t> LaunchLimit;
     if (R.Limit && Regs > *R.Limit) {
@@ -114,8 +114,7 @@ public:
       D.Figures.push_back({"launch_registers_per_thread_limit", *LaunchLimit});
     D.Notes = arrayNotes(K);
     D.Notes.insert(D.Notes.end(), Extra.begin(), Extra.end());
-    addInstantiationNote(K, D);
-    Record(std::move(D));
+    recordFinding(K, std::move(D), Record);
   }
 };
 

@@ -20,13 +20,13 @@ public:
       if (K.Overflows && K.Limit.StaticMax) {
         Diagnostic D = makeDiagnostic(
             CheckId::StaticLimit, K,
-            "kernel '" + kernelWord(K.Name) + "' declares more static shared memory on " +
-                archWord(K.Arch) + " than 64 bits can count, far more than the " +
+            "kernel '" + kernelWord(K.Name) +
+                "' declares more static shared memory on " + archWord(K.Arch) +
+                " than 64 bits can count, far more than the " +
                 bytesPhrase(*K.Limit.StaticMax) +
                 " ptxas accepts for static allocations");
         D.Notes = allocationNotes(K, "");
-        addInstantiationNote(K, D);
-        Record(std::move(D));
+        recordFinding(K, std::move(D), Record);
       }
       return;
     }
@@ -36,8 +36,8 @@ public:
       Diagnostic D = makeDiagnostic(
           CheckId::StaticLimit, K,
           Who + " uses " + bytesPhrase(Static) +
-              " of static shared memory on " + archWord(K.Arch) + ", more than the " +
-              bytesPhrase(*K.Limit.StaticMax) +
+              " of static shared memory on " + archWord(K.Arch) +
+              ", more than the " + bytesPhrase(*K.Limit.StaticMax) +
               " ptxas accepts for static allocations");
       D.Notes = allocationNotes(
           K, "declare it 'extern __shared__' and size it at launch to go "
@@ -47,8 +47,7 @@ public:
            C.Fit.extentNotes([&](uint64_t T) { return T <= Max; },
                              "fits the " + bytesPhrase(Max) + " static limit"))
         D.Notes.push_back(std::move(N));
-      addInstantiationNote(K, D);
-      Record(std::move(D));
+      recordFinding(K, std::move(D), Record);
     }
   }
 };

@@ -39,8 +39,8 @@ public:
       Diagnostic D = makeDiagnostic(
           CheckId::Tmem, K,
           A.Form + " asks for " + std::to_string(*A.Columns) +
-              " columns of Tensor Memory in kernel '" + kernelWord(K.Name) + "' on " +
-              archWord(K.Arch) +
+              " columns of Tensor Memory in kernel '" + kernelWord(K.Name) +
+              "' on " + archWord(K.Arch) +
               (Min == 0 ? "; a count may be at most " + std::to_string(Capacity)
                         : "; a count must be a power of 2 from " +
                               std::to_string(Min) + " to " +
@@ -48,18 +48,17 @@ public:
       D.Loc = A.Loc;
       D.Figures = {{"tmem_columns", *A.Columns},
                    {"tmem_columns_limit", Capacity}};
-      D.Notes.push_back(
-          makeNote("kernel '" + kernelWord(K.Name) + "' is defined here", K.Loc));
-      addInstantiationNote(K, D);
-      Record(std::move(D));
+      D.Notes.push_back(makeNote(
+          "kernel '" + kernelWord(K.Name) + "' is defined here", K.Loc));
+      recordFinding(K, std::move(D), Record);
     }
     if (!AllValid || !T.Columns || *T.Columns <= Capacity)
       return;
     Diagnostic D = makeDiagnostic(
         CheckId::Tmem, K,
-        "kernel '" + kernelWord(K.Name) + "' allocates " + std::to_string(*T.Columns) +
-            " columns of Tensor Memory on " + archWord(K.Arch) + ", more than the " +
-            std::to_string(Capacity) +
+        "kernel '" + kernelWord(K.Name) + "' allocates " +
+            std::to_string(*T.Columns) + " columns of Tensor Memory on " +
+            archWord(K.Arch) + ", more than the " + std::to_string(Capacity) +
             " columns of an SM; unless it frees columns in between, " +
             "its last allocation blocks forever");
     // tilefit cannot see the deallocations, so this one is a warning.
@@ -78,8 +77,7 @@ public:
           {A->Form + " allocates " + std::to_string(*A->Columns) + " columns" +
                (A->CtaGroup == 2 ? " on each of two SMs" : "") + " here",
            A->Loc});
-    addInstantiationNote(K, D);
-    Record(std::move(D));
+    recordFinding(K, std::move(D), Record);
   }
 };
 

@@ -3,13 +3,13 @@
 #include "tilefit/model/CallGraph.h"
 
 #include "../checks/CheckSupport.h"
+#include "tilefit/model/ByteUnits.h"
 #include "tilefit/model/Checks.h"
 #include "tilefit/model/GlobList.h"
 #include "tilefit/model/Layout.h"
 #include "tilefit/model/Messages.h"
 #include "tilefit/model/Occupancy.h"
 #include "tilefit/model/Scopes.h"
-#include "tilefit/model/ByteUnits.h"
 
 #include <algorithm>
 #include <cmath>
@@ -94,8 +94,7 @@ std::string errorPhrase(const TranslationUnitFacts &TU, size_t Index) {
   if (Index >= TU.Diagnostics.size())
     return "an error of the unit";
   const Diagnostic &D = TU.Diagnostics[Index];
-  std::string Where =
-      fileNameOf(D.Loc.File.empty() ? TU.File : D.Loc.File);
+  std::string Where = fileNameOf(D.Loc.File.empty() ? TU.File : D.Loc.File);
   if (D.Loc.valid())
     Where +=
         ":" + std::to_string(D.Loc.Line) + ":" + std::to_string(D.Loc.Column);
@@ -293,9 +292,9 @@ KernelReport kernelReportOf(const TranslationUnitFacts &TU,
   const bool Relocatable =
       TU.RelocatableDeviceCode && !KF.RelocatableMangled.empty();
   K.Mangled = Relocatable ? KF.RelocatableMangled : KF.Mangled;
-  K.NameDiffers = describe(KF.NameDiffers.empty() && Relocatable
-                               ? TU.ModuleIdCaveat
-                               : KF.NameDiffers);
+  K.NameDiffers =
+      describe(KF.NameDiffers.empty() && Relocatable ? TU.ModuleIdCaveat
+                                                     : KF.NameDiffers);
   K.Loc = KF.Loc;
   K.InstantiatedAt = KF.InstantiatedAt;
   K.TranslationUnit = TU.File;
@@ -321,8 +320,8 @@ KernelReport kernelReportOf(const TranslationUnitFacts &TU,
   for (size_t V : L.Dynamic)
     K.DynamicVars.push_back(TU.Vars[V]);
   for (const Placement &P : L.Placed)
-    K.Allocations.push_back({TU.Vars[P.Var], P.Offset,
-                             P.SharedWithOtherKernels, P.AtModuleScope});
+    K.Allocations.push_back(
+        {TU.Vars[P.Var], P.Offset, P.SharedWithOtherKernels, P.AtModuleScope});
   for (size_t V : KF.Unreferenced)
     K.Unreferenced.push_back(TU.Vars[V]);
   K.Launches = launchReportsOf(KF, K, Opts);
@@ -332,8 +331,7 @@ KernelReport kernelReportOf(const TranslationUnitFacts &TU,
   K.Bounds = KF.Bounds;
   for (const AttributeCall &A : KF.Attributes) {
     if (A.Attribute == AttributeCall::Kind::MaxDynamicSharedMemorySize)
-      K.OptInBytes =
-          A.Value ? std::optional<uint64_t>(*A.Value) : std::nullopt;
+      K.OptInBytes = A.Value ? std::optional<uint64_t>(*A.Value) : std::nullopt;
     else if (A.Value)
       Carveout = static_cast<int>(*A.Value);
   }
@@ -345,9 +343,8 @@ KernelReport kernelReportOf(const TranslationUnitFacts &TU,
 
 } // namespace
 
-void analyzeUnit(const TranslationUnitFacts &Facts,
-                 const CapacityDatabase &DB, const AnalysisOptions &Opts,
-                 Report &Out) {
+void analyzeUnit(const TranslationUnitFacts &Facts, const CapacityDatabase &DB,
+                 const AnalysisOptions &Opts, Report &Out) {
   // The call-graph stage first: what each kernel reaches, decided here from
   // the raw graph the matchers recorded (CallGraph.h).
   std::optional<TranslationUnitFacts> Resolved;

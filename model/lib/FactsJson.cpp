@@ -76,8 +76,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EmissionProgram, Functions, TopLevel)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SharedVar, Name, Function, QualifiedName,
                                    Loc, Type, ElementType, CanonicalElementType,
                                    Shape, ExtentNames, ElementBytes, Align,
-                                   Bytes, UnknownReason, IsDynamic,
-                                   KernelLocal, Emission)
+                                   Bytes, UnknownReason, IsDynamic, KernelLocal,
+                                   Emission)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LaunchSite, Loc, Form, DynamicBytes,
                                    UnknownReason, BlockThreads, StatedBy)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(AttributeCall, Attribute, Loc, Value,
@@ -104,9 +104,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FunctionFacts, Name, NoInline, Callees,
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BodySlicing, Enabled, Functions, Statements,
                                    Fallback)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelFacts, Name, Mangled, NameDiffers,
-                                   RelocatableMangled, Loc,
-                                   InstantiatedAt, Function, Launches,
-                                   Attributes, Bounds, Error, Constraints)
+                                   RelocatableMangled, Loc, InstantiatedAt,
+                                   Function, Launches, Attributes, Bounds,
+                                   Error, Constraints)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SourceFixup, Loc, Rule)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LostLaunch, Loc, Callee, Unresolved, Helper)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Note, Message, Loc)
@@ -117,10 +117,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TranslationUnitFacts, File, Arch, ParsedAs,
                                    Jit, MaxRegisters, RelocatableDeviceCode,
                                    Failed, Partial, ParseStopped,
                                    SkippedHostCalls, ModuleIdCaveat, Slicing,
-                                   Vars,
-                                   Kernels, Emission,
-                                   ConstantVars, ConstantEmission, LocalArrays,
-                                   Functions, Diagnostics, Fixups, LostLaunches)
+                                   Vars, Kernels, Emission, ConstantVars,
+                                   ConstantEmission, LocalArrays, Functions,
+                                   Diagnostics, Fixups, LostLaunches)
 
 namespace {
 // 2: constant memory, per-thread arrays and Tensor Memory requests. 3: units

@@ -1,4 +1,5 @@
-//===- Reason.cpp - Why something is not known, worded ---------------------===//
+//===- Reason.cpp - Why something is not known, worded
+//---------------------===//
 #include "tilefit/model/Reason.h"
 
 #include <cctype>

@@ -1,4 +1,5 @@
-//===- ReasonJson.h - A Reason in JSON, both ways (model-private) -*- C++ -*-===//
+//===- ReasonJson.h - A Reason in JSON, both ways (model-private) -*- C++
+//-*-===//
 //
 // `null` for none, else `{"kind": "<id>", "args": [...], "because": R}`, R
 // the reason it rests on or `null`. Every key is required. Reading a kind that

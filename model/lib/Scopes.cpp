@@ -60,9 +60,9 @@
 //===----------------------------------------------------------------------===//
 #include "tilefit/model/Scopes.h"
 
+#include "tilefit/model/ByteUnits.h"
 #include "tilefit/model/CallGraph.h"
 #include "tilefit/model/Layout.h"
-#include "tilefit/model/ByteUnits.h"
 
 #include <algorithm>
 

@@ -275,10 +275,11 @@ void addLegend(SummaryTable &T, const Report &R, const SummaryCells &S,
         "block limit allow, not the kernel's occupancy: nothing says how many "
         "registers a thread uses (no --registers, -maxrregcount or "
         "__launch_bounds__), and ptxas's count may allow fewer");
-  if (!S.Reasons.empty() ||
-      std::any_of(R.Kernels.begin(), R.Kernels.end(), [](const KernelReport &K) {
-        return hasUnknownLaunch(K) && !unusedUnknownDynamic(K);
-      }))
+  if (!S.Reasons.empty() || std::any_of(R.Kernels.begin(), R.Kernels.end(),
+                                        [](const KernelReport &K) {
+                                          return hasUnknownLaunch(K) &&
+                                                 !unusedUnknownDynamic(K);
+                                        }))
     T.Legend.push_back("? unknown: a static figure with the footnote that says "
                        "why; + ? a launch "
                        "whose dynamic size is not a compile-time constant");
@@ -377,7 +378,8 @@ std::vector<std::string> parseFailures(const Report &R) {
       continue;
     for (const Diagnostic &D : U.Messages)
       if (D.Level == Severity::Error) {
-        std::string Where = fileNameOf(D.Loc.File.empty() ? U.File : D.Loc.File);
+        std::string Where =
+            fileNameOf(D.Loc.File.empty() ? U.File : D.Loc.File);
         if (D.Loc.valid())
           Where += ":" + std::to_string(D.Loc.Line) + ":" +
                    std::to_string(D.Loc.Column);

@@ -212,15 +212,15 @@ TEST(LspProtocol, TypedParams) {
   EXPECT_FALSE(None.Utf8Positions || None.RelatedInformation);
   EXPECT_TRUE(None.InitializationOptions.is_null() && None.Roots.empty());
 
-  DidOpenParams O = readDidOpenParams(json{
-      {"textDocument",
-       {{"uri", "file:///a/k.cu"}, {"version", 3}, {"text", "x"}}}});
+  DidOpenParams O = readDidOpenParams(
+      json{{"textDocument",
+            {{"uri", "file:///a/k.cu"}, {"version", 3}, {"text", "x"}}}});
   EXPECT_EQ(O.Doc.Path, "/a/k.cu");
   EXPECT_EQ(O.Doc.Version, 3);
   EXPECT_EQ(O.Text, "x");
-  HoverParams H = readHoverParams(
-      json{{"textDocument", {{"uri", "file:///a/k.cu"}}},
-           {"position", {{"line", 4u}, {"character", 2u}}}});
+  HoverParams H =
+      readHoverParams(json{{"textDocument", {{"uri", "file:///a/k.cu"}}},
+                           {"position", {{"line", 4u}, {"character", 2u}}}});
   EXPECT_EQ(H.Pos.Line, 4u);
   EXPECT_TRUE(H.Doc.Version.is_null());
 
@@ -235,24 +235,25 @@ TEST(LspProtocol, TypedParams) {
   EXPECT_EQ(Why(readDocumentRef, json::object()), "missing 'textDocument'");
   EXPECT_EQ(Why(readDocumentRef, json{{"textDocument", {{"uri", 3}}}}),
             "'uri' must be a string");
-  EXPECT_EQ(Why(readDocumentRef,
-                json{{"textDocument", {{"uri", "https://x/k.cu"}}}}),
-            "'https://x/k.cu' is not a file: URI");
-  EXPECT_EQ(Why(readDidOpenParams,
-                json{{"textDocument", {{"uri", "file:///k.cu"}}}}),
-            "missing 'text'");
-  EXPECT_EQ(Why(readDidChangeParams,
-                json{{"textDocument", {{"uri", "file:///k.cu"}}},
-                     {"contentChanges", "x"}}),
-            "'contentChanges' must be an array");
-  EXPECT_EQ(Why(readHoverParams,
-                json{{"textDocument", {{"uri", "file:///k.cu"}}},
-                     {"position", {{"line", -1}}}}),
-            "malformed 'position'");
-  EXPECT_EQ(Why(readInlayHintParams,
-                json{{"textDocument", {{"uri", "file:///k.cu"}}},
-                     {"range", {{"start", {{"line", 0u}, {"character", 0u}}}}}}),
-            "missing 'end'");
+  EXPECT_EQ(
+      Why(readDocumentRef, json{{"textDocument", {{"uri", "https://x/k.cu"}}}}),
+      "'https://x/k.cu' is not a file: URI");
+  EXPECT_EQ(
+      Why(readDidOpenParams, json{{"textDocument", {{"uri", "file:///k.cu"}}}}),
+      "missing 'text'");
+  EXPECT_EQ(
+      Why(readDidChangeParams, json{{"textDocument", {{"uri", "file:///k.cu"}}},
+                                    {"contentChanges", "x"}}),
+      "'contentChanges' must be an array");
+  EXPECT_EQ(
+      Why(readHoverParams, json{{"textDocument", {{"uri", "file:///k.cu"}}},
+                                {"position", {{"line", -1}}}}),
+      "malformed 'position'");
+  EXPECT_EQ(
+      Why(readInlayHintParams,
+          json{{"textDocument", {{"uri", "file:///k.cu"}}},
+               {"range", {{"start", {{"line", 0u}, {"character", 0u}}}}}}),
+      "missing 'end'");
   EXPECT_EQ(Why(readCancelId, json::object()), "missing 'id'");
 }
 

@@ -1,4 +1,5 @@
-//===- BodySlicingTest.cpp - What body slicing leaves out, and when not ----===//
+//===- BodySlicingTest.cpp - What body slicing leaves out, and when not
+//----===//
 //
 // The fixtures under tests/fixtures/slicing hold the figures (checked against
 // their expectations and ptxas, and against a parse without slicing, by
@@ -54,7 +55,8 @@ TEST_P(SlicedFixture, LeavesOutWhatCannotReachSharedMemory) {
     SCOPED_TRACE(Std);
     auto Sliced =
         parseFile(slicingFixture(C.Fixture), {Std}, {"sm_80"}, environment());
-    auto Whole = parseFile(slicingFixture(C.Fixture), {Std}, {"sm_80"}, whole());
+    auto Whole =
+        parseFile(slicingFixture(C.Fixture), {Std}, {"sm_80"}, whole());
     ASSERT_EQ(Sliced.size(), 1u);
     ASSERT_EQ(Whole.size(), 1u);
     const TranslationUnitFacts &S = Sliced.front(), &W = Whole.front();
@@ -78,7 +80,8 @@ INSTANTIATE_TEST_SUITE_P(
     Slicing, SlicedFixture,
     ::testing::Values(Case{"adl_reached_static.cu", "tiles::stage", "scaled"},
                       Case{"file_scope_in_callee.cu", "fill", "scale"},
-                      Case{"launch_in_header_helper.cu", "scaled_copy", "weight"}),
+                      Case{"launch_in_header_helper.cu", "scaled_copy",
+                           "weight"}),
     [](const ::testing::TestParamInfo<Case> &I) {
       std::string N = I.param.Fixture;
       N = N.substr(0, N.find('.'));
@@ -122,8 +125,8 @@ template <int N> __global__ void k(float *out) {
 }
 template __global__ void k<3>(float *);
 )";
-  auto Facts =
-      parseFile(write("ctor.cu", Source), {"-std=c++17"}, {"sm_80"}, environment());
+  auto Facts = parseFile(write("ctor.cu", Source), {"-std=c++17"}, {"sm_80"},
+                         environment());
   ASSERT_EQ(Facts.size(), 1u);
   const TranslationUnitFacts &TU = Facts.front();
   EXPECT_TRUE(TU.Slicing.Enabled);

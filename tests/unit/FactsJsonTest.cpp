@@ -27,9 +27,8 @@ std::string text(const char *What, unsigned S) {
 /// A reason of kind \p K with an argument, resting on another with two: each
 /// part of a Reason survives the round trip.
 Reason reason(ReasonKind K, unsigned S) {
-  Reason R = Reason::resting(
-      K, Reason(ReasonKind::ModuleIdSkippedEarlier,
-                {text("k.cu:3", S), text("k.cu:9", S)}));
+  Reason R = Reason::resting(K, Reason(ReasonKind::ModuleIdSkippedEarlier,
+                                       {text("k.cu:3", S), text("k.cu:9", S)}));
   R.Args = {text("n", S)};
   return R;
 }
@@ -86,7 +85,7 @@ Reason reason(ReasonKind K, unsigned S) {
   F(ElementBytes, 2)                                                           \
   F(Align, 16)                                                                 \
   F(Bytes, 6528 + S)                                                           \
-  F(UnknownReason, reason(ReasonKind::ElementTypeIncomplete, S))                           \
+  F(UnknownReason, reason(ReasonKind::ElementTypeIncomplete, S))               \
   F(IsDynamic, true)                                                           \
   F(KernelLocal, true)                                                         \
   F(Emission, make<EmissionFacts>(S))
@@ -95,7 +94,7 @@ Reason reason(ReasonKind K, unsigned S) {
   F(Loc, make<SourcePos>(S + 100))                                             \
   F(Form, text("cudaLaunchKernelEx", S))                                       \
   F(DynamicBytes, 65536 + S)                                                   \
-  F(UnknownReason, reason(ReasonKind::DynamicSizeNotConstant, S))                                  \
+  F(UnknownReason, reason(ReasonKind::DynamicSizeNotConstant, S))              \
   F(BlockThreads, 256 + S)                                                     \
   F(StatedBy, text("comment", S))
 
@@ -149,8 +148,8 @@ Reason reason(ReasonKind K, unsigned S) {
 #define FIELDS_KernelFacts(F)                                                  \
   F(Name, text("ns::staged<64, 16, 3>", S))                                    \
   F(Mangled, text("_ZN2ns6stagedILi64ELi16ELi3EEEvPKfPf", S))                  \
-  F(NameDiffers, reason(ReasonKind::InternalArgument, S))                     \
-  F(RelocatableMangled, text("__nv_static_5__x_1_k_cu_a__Z1kv", S))           \
+  F(NameDiffers, reason(ReasonKind::InternalArgument, S))                      \
+  F(RelocatableMangled, text("__nv_static_5__x_1_k_cu_a__Z1kv", S))            \
   F(Loc, make<SourcePos>(S + 500))                                             \
   F(InstantiatedAt, make<SourcePos>(S + 600))                                  \
   F(Function, 1)                                                               \
@@ -201,7 +200,7 @@ Reason reason(ReasonKind K, unsigned S) {
   F(Partial, true)                                                             \
   F(ParseStopped, true)                                                        \
   F(SkippedHostCalls, true)                                                    \
-  F(ModuleIdCaveat, reason(ReasonKind::ModuleIdUnderArch, S))                                      \
+  F(ModuleIdCaveat, reason(ReasonKind::ModuleIdUnderArch, S))                  \
   F(Slicing, make<BodySlicing>(S + 17))                                        \
   F(Vars, {make<SharedVar>(S + 1), make<SharedVar>(S + 2)})                    \
   F(Kernels, {make<KernelFacts>(S + 3), make<KernelFacts>(S + 4)})             \
@@ -740,9 +739,9 @@ TEST(FactsJsonTest, AValueOfTheWrongTypeAnywhereIsRejected) {
 
 TEST(FactsJsonTest, ANullForARequiredValueIsRejected) {
   Json Doc = fullDocument();
-  for (const char *P :
-       {"/File", "/Jit", "/Vars", "/Vars/0/Loc", "/Vars/0/Loc/Line",
-        "/Vars/0/Shape", "/Functions/0/Callees/0", "/Diagnostics/0/Figures/0"}) {
+  for (const char *P : {"/File", "/Jit", "/Vars", "/Vars/0/Loc",
+                        "/Vars/0/Loc/Line", "/Vars/0/Shape",
+                        "/Functions/0/Callees/0", "/Diagnostics/0/Figures/0"}) {
     Json D = Doc;
     D["facts"][Json::json_pointer(P)] = nullptr;
     expectRejected(D.dump(), std::string(P) + " = null");

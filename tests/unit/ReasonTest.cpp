@@ -1,6 +1,7 @@
-//===- ReasonTest.cpp - Reasons as kinds with arguments, worded by the model ===//
-#include "tilefit/model/FactsJson.h"
+//===- ReasonTest.cpp - Reasons as kinds with arguments, worded by the model
+//===//
 #include "tilefit/model/Reason.h"
+#include "tilefit/model/FactsJson.h"
 
 #include <gtest/gtest.h>
 

@@ -89,7 +89,8 @@ std::optional<Position> readPosition(const nlohmann::json &J);
 nlohmann::json toJson(Position P);
 nlohmann::json rangeJson(Position Start, Position End);
 
-//===--- The messages tilefit reads, typed ---------------------------------===//
+//===--- The messages tilefit reads, typed
+//---------------------------------===//
 //
 // Each read<...> takes a message's `params` and throws BadParams, naming the
 // member at fault, when they do not read; the server answers InvalidParams

@@ -98,8 +98,7 @@ std::vector<HostKernelCalls> hostKernelCalls(clang::ASTContext &Ctx,
 /// depends on ("it depends on 'n', a function parameter").
 std::optional<uint64_t> evaluateConstant(clang::ASTContext &Ctx,
                                          const clang::FunctionDecl *Fn,
-                                         const clang::Expr *E,
-                                         Reason &Why);
+                                         const clang::Expr *E, Reason &Why);
 
 /// The size a `// tilefit-dynamic-smem: N` comment on \p Line states (`N`,
 /// `N KiB`, `N MiB`), for a launch whose size tilefit cannot compute; nothing

@@ -173,7 +173,7 @@ struct TmemAllocation {
   unsigned CtaGroup =
       1; ///< `.cta_group::2`: one allocation on each of two SMs.
   std::optional<uint64_t>
-      Columns;               ///< When the count is a compile-time constant.
+      Columns;          ///< When the count is a compile-time constant.
   Reason UnknownReason; ///< Why Columns is unknown.
 };
 
@@ -292,7 +292,7 @@ struct KernelFacts {
   /// The name ptxas prints with -rdc where it differs from Mangled
   /// (`__nv_static_<module id>_` before a kernel of internal linkage); "".
   std::string RelocatableMangled;
-  SourcePos Loc;       ///< The kernel's name in its definition.
+  SourcePos Loc; ///< The kernel's name in its definition.
   std::optional<SourcePos>
       InstantiatedAt; ///< For template instantiations: where requested.
   /// Its definition in TranslationUnitFacts::Functions; unset for a

@@ -1,4 +1,5 @@
-//===- Reason.h - Why something is not known, as a kind and arguments -*- C++ -*-===//
+//===- Reason.h - Why something is not known, as a kind and arguments -*- C++
+//-*-===//
 //
 // The front end and the matchers do not write sentences. Where a figure cannot
 // be known (a `__shared__` size, a launch's dynamic bytes, a Tensor Memory
