@@ -7,6 +7,7 @@
 #include "tilefit/frontend/CommandTranslation.h"
 #include "tilefit/model/ReportJson.h"
 #include "tilefit/reporters/DiffReporter.h"
+#include "tilefit/reporters/TextReporter.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
@@ -15,8 +16,10 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 using namespace llvm;
 
@@ -104,6 +107,29 @@ std::optional<Report> runMerge(const std::vector<std::string> &Inputs) {
   return mergeReports(std::move(Parts));
 }
 
+namespace {
+
+/// TILEFIT_LAUNCH_FAIL_ON (error, warning or note): the level of finding that
+/// fails the compile; nothing when unset (the launcher never fails a build of
+/// its own accord).
+std::optional<Severity> launcherFailLevel() {
+  const char *V = std::getenv("TILEFIT_LAUNCH_FAIL_ON");
+  if (!V || !*V)
+    return std::nullopt;
+  const std::string Level(V);
+  if (Level == "error")
+    return Severity::Error;
+  if (Level == "warning")
+    return Severity::Warning;
+  if (Level == "note")
+    return Severity::Note;
+  toolMessage("warning", "TILEFIT_LAUNCH_FAIL_ON=" + Level +
+                             ": expected error, warning or note; ignored");
+  return std::nullopt;
+}
+
+} // namespace
+
 int runLauncher(const char *Argv0, const std::vector<std::string> &Compiler,
                 const std::string &ShareDir) {
   // Its own --help and --version, not a compiler named so.
@@ -140,6 +166,7 @@ int runLauncher(const char *Argv0, const std::vector<std::string> &Compiler,
   sys::fs::current_path(Cwd);
   std::string Source, Object;
   bool CompileOnly = false;
+  bool FindingsFail = false;
   for (size_t I = 1; I < Compiler.size(); ++I) {
     StringRef A = Compiler[I];
     if (A == "-c" || A == "--compile" || A == "-dc" || A == "--device-c")
@@ -188,6 +215,13 @@ int runLauncher(const char *Argv0, const std::vector<std::string> &Compiler,
             });
         if (!Problem.empty())
           toolMessage("warning", "cannot write " + ReportPath + ": " + Problem);
+        // Where people look during a build: the findings as the compiler's
+        // own warnings and errors.
+        SourceLines Lines;
+        for (const Diagnostic &D : Result.R.Diagnostics)
+          renderDiagnostic(D, Lines, std::cerr);
+        if (std::optional<Severity> Fail = launcherFailLevel())
+          FindingsFail = exitStatus(Result.R, false, *Fail) == 1;
       }
     }
   }
@@ -201,6 +235,18 @@ int runLauncher(const char *Argv0, const std::vector<std::string> &Compiler,
   if (Status < 0) {
     toolMessage("error", "cannot run " + Compiler.front() + ": " + Error);
     return 127;
+  }
+  if (Status == 0 && FindingsFail) {
+    // The object is removed so that the next build compiles the unit again.
+    SmallString<256> Obj(Object);
+    if (!Object.empty())
+      sys::fs::make_absolute(Cwd, Obj);
+    if (!Object.empty())
+      sys::fs::remove(Obj);
+    toolMessage("error", "'" + Source +
+                             "' has findings at or above the level "
+                             "TILEFIT_LAUNCH_FAIL_ON names; the compile fails");
+    return 1;
   }
   (void)Argv0;
   return Status;

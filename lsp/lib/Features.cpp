@@ -117,6 +117,10 @@ json diagnosticJson(const Diagnostic &D, const std::string &Archs,
   J["code"] = D.Check;
   if (!Opts.DocsUri.empty() && D.Check.rfind("tilefit-", 0) == 0)
     J["codeDescription"] = {{"href", Opts.DocsUri + "#" + D.Check}};
+  // A finding at its own place, by a check a NOLINT comment there can accept:
+  // the quick fix adds one (codeActionsFor).
+  if (D.Loc.File == Path && D.Loc.valid() && D.Check.rfind("tilefit-", 0) == 0)
+    J["data"] = {{"nolintLine", D.Loc.Line - 1}};
   json Related = json::array();
   for (const Note &N : D.Notes) {
     if (Opts.RelatedInformation && N.Loc.valid()) {
@@ -179,13 +183,13 @@ std::string shapeText(const SharedVar &V) {
 }
 
 std::string optBytes(const std::optional<uint64_t> &B) {
-  return B ? humanBytes(*B) : "unknown";
+  return B ? exactBytes(*B) : "unknown";
 }
 
 /// Static + the largest launch's dynamic bytes, as text.
 std::string kernelTotal(const KernelReport &K) {
   if (K.WorstLaunch && K.Launches[*K.WorstLaunch].TotalBytes)
-    return humanBytes(*K.Launches[*K.WorstLaunch].TotalBytes);
+    return exactBytes(*K.Launches[*K.WorstLaunch].TotalBytes);
   return optBytes(K.StaticBytes) + (K.DynamicDeclared ? " + dynamic" : "");
 }
 
@@ -497,9 +501,12 @@ json inlayHintsFor(const Report &R, const std::string &Path,
   return Out;
 }
 
-json codeLensesFor(const Report &R, const std::string &Path,
-                   const Document &Doc, const FeatureOptions &Opts) {
-  // One lens per kernel (instantiation), listing its architectures in order.
+namespace {
+
+/// The kernels (instantiations) located in \p Path, in the report's order,
+/// each with its architectures in order.
+std::vector<std::vector<const KernelReport *>>
+kernelsIn(const Report &R, const std::string &Path) {
   std::vector<std::string> Order;
   std::map<std::string, std::vector<const KernelReport *>> ByName;
   for (const KernelReport &K : R.Kernels) {
@@ -509,21 +516,103 @@ json codeLensesFor(const Report &R, const std::string &Path,
       Order.push_back(K.Name);
     ByName[K.Name].push_back(&K);
   }
+  std::vector<std::vector<const KernelReport *>> Out;
+  for (const std::string &Name : Order)
+    Out.push_back(sortedByArch(ByName[Name]));
+  return Out;
+}
+
+/// `sm_80 8 KiB (<=4/SM) · sm_90 16 KiB (<=4/SM)`.
+std::string footprintText(const std::vector<const KernelReport *> &Ks) {
+  std::string Text;
+  for (size_t I = 0; I < Ks.size(); ++I)
+    Text += (I ? " · " : "") + Ks[I]->Arch + " " + summaryCell(*Ks[I]);
+  return Text;
+}
+
+} // namespace
+
+json codeLensesFor(const Report &R, const std::string &Path,
+                   const Document &Doc, const FeatureOptions &Opts) {
+  // One lens per kernel (instantiation), listing its architectures in order.
   json Out = json::array();
-  for (const std::string &Name : Order) {
-    std::vector<const KernelReport *> Ks = sortedByArch(ByName[Name]);
+  for (const std::vector<const KernelReport *> &Ks : kernelsIn(R, Path)) {
     const KernelReport &First = *Ks.front();
+    const std::string &Name = First.Name;
     std::string Title = "shared memory: ";
     std::string Token =
         Doc.line(First.Loc.Line - 1)
             .substr(First.Loc.Column ? First.Loc.Column - 1 : 0, Name.size());
     if (Token != Name)
       Title = Name + ": ";
-    for (size_t I = 0; I < Ks.size(); ++I)
-      Title += (I ? " · " : "") + Ks[I]->Arch + " " + summaryCell(*Ks[I]);
+    Title += footprintText(Ks);
     Out.push_back({{"range", tokenRange(Doc, First.Loc.Line, First.Loc.Column,
                                         Opts.Encoding)},
                    {"command", {{"title", Title}, {"command", ""}}}});
+  }
+  return Out;
+}
+
+json documentSymbolsFor(const Report &R, const std::string &Path,
+                        const Document &Doc, const FeatureOptions &Opts) {
+  constexpr int FunctionKind = 12, VariableKind = 13; // SymbolKind
+  json Out = json::array();
+  for (const std::vector<const KernelReport *> &Ks : kernelsIn(R, Path)) {
+    const KernelReport &First = *Ks.front();
+    json Children = json::array();
+    for (const AllocationReport &A : First.Allocations) {
+      const SharedVar &V = A.Var;
+      if (V.Loc.File != Path || !V.Loc.valid())
+        continue;
+      const json Range =
+          tokenRange(Doc, V.Loc.Line, V.Loc.Column, Opts.Encoding);
+      Children.push_back({{"name", V.Name},
+                          {"detail", V.Type + ", " + optBytes(V.Bytes)},
+                          {"kind", VariableKind},
+                          {"range", Range},
+                          {"selectionRange", Range}});
+    }
+    const json Range =
+        tokenRange(Doc, First.Loc.Line, First.Loc.Column, Opts.Encoding);
+    Out.push_back({{"name", First.Name},
+                   {"detail", footprintText(Ks)},
+                   {"kind", FunctionKind},
+                   {"range", Range},
+                   {"selectionRange", Range},
+                   {"children", std::move(Children)}});
+  }
+  return Out;
+}
+
+json codeActionsFor(const std::string &Uri, const Document &Doc,
+                    const nlohmann::json &Diagnostics,
+                    const FeatureOptions &Opts) {
+  json Out = json::array();
+  if (!Diagnostics.is_array())
+    return Out;
+  for (const json &D : Diagnostics) {
+    if (!D.is_object() || D.value("source", "") != "tilefit" ||
+        !D.contains("data") || !D["data"].is_object() ||
+        !D["data"].contains("nolintLine") ||
+        !D["data"]["nolintLine"].is_number_unsigned() || !D.contains("code") ||
+        !D["code"].is_string())
+      continue;
+    const std::string Check = D["code"];
+    const unsigned Line = D["data"]["nolintLine"];
+    if (Line >= Doc.lineCount())
+      continue;
+    const std::string Text = Doc.line(Line);
+    // A line that has a NOLINT already is the author's to edit.
+    if (Text.find("NOLINT") != std::string::npos)
+      continue;
+    const Position End = Doc.positionOf(
+        Line + 1, static_cast<unsigned>(Text.size()) + 1, Opts.Encoding);
+    json Edit = {{"range", rangeJson(End, End)},
+                 {"newText", " // NOLINT(" + Check + ")"}};
+    Out.push_back({{"title", "Accept this finding: // NOLINT(" + Check + ")"},
+                   {"kind", "quickfix"},
+                   {"diagnostics", json::array({D})},
+                   {"edit", {{"changes", {{Uri, json::array({Edit})}}}}}});
   }
   return Out;
 }

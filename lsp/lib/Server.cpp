@@ -157,6 +157,8 @@ json Server::State::initialize(const json &Raw) {
       {"hoverProvider", true},
       {"inlayHintProvider", true},
       {"codeLensProvider", {{"resolveProvider", false}}},
+      {"documentSymbolProvider", true},
+      {"codeActionProvider", {{"codeActionKinds", {"quickfix"}}}},
   };
   return {{"capabilities", Caps},
           {"serverInfo", {{"name", "tilefit"}, {"version", Opts.Version}}}};
@@ -191,6 +193,15 @@ void Server::State::answer(const Pending &P, const FileAnalysis *A) {
     } else if (P.Method == "textDocument/codeLens") {
       reply(P.Id,
             R ? codeLensesFor(*R, P.Path, A->Doc, Features) : json::array());
+    } else if (P.Method == "textDocument/codeAction") {
+      const json Context = P.Params.value("context", json::object());
+      reply(P.Id,
+            A ? codeActionsFor(A->Uri, A->Doc,
+                               Context.value("diagnostics", json()), Features)
+              : json::array());
+    } else if (P.Method == "textDocument/documentSymbol") {
+      reply(P.Id, R ? documentSymbolsFor(*R, P.Path, A->Doc, Features)
+                    : json::array());
     }
   } catch (const BadParams &E) {
     replyError(P.Id, InvalidParams, E.what());
@@ -238,7 +249,9 @@ void Server::State::request(const json &Id, const std::string &Method,
     return;
   }
   if (Method == "textDocument/hover" || Method == "textDocument/inlayHint" ||
-      Method == "textDocument/codeLens") {
+      Method == "textDocument/codeLens" ||
+      Method == "textDocument/documentSymbol" ||
+      Method == "textDocument/codeAction") {
     fileRequest(Id, Method, Params);
     return;
   }

@@ -36,6 +36,12 @@ std::string humanBytes(uint64_t Bytes) {
   return Buf;
 }
 
+std::string exactBytes(uint64_t Bytes) {
+  if (Bytes < (uint64_t(1) << 20) && Bytes % 1024 != 0)
+    return std::to_string(Bytes) + " B";
+  return humanBytes(Bytes);
+}
+
 std::optional<uint64_t> checkedMul(uint64_t A, uint64_t B) {
   uint64_t R;
   if (__builtin_mul_overflow(A, B, &R))

@@ -27,7 +27,7 @@ const char *kindName(KernelDelta::Kind K) {
 }
 
 std::string bytes(const std::optional<uint64_t> &V) {
-  return V ? humanBytes(*V) : "-";
+  return V ? exactBytes(*V) : "-";
 }
 std::string blocks(const std::optional<uint64_t> &V) {
   return V ? std::to_string(*V) + "/SM" : "-";
@@ -38,7 +38,7 @@ std::string change(const KernelDelta &D) {
   if (G == 0)
     return "";
   std::string S =
-      (G > 0 ? "+" : "-") + humanBytes(static_cast<uint64_t>(G > 0 ? G : -G));
+      (G > 0 ? "+" : "-") + exactBytes(static_cast<uint64_t>(G > 0 ? G : -G));
   if (D.OldBytes && *D.OldBytes) {
     char Buf[32];
     std::snprintf(Buf, sizeof(Buf), " (%+.1f%%)",

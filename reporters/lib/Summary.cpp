@@ -31,11 +31,11 @@ bool unusedUnknownDynamic(const KernelReport &K) {
 } // namespace
 
 std::string summaryCell(const KernelReport &K) {
-  std::string Cell = K.StaticBytes ? humanBytes(*K.StaticBytes) : "?";
+  std::string Cell = K.StaticBytes ? exactBytes(*K.StaticBytes) : "?";
   if (K.WorstLaunch) {
     uint64_t Dyn = *K.Launches[*K.WorstLaunch].DynamicBytes;
     if (Dyn > 0)
-      Cell += " + " + humanBytes(Dyn);
+      Cell += " + " + exactBytes(Dyn);
   }
   // A kernel without an extern __shared__ array uses none of it: an unknown
   // size only lowers its blocks per SM (said once, in the legend).
@@ -58,12 +58,12 @@ std::string registersCell(const KernelReport &K) {
     return "-";
   if (!G.BytesPerThread)
     return "unknown";
-  std::string Cell = humanBytes(*G.BytesPerThread) + " = " +
+  std::string Cell = exactBytes(*G.BytesPerThread) + " = " +
                      std::to_string(G.RegistersPerThread.value_or(0)) + " regs";
   if (G.Limit)
     Cell += " of " + std::to_string(*G.Limit);
   if (G.BytesPerBlock)
-    Cell += ", " + humanBytes(*G.BytesPerBlock) + "/block";
+    Cell += ", " + exactBytes(*G.BytesPerBlock) + "/block";
   return Cell;
 }
 
@@ -81,9 +81,9 @@ namespace {
 
 /// "75 B of 64 KiB", "unknown", with the number of variables.
 std::string constantText(const ConstantMemoryReport &C) {
-  std::string S = C.Bytes ? humanBytes(*C.Bytes) : "unknown";
+  std::string S = C.Bytes ? exactBytes(*C.Bytes) : "unknown";
   if (C.Limit)
-    S += " of " + humanBytes(*C.Limit);
+    S += " of " + exactBytes(*C.Limit);
   S += " (" + std::to_string(C.Variables.size()) +
        (C.Variables.size() == 1 ? " variable" : " variables") + ")";
   if (C.Bytes && C.Limit && *C.Bytes > *C.Limit)
@@ -191,7 +191,7 @@ size_t layOutTable(SummaryTable &T, const Report &R, const KernelNames &Names,
   T.Footer.push_back("block max (opt-in)");
   for (const std::string &A : S.Archs) {
     const auto &Max = S.AnyOfArch.at(A)->Limit.BlockOptinMax;
-    T.Footer.push_back(Max ? humanBytes(*Max) : "-");
+    T.Footer.push_back(Max ? exactBytes(*Max) : "-");
   }
   return Hidden;
 }

@@ -8,6 +8,7 @@
 #include "llvm/Support/Program.h"
 
 #include <regex>
+#include <unistd.h>
 
 namespace tilefit {
 namespace test {
@@ -551,7 +552,7 @@ TEST_F(CiGate, DiffAndBaselineWithAThreshold) {
   CommandResult D = tilefit({"diff", Dir + "/old.json", Dir + "/new.json"});
   EXPECT_EQ(D.Status, 0) << "no threshold, no failure\n" << D.Err;
   EXPECT_NE(
-      D.Out.find("grown: grows on sm_90: 3.9 KiB -> 4.3 KiB +400 B (+10.0%)"),
+      D.Out.find("grown: grows on sm_90: 4000 B -> 4400 B +400 B (+10.0%)"),
       std::string::npos)
       << D.Out;
   EXPECT_NE(D.Out.find("added: added on sm_90"), std::string::npos) << D.Out;
@@ -585,7 +586,7 @@ TEST_F(CiGate, DiffAndBaselineWithAThreshold) {
 
   CommandResult Md = tilefit({"diff", Dir + "/old.json", Dir + "/new.json",
                               "--format=markdown", "--max-growth=5%"});
-  EXPECT_NE(Md.Out.find("| :x: grown | `grows` | sm_90 | 3.9 KiB | 4.3 KiB | "
+  EXPECT_NE(Md.Out.find("| :x: grown | `grows` | sm_90 | 4000 B | 4400 B | "
                         "+400 B (+10.0%) |"),
             std::string::npos)
       << Md.Out;
@@ -747,6 +748,41 @@ TEST_F(CiGate, ShardsMergeIntoTheSameReportAsOneRun) {
   EXPECT_EQ(tilefit(Args).Out, (*WholeJson)->getBuffer().str())
       << "byte for byte";
   EXPECT_EQ(tilefit({"--shard=4/3", Files[0], "--"}).Status, 2);
+}
+
+// The launcher shows the findings where a build's output is read, as compiler
+// diagnostics on stderr, and fails the compile only where
+// TILEFIT_LAUNCH_FAIL_ON asks; the object is then removed, so that the next
+// build compiles the unit again. (/bin/true stands for the compiler.)
+TEST_F(CiGate, LauncherShowsFindingsAndFailsWhereAsked) {
+  const std::string Launch =
+      llvm::sys::path::parent_path(binary()).str() + "/tilefit-launch";
+  std::string K = write("big.cu", "__global__ void big(float *o) {\n"
+                                  "  __shared__ float t[16384];\n"
+                                  "  t[threadIdx.x] = o[0];\n"
+                                  "  o[threadIdx.x] = t[16383 - threadIdx.x];\n"
+                                  "}\n");
+  const std::string Obj = Dir + "/big.o";
+  const std::vector<std::string> Compile = {
+      Launch, "/bin/true", "-c", K, "-o", Obj, "--cuda-gpu-arch=sm_80"};
+  write("big.o", "object");
+  CommandResult R = runCommand(Compile, Dir);
+  EXPECT_EQ(R.Status, 0) << "no failure unless asked\n" << R.Err;
+  EXPECT_NE(R.Err.find(K + ":1:17: error: kernel 'big' uses 65536 bytes"),
+            std::string::npos)
+      << R.Err;
+  EXPECT_NE(R.Err.find("[tilefit-static-limit]"), std::string::npos) << R.Err;
+  EXPECT_TRUE(llvm::sys::fs::exists(Obj));
+
+  RunOptions Opts;
+  Opts.Cwd = Dir;
+  Opts.Env = std::vector<std::string>{"TILEFIT_LAUNCH_FAIL_ON=error"};
+  for (char **E = environ; *E; ++E)
+    Opts.Env->push_back(*E);
+  R = runCommand(Compile, Opts);
+  EXPECT_EQ(R.Status, 1) << R.Err;
+  EXPECT_NE(R.Err.find("the compile fails"), std::string::npos) << R.Err;
+  EXPECT_FALSE(llvm::sys::fs::exists(Obj)) << "removed, to be built again";
 }
 
 TEST_F(CiGate, LauncherBuildOfTheExampleProject) {

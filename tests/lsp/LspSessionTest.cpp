@@ -102,14 +102,19 @@ TEST_F(LspSession, InitializeAdvertisesWhatIsSupported) {
   EXPECT_EQ(Caps["hoverProvider"], true);
   EXPECT_EQ(Caps["inlayHintProvider"], true);
   EXPECT_EQ(Caps["codeLensProvider"]["resolveProvider"], false);
+  EXPECT_EQ(Caps["documentSymbolProvider"], true);
+  EXPECT_EQ(Caps["codeActionProvider"]["codeActionKinds"],
+            json::array({"quickfix"}));
   EXPECT_EQ(Caps["positionEncoding"], "utf-16");
   // Exactly these: nothing advertised that is not served.
   std::set<std::string> Keys;
   for (auto It = Caps.begin(); It != Caps.end(); ++It)
     Keys.insert(It.key());
-  EXPECT_EQ(Keys, (std::set<std::string>{
-                      "codeLensProvider", "hoverProvider", "inlayHintProvider",
-                      "positionEncoding", "textDocumentSync"}));
+  EXPECT_EQ(Keys,
+            (std::set<std::string>{"codeActionProvider", "codeLensProvider",
+                                   "documentSymbolProvider", "hoverProvider",
+                                   "inlayHintProvider", "positionEncoding",
+                                   "textDocumentSync"}));
   EXPECT_EQ(InitResult["serverInfo"]["name"], "tilefit");
   shutdown(*C);
 }
@@ -135,8 +140,7 @@ TEST_F(LspSession, EditOverTheLimitAndBack) {
   EXPECT_NE(Text.find("4224 bytes"), std::string::npos) << Text;
   EXPECT_NE(Text.find("32 × 33 × 4 B"), std::string::npos) << Text;
   EXPECT_NE(
-      Text.find(
-          "| `transpose<32>` | sm_90 | 4.1 KiB | 0 | 4.1 KiB | 227 KiB |"),
+      Text.find("| `transpose<32>` | sm_90 | 4224 B | 0 | 4224 B | 227 KiB |"),
       std::string::npos)
       << Text;
   // Nothing to say on a line without shared memory.
@@ -153,7 +157,7 @@ TEST_F(LspSession, EditOverTheLimitAndBack) {
                               {{"start", {{"line", 0}, {"character", 0}}},
                                {"end", {{"line", 9}, {"character", 0}}}}}}));
   ASSERT_EQ(Hints.size(), 1u) << Hints.dump();
-  EXPECT_EQ(Hints[0]["label"], "4.1 KiB");
+  EXPECT_EQ(Hints[0]["label"], "4224 B");
   EXPECT_EQ(Hints[0]["position"]["line"], 3);
   EXPECT_EQ(Hints[0]["position"]["character"],
             std::string("  __shared__ float tile[TILE][TILE + 1];").size());
@@ -163,7 +167,21 @@ TEST_F(LspSession, EditOverTheLimitAndBack) {
       *C, C->request("textDocument/codeLens", {{"textDocument", docId(K)}}));
   ASSERT_EQ(Lenses.size(), 1u) << Lenses.dump();
   EXPECT_EQ(Lenses[0]["range"]["start"]["line"], 1);
-  EXPECT_EQ(Lenses[0]["command"]["title"], "transpose<32>: sm_90 4.1 KiB");
+  EXPECT_EQ(Lenses[0]["command"]["title"], "transpose<32>: sm_90 4224 B");
+
+  // The outline: the kernel with its footprint, its tile as a child.
+  json Symbols = result(*C, C->request("textDocument/documentSymbol",
+                                       {{"textDocument", docId(K)}}));
+  ASSERT_EQ(Symbols.size(), 1u) << Symbols.dump();
+  EXPECT_EQ(Symbols[0]["name"], "transpose<32>");
+  EXPECT_EQ(Symbols[0]["kind"], 12);
+  EXPECT_EQ(Symbols[0]["detail"], "sm_90 4224 B");
+  EXPECT_EQ(Symbols[0]["selectionRange"]["start"]["line"], 1);
+  ASSERT_EQ(Symbols[0]["children"].size(), 1u) << Symbols.dump();
+  EXPECT_EQ(Symbols[0]["children"][0]["name"], "tile");
+  EXPECT_EQ(Symbols[0]["children"][0]["kind"], 13);
+  EXPECT_EQ(Symbols[0]["children"][0]["detail"], "float[32][33], 4224 B");
+  EXPECT_EQ(Symbols[0]["children"][0]["range"]["start"]["line"], 3);
 
   // An incremental edit: TILE + 1 becomes TILE * 16, 32 x 512 floats, over the
   // static limit.
@@ -209,6 +227,43 @@ TEST_F(LspSession, EditOverTheLimitAndBack) {
                              Dir)
                       .Out);
   EXPECT_EQ(Cli["kernels"][0]["static_smem_bytes"], 65536);
+
+  // The quick fix: a NOLINT for the finding's check at the end of its line,
+  // which the command line then accepts.
+  json Actions = result(
+      *C, C->request("textDocument/codeAction",
+                     {{"textDocument", docId(K)},
+                      {"range", D["range"]},
+                      {"context", {{"diagnostics", json::array({D})}}}}));
+  ASSERT_EQ(Actions.size(), 1u) << Actions.dump();
+  EXPECT_EQ(Actions[0]["kind"], "quickfix");
+  const json Edits = Actions[0]["edit"]["changes"][lsp::pathToUri(K)];
+  ASSERT_EQ(Edits.size(), 1u) << Actions.dump();
+  const std::string KernelLine =
+      "__global__ void transpose(const float *in, float *out) {";
+  EXPECT_EQ(Edits[0]["range"]["start"]["line"], 1);
+  EXPECT_EQ(Edits[0]["range"]["start"]["character"], KernelLine.size());
+  EXPECT_EQ(Edits[0]["newText"], " // NOLINT(tilefit-static-limit)");
+  std::string Fixed = TransposeKernel;
+  Fixed.replace(Fixed.find("TILE + 1"), 8, "TILE * 16");
+  Fixed.insert(Fixed.find(KernelLine) + KernelLine.size(),
+               Edits[0]["newText"].get<std::string>());
+  std::string FixedFile = write("fixed.cu", Fixed);
+  CommandResult Accepted = runCommand(
+      {binary(), "--arch=sm_90", "--no-cuda-toolkit", FixedFile, "--"}, Dir);
+  EXPECT_EQ(Accepted.Status, 0) << Accepted.Out << Accepted.Err;
+  EXPECT_EQ(Accepted.Out.find("tilefit-static-limit]"), std::string::npos)
+      << Accepted.Out;
+  // A diagnostic the server did not place at its own line gets none.
+  json Foreign = D;
+  Foreign.erase("data");
+  EXPECT_TRUE(
+      result(*C, C->request(
+                     "textDocument/codeAction",
+                     {{"textDocument", docId(K)},
+                      {"range", D["range"]},
+                      {"context", {{"diagnostics", json::array({Foreign})}}}}))
+          .empty());
 
   // Back, by a full replacement of the text: the diagnostic clears.
   C->notify("textDocument/didChange",

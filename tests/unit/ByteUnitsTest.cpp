@@ -19,6 +19,21 @@ TEST(UnitsTest, HumanBytes) {
   EXPECT_EQ(humanBytes(std::numeric_limits<uint64_t>::max()), "16.0 EiB");
 }
 
+// Where a table compares with ptxas, no byte is rounded away: ptxas's 32784
+// for runSgemmDoubleBuffering2, 4224 for transposeNoBankConflicts.
+TEST(UnitsTest, ExactBytes) {
+  EXPECT_EQ(exactBytes(32784), "32784 B");
+  EXPECT_EQ(exactBytes(4224), "4224 B");
+  EXPECT_EQ(exactBytes(812), "812 B");
+  EXPECT_EQ(exactBytes(49152), "48 KiB");
+  EXPECT_EQ(exactBytes(232448), "227 KiB");
+  EXPECT_EQ(exactBytes((uint64_t(1) << 20) - 1), "1048575 B");
+  EXPECT_EQ(exactBytes((uint64_t(3) << 20) + 5), "3.0 MiB");
+  for (uint64_t B :
+       {uint64_t(1000), uint64_t(4224), uint64_t(200000), uint64_t(1048575)})
+    EXPECT_LE(exactBytes(B).size(), humanBytes(B).size()) << B;
+}
+
 TEST(UnitsTest, CheckedArithmetic) {
   const uint64_t Max = std::numeric_limits<uint64_t>::max();
   EXPECT_EQ(checkedMul(1ull << 31, 1ull << 31), 1ull << 62);

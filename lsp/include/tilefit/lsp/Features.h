@@ -51,6 +51,21 @@ nlohmann::json inlayHintsFor(const Report &R, const std::string &Path,
 nlohmann::json codeLensesFor(const Report &R, const std::string &Path,
                              const Document &Doc, const FeatureOptions &Opts);
 
+/// `textDocument/codeAction`'s quick fixes for \p Diagnostics (the request's
+/// context, as this server published them for the document \p Uri): for each
+/// finding at its own place, a `// NOLINT(check)` at the end of its line,
+/// where the line has no NOLINT yet.
+nlohmann::json codeActionsFor(const std::string &Uri, const Document &Doc,
+                              const nlohmann::json &Diagnostics,
+                              const FeatureOptions &Opts);
+
+/// `textDocument/documentSymbol`: each kernel of \p Path with its footprint
+/// per architecture as its detail, and its `__shared__` variables declared in
+/// \p Path as children, with their types and bytes.
+nlohmann::json documentSymbolsFor(const Report &R, const std::string &Path,
+                                  const Document &Doc,
+                                  const FeatureOptions &Opts);
+
 } // namespace lsp
 } // namespace tilefit
 

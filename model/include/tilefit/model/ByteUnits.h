@@ -12,6 +12,11 @@ namespace tilefit {
 /// `812 B`, `12.2 KiB`, `1.5 MiB`: KiB = 1024 bytes. Exact values keep no
 /// decimals (`48 KiB`).
 std::string humanBytes(uint64_t Bytes);
+/// For tables and editor labels, where a figure is compared with ptxas's: the
+/// bytes themselves where humanBytes would round some away (`32784 B`, not
+/// `32.0 KiB`; `4224 B`, not `4.1 KiB`), else humanBytes (`48 KiB`, `812 B`).
+/// Above 1 MiB, humanBytes. Never wider than humanBytes below 1 MiB.
+std::string exactBytes(uint64_t Bytes);
 
 /// `262144 bytes (256 KiB)`, `32 bytes`, `1 byte`: the exact count, and above 1
 /// KiB as people read it.
