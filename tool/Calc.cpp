@@ -52,21 +52,23 @@ namespace {
 
 cl::list<std::string>
     Tile("tile", cl::CommaSeparated,
-         cl::desc("The tile's dimensions: --tile 128 256, --tile 128x256,\n"
-                  "--tile 128,256 or --tile 128 --tile 256"),
+         cl::desc("The tile's dimensions: --tile 128 256, --tile 128x256 or\n"
+                  "--tile 128,256. Several --tile are several operands,\n"
+                  "summed (the A and B tiles of one stage: --tile 128x32\n"
+                  "--tile 32x128), each with its own --dtype and --versions\n"
+                  "where those are given once per --tile"),
          cl::value_desc("d1 d2 ..."), cl::sub(CalcCommand),
          cl::cat(CalcCategory));
-cl::opt<std::string>
+cl::list<std::string>
     DType("dtype",
           cl::desc("Element type, by short name, CUDA type or the names of\n"
                    "PyTorch and CUTLASS (float32, bf16, __half, e4m3, nvfp4,\n"
                    "cutlass::half_t, torch.bfloat16, ...; see --list-dtypes)"),
           cl::value_desc("type"), cl::sub(CalcCommand), cl::cat(CalcCategory));
-cl::opt<std::string>
+cl::list<std::string>
     Versions("versions",
              cl::desc("Copies of the tile (2 when double-buffered; default 1)"),
-             cl::init("1"), cl::value_desc("n"), cl::sub(CalcCommand),
-             cl::cat(CalcCategory));
+             cl::value_desc("n"), cl::sub(CalcCommand), cl::cat(CalcCategory));
 cl::opt<std::string> CalcArch(
     "arch",
     cl::desc("Check against these architectures' capacity for the scope\n"
@@ -105,7 +107,8 @@ cl::opt<std::string>
                cl::sub(CalcCommand), cl::cat(CalcCategory));
 
 const char Usage[] =
-    "usage: tilefit calc --tile D1 [D2 ...] --dtype TYPE [--versions N]\n"
+    "usage: tilefit calc --tile D1 [D2 ...] [--tile ...] --dtype TYPE "
+    "[--versions N]\n"
     "                    [--arch sm_XX[,sm_YY...] | --capacity BYTES] "
     "[--threads N]\n"
     "                    [--scope shared|registers|tmem] [--explain] "
@@ -155,26 +158,67 @@ bool anyCalcOption() {
          Scope.getNumOccurrences();
 }
 
-/// Reads the options into \p Req; false, with the error said, when one is
-/// malformed.
-bool readCalcRequest(CalcRequest &Req) {
-  // 128x64 is 128 64.
-  for (const std::string &Dims : Tile) {
-    SmallVector<StringRef, 4> Parts;
-    StringRef(Dims).split(Parts, 'x');
-    for (StringRef P : Parts)
-      for (StringRef D : llvm::split(P, 'X')) {
-        auto N = number("tile dimension", D.str());
+/// The dimensions of each --tile, in order: `--tile 128x64 --tile 64x128` is
+/// two operands, `--tile 128,64` one (cl splits its commas, at one position).
+std::optional<std::vector<std::vector<uint64_t>>> tileOperands() {
+  std::vector<std::vector<uint64_t>> Operands;
+  unsigned LastPosition = 0;
+  for (size_t I = 0; I < Tile.size(); ++I) {
+    if (I == 0 || Tile.getPosition(I) != LastPosition)
+      Operands.emplace_back();
+    LastPosition = Tile.getPosition(I);
+    // 128x64 is 128 64.
+    for (StringRef D : llvm::split(StringRef(Tile[I]), 'x'))
+      for (StringRef E : llvm::split(D, 'X')) {
+        auto N = number("tile dimension", E.str());
         if (!N)
-          return false;
-        Req.Tile.push_back(*N);
+          return std::nullopt;
+        Operands.back().push_back(*N);
       }
   }
-  Req.DType = DType;
-  auto V = number("--versions", Versions);
-  if (!V)
+  return Operands;
+}
+
+/// The value of \p Option for operand \p I of \p Count: the one given for
+/// all, or its own; \p Default when none is given.
+std::optional<std::string> perOperand(const cl::list<std::string> &Option,
+                                      const char *Name, size_t I, size_t Count,
+                                      const std::string &Default) {
+  if (Option.empty())
+    return Default;
+  if (Option.size() == 1)
+    return Option.front();
+  if (Option.size() == Count)
+    return Option[I];
+  usageError(std::string("--") + Name + " is given " +
+             std::to_string(Option.size()) + " times: give it once, or once " +
+             "per --tile (" + std::to_string(Count) + ")");
+  return std::nullopt;
+}
+
+/// Reads the options into \p Operands (one CalcRequest each: tile, type,
+/// versions) and \p Req (the rest); false, with the error said, when one is
+/// malformed.
+bool readCalcRequest(std::vector<CalcRequest> &Operands, CalcRequest &Req) {
+  auto Tiles = tileOperands();
+  if (!Tiles)
     return false;
-  Req.Versions = *V;
+  if (Tiles->empty())
+    Tiles->emplace_back(); // calculate() says a tile is missing
+  for (size_t I = 0; I < Tiles->size(); ++I) {
+    CalcRequest Op;
+    Op.Tile = (*Tiles)[I];
+    auto T = perOperand(DType, "dtype", I, Tiles->size(), "");
+    auto V = perOperand(Versions, "versions", I, Tiles->size(), "1");
+    if (!T || !V)
+      return false;
+    Op.DType = *T;
+    auto N = number("--versions", *V);
+    if (!N)
+      return false;
+    Op.Versions = *N;
+    Operands.push_back(std::move(Op));
+  }
   if (Threads.getNumOccurrences()) {
     if (!(Req.Threads = number("--threads", Threads)))
       return false;
@@ -251,13 +295,16 @@ int runCalc(const std::string &CapacityDbPath) {
   }
 
   CalcRequest Req;
+  std::vector<CalcRequest> Operands;
   bool Example = !anyCalcOption();
   if (Example) {
-    Req.Tile = {128, 256};
-    Req.DType = "float32";
-    Req.Versions = 2;
+    CalcRequest Op;
+    Op.Tile = {128, 256};
+    Op.DType = "float32";
+    Op.Versions = 2;
+    Operands.push_back(std::move(Op));
     Req.Arch = "sm_90";
-  } else if (!readCalcRequest(Req)) {
+  } else if (!readCalcRequest(Operands, Req)) {
     return ExitFailure;
   }
 
@@ -279,7 +326,7 @@ int runCalc(const std::string &CapacityDbPath) {
   for (const std::string &A : Archs) {
     CalcRequest One = Req;
     One.Arch = A;
-    auto R = calculate(One, Db ? &*Db : nullptr);
+    auto R = calculateSum(Operands, One, Db ? &*Db : nullptr);
     if (!R)
       return usageError(R.error());
     Results.push_back(std::move(*R));

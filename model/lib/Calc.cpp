@@ -401,6 +401,62 @@ Result<uint64_t> parseCalcNumber(std::string_view What, std::string_view Text) {
   return V;
 }
 
+namespace {
+
+/// The request's own errors beyond its tile: threads, a capacity and an
+/// architecture both, registers without threads.
+Result<bool> checkSpread(const CalcRequest &Req) {
+  if (Req.Threads && *Req.Threads == 0)
+    return error("--threads 0: a tile is spread over at least 1 thread");
+  if (!Req.Arch.empty() && Req.Capacity)
+    return error("give --arch or --capacity, not both");
+  if (Req.Scope == CalcScope::Registers && !Req.Threads)
+    return error("--scope registers needs --threads: the number of threads the "
+                 "tile is spread "
+                 "over");
+  return true;
+}
+
+/// Spreads \p R over the request's threads and checks it against its
+/// capacity or architecture.
+Result<bool> spreadAndFit(CalcResult &R, const CalcRequest &Req,
+                          const CapacityDatabase *Db) {
+  if (R.Threads) {
+    R.BytesPerThread = ceilDiv(R.TotalBytes, *R.Threads);
+    R.RegistersPerThread = ceilDiv(*R.BytesPerThread, 4);
+  }
+
+  if (Req.Capacity) {
+    CalcFit F;
+    F.Field = "--capacity";
+    F.Basis = "given";
+    F.Capacity = *Req.Capacity;
+    F.Used = Req.Scope == CalcScope::Registers ? *R.RegistersPerThread * 4
+                                               : R.TotalBytes;
+    finishFit(F);
+    R.Fit = std::move(F);
+  } else if (!Req.Arch.empty()) {
+    const ArchCapacity *C = Db ? Db->lookup(Req.Arch) : nullptr;
+    if (!C)
+      return error("unknown architecture '" + Req.Arch +
+                   "'; the capacity database knows " +
+                   (Db ? join(archNames(*Db), ", ")
+                       : std::string("none (none was loaded)")));
+    auto F = archFit(R, Req.Arch, *C, *Db);
+    if (!F)
+      return ErrorMessage{F.error()};
+    finishFit(*F);
+    R.Fit = std::move(*F);
+  }
+  if (R.Scope == CalcScope::Registers)
+    R.Notes.push_back("registers hold the arrays alone: the compiler needs "
+                      "registers of its own "
+                      "besides");
+  return true;
+}
+
+} // namespace
+
 Result<CalcResult> calculate(const CalcRequest &Req,
                              const CapacityDatabase *Db) {
   if (Req.DType.empty())
@@ -419,14 +475,8 @@ Result<CalcResult> calculate(const CalcRequest &Req,
   if (Req.Versions == 0)
     return error(
         "--versions 0: a tile has at least 1 version (2 when double-buffered)");
-  if (Req.Threads && *Req.Threads == 0)
-    return error("--threads 0: a tile is spread over at least 1 thread");
-  if (!Req.Arch.empty() && Req.Capacity)
-    return error("give --arch or --capacity, not both");
-  if (Req.Scope == CalcScope::Registers && !Req.Threads)
-    return error("--scope registers needs --threads: the number of threads the "
-                 "tile is spread "
-                 "over");
+  if (auto Spread = checkSpread(Req); !Spread)
+    return ErrorMessage{Spread.error()};
 
   CalcResult R;
   R.Tile = Req.Tile;
@@ -459,38 +509,49 @@ Result<CalcResult> calculate(const CalcRequest &Req,
                  std::to_string(Req.Versions) +
                  " versions: the total overflows 64 bits");
   R.TotalBytes = *Total;
-  if (R.Threads) {
-    R.BytesPerThread = ceilDiv(R.TotalBytes, *R.Threads);
-    R.RegistersPerThread = ceilDiv(*R.BytesPerThread, 4);
-  }
-
-  if (Req.Capacity) {
-    CalcFit F;
-    F.Field = "--capacity";
-    F.Basis = "given";
-    F.Capacity = *Req.Capacity;
-    F.Used = Req.Scope == CalcScope::Registers ? *R.RegistersPerThread * 4
-                                               : R.TotalBytes;
-    finishFit(F);
-    R.Fit = std::move(F);
-  } else if (!Req.Arch.empty()) {
-    const ArchCapacity *C = Db ? Db->lookup(Req.Arch) : nullptr;
-    if (!C)
-      return error("unknown architecture '" + Req.Arch +
-                   "'; the capacity database knows " +
-                   (Db ? join(archNames(*Db), ", ")
-                       : std::string("none (none was loaded)")));
-    auto F = archFit(R, Req.Arch, *C, *Db);
-    if (!F)
-      return ErrorMessage{F.error()};
-    finishFit(*F);
-    R.Fit = std::move(*F);
-  }
-  if (R.Scope == CalcScope::Registers)
-    R.Notes.push_back("registers hold the arrays alone: the compiler needs "
-                      "registers of its own "
-                      "besides");
+  if (auto Fitted = spreadAndFit(R, Req, Db); !Fitted)
+    return ErrorMessage{Fitted.error()};
   return R;
+}
+
+Result<CalcResult> calculateSum(const std::vector<CalcRequest> &Operands,
+                                const CalcRequest &Common,
+                                const CapacityDatabase *Db) {
+  if (Operands.size() == 1) {
+    CalcRequest One = Common;
+    One.Tile = Operands.front().Tile;
+    One.DType = Operands.front().DType;
+    One.Versions = Operands.front().Versions;
+    return calculate(One, Db);
+  }
+  if (auto Spread = checkSpread(Common); !Spread)
+    return ErrorMessage{Spread.error()};
+  CalcResult Sum;
+  Sum.Versions = 1;
+  Sum.Scope = Common.Scope;
+  Sum.Threads = Common.Threads;
+  for (size_t I = 0; I < Operands.size(); ++I) {
+    CalcRequest Alone = Operands[I];
+    Alone.Threads.reset();
+    Alone.Scope = CalcScope::Shared; // its size alone: no capacity, no threads
+    Alone.Arch.clear();
+    Alone.Capacity.reset();
+    auto R = calculate(Alone, nullptr);
+    if (!R)
+      return error("operand " + std::to_string(I + 1) + ": " + R.error());
+    auto Elements = checkedAdd(Sum.Elements, R->Elements);
+    auto Total = checkedAdd(Sum.TotalBytes, R->TotalBytes);
+    if (!Elements || !Total)
+      return error("the operands' total overflows 64 bits");
+    Sum.Elements = *Elements;
+    Sum.TotalBytes = *Total;
+    R->Notes.clear();
+    Sum.Operands.push_back(std::move(*R));
+  }
+  Sum.BytesPerCopy = Sum.TotalBytes;
+  if (auto Fitted = spreadAndFit(Sum, Common, Db); !Fitted)
+    return ErrorMessage{Fitted.error()};
+  return Sum;
 }
 
 } // namespace tilefit

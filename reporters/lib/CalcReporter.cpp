@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <sstream>
 
 namespace tilefit {
@@ -60,14 +61,38 @@ std::string label(const std::string &L) {
   return L + std::string(L.size() + 2 < 14 ? 14 - L.size() : 2, ' ');
 }
 
+/// `128 x 256 float32 (32 bits), 2 versions`.
+std::string operandText(const CalcResult &R) {
+  return tileText(R.Tile) + " " + R.Type->Name + " (" + typeText(*R.Type) +
+         "), " + countPhrase(R.Versions, "version", "versions");
+}
+
+/// One operand's or one tile's keys in JSON.
+void putOperand(json &J, const CalcResult &R) {
+  J["tile"] = R.Tile;
+  J["dtype"] = R.Type->Name;
+  J["dtype_bits"] = R.Type->Bits;
+  J["value_bits"] = R.Type->ValueBits;
+  J["packed"] = R.Type->packed();
+  J["versions"] = R.Versions;
+  J["elements"] = R.Elements;
+  J["bytes_per_copy"] = R.BytesPerCopy;
+  J["total_bytes"] = R.TotalBytes;
+}
+
 } // namespace
 
 void renderCalcText(const CalcResult &R, std::ostream &OS) {
-  OS << "tile " << tileText(R.Tile) << " " << R.Type->Name << " ("
-     << typeText(*R.Type) << "), "
-     << countPhrase(R.Versions, "version", "versions") << "\n";
-  OS << label("elements") << R.Elements << "\n";
-  OS << label("per copy") << bytesPhrase(R.BytesPerCopy) << "\n";
+  if (R.Operands.empty()) {
+    OS << "tile " << operandText(R) << "\n";
+    OS << label("elements") << R.Elements << "\n";
+    OS << label("per copy") << bytesPhrase(R.BytesPerCopy) << "\n";
+  } else {
+    for (size_t I = 0; I < R.Operands.size(); ++I)
+      OS << label("operand " + std::to_string(I + 1)) << "tile "
+         << operandText(R.Operands[I]) << ": "
+         << bytesPhrase(R.Operands[I].TotalBytes) << "\n";
+  }
   OS << label("total") << bytesPhrase(R.TotalBytes) << "\n";
   if (R.Threads)
     OS << label("per thread") << countPhrase(*R.BytesPerThread, "byte", "bytes")
@@ -180,16 +205,26 @@ void renderCalcJson(const std::vector<CalcResult> &Rs, std::ostream &OS) {
 void renderCalcJson(const CalcResult &R, std::ostream &OS) {
   json J;
   J["schema"] = "tilefit-calc/1";
-  J["tile"] = R.Tile;
-  J["dtype"] = R.Type->Name;
-  J["dtype_bits"] = R.Type->Bits;
-  J["value_bits"] = R.Type->ValueBits;
-  J["packed"] = R.Type->packed();
-  J["versions"] = R.Versions;
-  J["elements"] = R.Elements;
-  J["bytes_per_copy"] = R.BytesPerCopy;
-  J["total_bytes"] = R.TotalBytes;
-  J["per_copy_human"] = humanBytes(R.BytesPerCopy);
+  if (R.Operands.empty()) {
+    putOperand(J, R);
+  } else {
+    // Several operands: each with its own keys, and the sum's.
+    for (const char *Key :
+         {"tile", "dtype", "dtype_bits", "value_bits", "packed", "versions"})
+      J[Key] = nullptr;
+    J["elements"] = R.Elements;
+    J["bytes_per_copy"] = nullptr;
+    J["total_bytes"] = R.TotalBytes;
+    json Ops = json::array();
+    for (const CalcResult &Op : R.Operands) {
+      json O;
+      putOperand(O, Op);
+      Ops.push_back(std::move(O));
+    }
+    J["operands"] = std::move(Ops);
+  }
+  J["per_copy_human"] =
+      R.Operands.empty() ? json(humanBytes(R.BytesPerCopy)) : json(nullptr);
   J["total_human"] = humanBytes(R.TotalBytes);
   J["total_kib"] = static_cast<double>(R.TotalBytes) / 1024;
   J["total_mib"] = static_cast<double>(R.TotalBytes) / (1024 * 1024);
@@ -228,13 +263,14 @@ void renderCalcJson(const CalcResult &R, std::ostream &OS) {
   OS << J.dump(2) << "\n";
 }
 
-void renderCalcArithmetic(const CalcResult &R, std::ostream &OS) {
-  auto Line = [&](std::string Name, std::string Formula,
-                  const std::string &Value) {
-    Name.resize(std::max<size_t>(Name.size(), 10), ' ');
-    Formula.resize(std::max<size_t>(Formula.size(), 35), ' ');
-    OS << "  " << Name << " = " << Formula << " = " << Value << "\n";
-  };
+namespace {
+
+/// A line of the arithmetic: `  name = formula = value`.
+using LineFn = std::function<void(std::string Name, std::string Formula,
+                                  const std::string &Value)>;
+
+/// A tile's elements, bits and bytes.
+void sizeArithmetic(const CalcResult &R, const LineFn &Line) {
   const ElementType &T = *R.Type;
   std::string Bits = std::to_string(T.Bits);
   Line("elements", tileText(R.Tile), std::to_string(R.Elements));
@@ -252,6 +288,10 @@ void renderCalcArithmetic(const CalcResult &R, std::ostream &OS) {
        std::to_string(R.BytesPerCopy) + " x " +
            countPhrase(R.Versions, "version", "versions"),
        bytesPhrase(R.TotalBytes));
+}
+
+/// Per thread, then the capacity and the verdict.
+void spreadAndFitArithmetic(const CalcResult &R, const LineFn &Line) {
   if (R.Threads) {
     Line("per thread",
          "ceil(" + std::to_string(R.TotalBytes) + " / " +
@@ -283,6 +323,30 @@ void renderCalcArithmetic(const CalcResult &R, std::ostream &OS) {
                            " left"
                      : "does not fit")
            : "does not fit, " + countPhrase(F.Over, "byte", "bytes") + " over");
+}
+
+} // namespace
+
+void renderCalcArithmetic(const CalcResult &R, std::ostream &OS) {
+  const LineFn Line = [&](std::string Name, std::string Formula,
+                          const std::string &Value) {
+    Name.resize(std::max<size_t>(Name.size(), 10), ' ');
+    Formula.resize(std::max<size_t>(Formula.size(), 35), ' ');
+    OS << "  " << Name << " = " << Formula << " = " << Value << "\n";
+  };
+  if (!R.Operands.empty()) {
+    // Each operand alone, then their sum.
+    std::string Sum;
+    for (size_t I = 0; I < R.Operands.size(); ++I) {
+      OS << "  operand " << I + 1 << ":\n";
+      sizeArithmetic(R.Operands[I], Line);
+      Sum += (I ? " + " : "") + std::to_string(R.Operands[I].TotalBytes);
+    }
+    Line("total", Sum, bytesPhrase(R.TotalBytes));
+  } else {
+    sizeArithmetic(R, Line);
+  }
+  spreadAndFitArithmetic(R, Line);
 }
 
 void renderElementTypes(bool Json, std::ostream &OS) {

@@ -47,7 +47,6 @@ TEST_F(CalcCliTest, TileSpellings) {
        {std::vector<std::string>{"--tile", "128", "256"},
         {"--tile", "128,256"},
         {"--tile=128,256"},
-        {"--tile", "128", "--tile", "256"},
         {"--tile=128", "256"},
         {"-tile", "128", "256"}}) {
     std::vector<std::string> Args = Tile;
@@ -65,6 +64,46 @@ TEST_F(CalcCliTest, TileSpellings) {
   EXPECT_TRUE(contains(R.Out, "tile 2 x 3 x 4 int8 (8 bits), 2 versions"))
       << R.Out;
   EXPECT_TRUE(contains(R.Out, "total         48 bytes\n")) << R.Out;
+}
+
+// Several --tile are operands, summed: the A and B tiles of a stage, each with
+// its own --dtype and --versions where those are given once per --tile.
+TEST_F(CalcCliTest, SeveralTilesAreSummed) {
+  CommandResult R = calc({"--tile", "128x32", "--tile", "32x128", "--dtype",
+                          "fp16", "--versions", "3", "--arch", "sm_80"});
+  EXPECT_EQ(R.Status, 0) << R.Err;
+  EXPECT_EQ(R.Out,
+            "operand 1     tile 128 x 32 float16 (16 bits), 3 versions: 24576 "
+            "bytes (24 KiB)\n"
+            "operand 2     tile 32 x 128 float16 (16 bits), 3 versions: 24576 "
+            "bytes (24 KiB)\n"
+            "total         49152 bytes (48 KiB)\n"
+            "sm_80 shared  166912 bytes (163 KiB) per block with opt-in: fits "
+            "(117760 bytes left)\n")
+      << R.Out;
+  // Each its own type and versions.
+  R = calc({"--tile", "64", "64", "--tile", "64", "64", "--dtype", "fp8",
+            "--dtype", "fp16", "--versions", "2", "--versions", "1",
+            "--format=json"});
+  ASSERT_EQ(R.Status, 0) << R.Err;
+  nlohmann::json J = json(R);
+  ASSERT_EQ(J["operands"].size(), 2u) << J.dump();
+  EXPECT_EQ(J["operands"][0]["total_bytes"], 8192);
+  EXPECT_EQ(J["operands"][1]["total_bytes"], 8192);
+  EXPECT_EQ(J["operands"][1]["dtype"], "float16");
+  EXPECT_EQ(J["total_bytes"], 16384);
+  // The arithmetic shows each operand and the sum.
+  R = calc(
+      {"--tile", "128x32", "--tile", "32x128", "--dtype", "fp16", "--explain"});
+  EXPECT_TRUE(contains(R.Out, "  operand 2:\n")) << R.Out;
+  EXPECT_TRUE(contains(R.Out, "= 8192 + 8192")) << R.Out;
+  // A --dtype per operand or one for all; not two for three.
+  R = calc({"--tile", "8", "--tile", "8", "--tile", "8", "--dtype", "fp16",
+            "--dtype", "fp32"});
+  EXPECT_EQ(R.Status, 2);
+  EXPECT_TRUE(contains(R.Err, "--dtype is given 2 times: give it once, or "
+                              "once per --tile (3)"))
+      << R.Err;
 }
 
 TEST_F(CalcCliTest, JsonOutput) {

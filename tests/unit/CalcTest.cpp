@@ -325,6 +325,53 @@ TEST(CalcTest, SharedFitAndOvershoot) {
   EXPECT_EQ(R.Fit->Headroom, 0u);
 }
 
+// Several operands (the A and B tiles of a stage) are summed, each with its
+// own type and versions, packed types by their bits; the sum is checked as one
+// tile of that many bytes would be.
+TEST(CalcTest, OperandsAreSummed) {
+  CalcRequest Common;
+  Common.Arch = "sm_80";
+  auto Sum = calculateSum({request({128, 32}, "float16", 3),
+                           request({32, 128}, "float16", 3),
+                           request({128, 7}, "int4")},
+                          Common, &db());
+  ASSERT_TRUE(static_cast<bool>(Sum)) << Sum.error();
+  ASSERT_EQ(Sum->Operands.size(), 3u);
+  EXPECT_EQ(Sum->Operands[0].TotalBytes, 24576u);
+  EXPECT_EQ(Sum->Operands[1].TotalBytes, 24576u);
+  EXPECT_EQ(Sum->Operands[2].TotalBytes, 448u); // 896 values, 2 per byte
+  EXPECT_EQ(Sum->TotalBytes, 24576u + 24576u + 448u);
+  EXPECT_EQ(Sum->Elements, 4096u + 4096u + 896u);
+  CalcRequest Whole = request({49600}, "uint8");
+  Whole.Arch = "sm_80";
+  const CalcResult One = calc(Whole);
+  ASSERT_TRUE(Sum->Fit && One.Fit);
+  EXPECT_EQ(Sum->Fit->Capacity, One.Fit->Capacity);
+  EXPECT_EQ(Sum->Fit->Headroom, One.Fit->Headroom);
+  EXPECT_EQ(Sum->Fit->Fits, One.Fit->Fits);
+  EXPECT_EQ(Sum->Notes, One.Notes);
+  // One operand is calculate() of it; an operand's error names it.
+  auto Single = calculateSum({request({128, 32}, "float16", 3)}, Common, &db());
+  ASSERT_TRUE(static_cast<bool>(Single));
+  EXPECT_TRUE(Single->Operands.empty());
+  EXPECT_EQ(Single->TotalBytes, 24576u);
+  auto Bad =
+      calculateSum({request({128, 32}, "float16"), request({32, 0}, "float16")},
+                   Common, &db());
+  ASSERT_FALSE(static_cast<bool>(Bad));
+  EXPECT_EQ(Bad.error().rfind("operand 2: tile dimension 2 is 0", 0), 0u)
+      << Bad.error();
+  // Threads spread the sum.
+  Common.Arch.clear();
+  Common.Threads = 128;
+  Sum =
+      calculateSum({request({64, 64}, "float32"), request({64, 64}, "float16")},
+                   Common, nullptr);
+  ASSERT_TRUE(static_cast<bool>(Sum)) << Sum.error();
+  EXPECT_EQ(*Sum->BytesPerThread, (16384u + 8192u) / 128);
+  EXPECT_EQ(*Sum->RegistersPerThread, 48u);
+}
+
 TEST(CalcTest, RegistersPerThread) {
   // 64*64 float32 = 16384 B over 128 threads = 128 B = 32 registers.
   CalcRequest Req = request({64, 64}, "float32");

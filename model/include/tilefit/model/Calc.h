@@ -131,6 +131,10 @@ struct CalcResult {
       RegistersPerThread;     ///< ceil(bytes per thread / 4), the arrays alone
   std::optional<CalcFit> Fit; ///< When an architecture or a capacity was given.
   std::vector<std::string> Notes;
+  /// Several operands (calculateSum): each figured alone, in order. The
+  /// figures above are then their sums (BytesPerCopy the total, Versions 1),
+  /// and Tile and Type are empty.
+  std::vector<CalcResult> Operands;
 };
 
 /// The figures for \p R. \p Db is needed only with an architecture. Errors:
@@ -140,6 +144,15 @@ struct CalcResult {
 /// lacks or the database does not know, registers without threads, both an
 /// architecture and a capacity.
 Result<CalcResult> calculate(const CalcRequest &R, const CapacityDatabase *Db);
+
+/// Several operands summed, as the A and B tiles of one pipeline stage take
+/// shared memory together: each operand's Tile, DType and Versions are its
+/// own; the threads, scope, architecture and capacity are \p Common's, and the
+/// sum is checked against the capacity. One operand is calculate() of it.
+/// Errors as calculate()'s, an operand's prefixed with `operand N: `.
+Result<CalcResult> calculateSum(const std::vector<CalcRequest> &Operands,
+                                const CalcRequest &Common,
+                                const CapacityDatabase *Db);
 
 /// `128 x 64`.
 std::string tileText(const std::vector<uint64_t> &Tile);
