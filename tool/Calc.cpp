@@ -90,6 +90,22 @@ cl::opt<std::string>
                    "(see --list-scopes)"),
           cl::init("shared"), cl::value_desc("shared|registers|tmem"),
           cl::sub(CalcCommand), cl::cat(CalcCategory));
+cl::opt<bool> OccupancyMode(
+    "occupancy",
+    cl::desc("Blocks per SM instead of a tile's size: a block of --threads\n"
+             "threads, --registers registers each and --smem bytes of\n"
+             "shared memory on each --arch, as cuda_occupancy.h computes it"),
+    cl::sub(CalcCommand), cl::cat(CalcCategory));
+cl::opt<std::string> Registers(
+    "registers",
+    cl::desc("--occupancy: registers per thread (ptxas's count; default:\n"
+             "not given, and they do not limit)"),
+    cl::value_desc("n"), cl::sub(CalcCommand), cl::cat(CalcCategory));
+cl::opt<std::string>
+    Smem("smem",
+         cl::desc("--occupancy: shared memory per block, static and dynamic\n"
+                  "together (bytes, or 48KiB; default 0)"),
+         cl::value_desc("bytes"), cl::sub(CalcCommand), cl::cat(CalcCategory));
 cl::opt<bool> ListDTypes("list-dtypes",
                          cl::desc("List the element types and exit"),
                          cl::sub(CalcCommand), cl::cat(CalcCategory));
@@ -113,6 +129,8 @@ const char Usage[] =
     "[--threads N]\n"
     "                    [--scope shared|registers|tmem] [--explain] "
     "[--format=text|json]\n"
+    "       tilefit calc --occupancy --threads N [--registers N] [--smem "
+    "BYTES] --arch sm_XX[,...]\n"
     "       tilefit calc --list-dtypes | --list-scopes\n";
 
 int usageError(const std::string &Message) {
@@ -155,7 +173,7 @@ bool anyCalcOption() {
   return Tile.getNumOccurrences() || DType.getNumOccurrences() ||
          Versions.getNumOccurrences() || CalcArch.getNumOccurrences() ||
          Capacity.getNumOccurrences() || Threads.getNumOccurrences() ||
-         Scope.getNumOccurrences();
+         Scope.getNumOccurrences() || OccupancyMode.getNumOccurrences();
 }
 
 /// The dimensions of each --tile, in order: `--tile 128x64 --tile 64x128` is
@@ -282,6 +300,51 @@ std::vector<const char *> joinTileValues(std::vector<const char *> Args) {
   return Out;
 }
 
+/// `tilefit calc --occupancy`.
+static int runOccupancy(const std::string &CapacityDbPath, bool Json) {
+  if (CalcArch.empty() || !Threads.getNumOccurrences())
+    return usageError("--occupancy needs --arch and --threads (and takes "
+                      "--registers and --smem)");
+  auto BlockThreads = number("--threads", Threads);
+  if (!BlockThreads)
+    return ExitFailure;
+  uint64_t Regs = 0, Shared = 0;
+  if (Registers.getNumOccurrences()) {
+    auto N = number("--registers", Registers);
+    if (!N)
+      return ExitFailure;
+    Regs = *N;
+  }
+  if (Smem.getNumOccurrences()) {
+    auto Bytes = parseCalcBytes("--smem", Smem);
+    if (!Bytes)
+      return usageError(Bytes.error());
+    Shared = *Bytes;
+  }
+  auto Db = CapacityDatabase::load(CapacityDbPath);
+  if (!Db)
+    return usageError(Db.error());
+  std::vector<CalcOccupancy> Results;
+  for (StringRef A : llvm::split(StringRef(CalcArch), ',')) {
+    if (A.trim().empty())
+      continue;
+    auto R =
+        calculateOccupancy(*BlockThreads, Regs, Shared, A.trim().str(), *Db);
+    if (!R)
+      return usageError(R.error());
+    Results.push_back(std::move(*R));
+  }
+  if (Json)
+    renderOccupancyJson(Results, *BlockThreads, Regs, Shared, std::cout);
+  else
+    renderOccupancyText(Results, *BlockThreads, Regs, Shared, std::cout);
+  // A block no SM can hold does not fit, as a tile above its capacity.
+  for (const CalcOccupancy &R : Results)
+    if (R.Resident.BlocksPerSm == 0)
+      return ExitFindings;
+  return ExitOk;
+}
+
 int runCalc(const std::string &CapacityDbPath) {
   bool Json = CalcFormat == "json";
   if (!Json && CalcFormat != "text")
@@ -293,6 +356,8 @@ int runCalc(const std::string &CapacityDbPath) {
       renderScopes(Json, std::cout);
     return ExitOk;
   }
+  if (OccupancyMode)
+    return runOccupancy(CapacityDbPath, Json);
 
   CalcRequest Req;
   std::vector<CalcRequest> Operands;

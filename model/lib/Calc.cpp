@@ -554,4 +554,33 @@ Result<CalcResult> calculateSum(const std::vector<CalcRequest> &Operands,
   return Sum;
 }
 
+Result<CalcOccupancy> calculateOccupancy(uint64_t Threads, uint64_t Registers,
+                                         uint64_t SharedBytes,
+                                         const std::string &Arch,
+                                         const CapacityDatabase &Db) {
+  const ArchCapacity *C = Db.lookup(Arch);
+  if (!C)
+    return error("unknown architecture '" + Arch +
+                 "'; the capacity database knows " + join(archNames(Db), ", "));
+  if (Threads == 0)
+    return error("--threads 0: a block has at least 1 thread");
+  OccupancyInput In;
+  In.BlockThreads = Threads;
+  In.Registers = Registers;
+  In.DynamicBytes = SharedBytes;
+  // A block that needs more than the default limit is opted in to what it
+  // needs, as a kernel must be (cudaFuncSetAttribute).
+  if (C->BlockDefaultMax && SharedBytes > *C->BlockDefaultMax)
+    In.OptInBytes = SharedBytes;
+  auto O = computeOccupancy(*C, In);
+  if (!O)
+    return error(Arch + ": " + O.error());
+  CalcOccupancy R;
+  R.Arch = Arch;
+  R.Resident = *O;
+  R.WarpsPerSm = O->BlocksPerSm * O->WarpsPerBlock;
+  R.MaxWarpsPerSm = C->WarpsPerSm.value_or(0);
+  return R;
+}
+
 } // namespace tilefit

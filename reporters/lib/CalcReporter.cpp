@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <functional>
 #include <sstream>
 
@@ -347,6 +348,73 @@ void renderCalcArithmetic(const CalcResult &R, std::ostream &OS) {
     sizeArithmetic(R, Line);
   }
   spreadAndFitArithmetic(R, Line);
+}
+
+namespace {
+
+/// `50%` of the architecture's warps (one decimal where it is not whole).
+std::string percentOf(uint64_t Part, uint64_t Whole) {
+  if (Whole == 0)
+    return "?";
+  char Buf[32];
+  const double P =
+      100.0 * static_cast<double>(Part) / static_cast<double>(Whole);
+  std::snprintf(Buf, sizeof(Buf), (Part * 100) % Whole ? "%.1f%%" : "%.0f%%",
+                P);
+  return Buf;
+}
+
+} // namespace
+
+void renderOccupancyText(const std::vector<CalcOccupancy> &Rs, uint64_t Threads,
+                         uint64_t Registers, uint64_t SharedBytes,
+                         std::ostream &OS) {
+  OS << label("block") << countPhrase(Threads, "thread", "threads") << ", "
+     << (Registers
+             ? countPhrase(Registers, "register", "registers") + " per thread"
+             : std::string("registers not given (they do not limit)"))
+     << ", " << bytesPhrase(SharedBytes) << " of shared memory\n";
+  for (const CalcOccupancy &R : Rs) {
+    const Occupancy &O = R.Resident;
+    OS << label(R.Arch) << countPhrase(O.BlocksPerSm, "block", "blocks")
+       << " per SM, " << R.WarpsPerSm << " of " << R.MaxWarpsPerSm << " warps ("
+       << percentOf(R.WarpsPerSm, R.MaxWarpsPerSm) << "), limited by "
+       << limitNames(O.LimitedBy) << "\n";
+    OS << label("") << "shared memory " << bytesPhrase(O.SmemPerBlock)
+       << " per block with the driver's reserve, of "
+       << bytesPhrase(O.SmemPerSm) << " configured per SM\n";
+  }
+}
+
+void renderOccupancyJson(const std::vector<CalcOccupancy> &Rs, uint64_t Threads,
+                         uint64_t Registers, uint64_t SharedBytes,
+                         std::ostream &OS) {
+  json J;
+  J["schema"] = "tilefit-calc-occupancy/1";
+  J["threads"] = Threads;
+  J["registers"] = Registers ? json(Registers) : json(nullptr);
+  J["shared_bytes"] = SharedBytes;
+  json All = json::array();
+  for (const CalcOccupancy &R : Rs) {
+    const Occupancy &O = R.Resident;
+    All.push_back(
+        {{"arch", R.Arch},
+         {"blocks_per_sm", O.BlocksPerSm},
+         {"warps_per_sm", R.WarpsPerSm},
+         {"max_warps_per_sm", R.MaxWarpsPerSm},
+         {"occupancy", R.MaxWarpsPerSm
+                           ? static_cast<double>(R.WarpsPerSm) /
+                                 static_cast<double>(R.MaxWarpsPerSm)
+                           : 0.0},
+         {"limited_by", limitNames(O.LimitedBy)},
+         {"blocks_by_shared_memory", O.BlocksBySharedMemory == UINT64_MAX
+                                         ? json(nullptr)
+                                         : json(O.BlocksBySharedMemory)},
+         {"smem_per_block", O.SmemPerBlock},
+         {"smem_per_sm", O.SmemPerSm}});
+  }
+  J["architectures"] = std::move(All);
+  OS << J.dump(2) << "\n";
 }
 
 void renderElementTypes(bool Json, std::ostream &OS) {

@@ -106,6 +106,33 @@ TEST_F(CalcCliTest, SeveralTilesAreSummed) {
       << R.Err;
 }
 
+// Blocks per SM for a block's threads, registers and shared memory (the
+// figures themselves are checked against cuda_occupancy.h in
+// OccupancyOracleTest); a block no SM holds exits 1.
+TEST_F(CalcCliTest, OccupancyMode) {
+  CommandResult R = calc({"--occupancy", "--threads", "256", "--registers",
+                          "64", "--smem", "48KiB", "--arch", "sm_80,sm_90"});
+  EXPECT_EQ(R.Status, 0) << R.Err;
+  EXPECT_TRUE(contains(R.Out,
+                       "block         256 threads, 64 registers per "
+                       "thread, 49152 bytes (48 KiB) of shared memory\n"))
+      << R.Out;
+  EXPECT_TRUE(contains(R.Out, "sm_80         3 blocks per SM, 24 of 64 warps "
+                              "(37.5%), limited by shared memory\n"))
+      << R.Out;
+  EXPECT_TRUE(contains(R.Out, "sm_90         4 blocks per SM, 32 of 64 warps "
+                              "(50%)"))
+      << R.Out;
+  R = calc({"--occupancy", "--threads", "128", "--smem", "99000", "--arch",
+            "sm_75", "--format=json"});
+  EXPECT_EQ(R.Status, 1) << "sm_75 holds no such block\n" << R.Out;
+  EXPECT_EQ(json(R)["architectures"][0]["blocks_per_sm"], 0);
+  R = calc({"--occupancy", "--threads", "128"});
+  EXPECT_EQ(R.Status, 2);
+  EXPECT_TRUE(contains(R.Err, "--occupancy needs --arch and --threads"))
+      << R.Err;
+}
+
 TEST_F(CalcCliTest, JsonOutput) {
   CommandResult R =
       calc({"--tile", "128", "256", "--dtype", "__nv_bfloat16", "--versions",

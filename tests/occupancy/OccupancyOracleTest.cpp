@@ -13,6 +13,9 @@
 #include "tilefit/model/Occupancy.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
 
 #include <algorithm>
 
@@ -171,6 +174,66 @@ TEST(OccupancyOracleTest, DatabaseAgreesWithTheHeadersConstants) {
       EXPECT_EQ(Size, Step) << Name;
     }
   }
+}
+
+/// The standard output of \p Command.
+std::string outputOf(const std::string &Command) {
+  std::string Out;
+  if (FILE *P = popen(Command.c_str(), "r")) {
+    char Buf[4096];
+    size_t N;
+    while ((N = fread(Buf, 1, sizeof(Buf), P)) > 0)
+      Out.append(Buf, N);
+    pclose(P);
+  }
+  return Out;
+}
+
+// `tilefit calc --occupancy`, the command a user runs, against the header: a
+// block of T threads, R registers and S bytes of shared memory (opted in where
+// above the default limit), on every architecture at once.
+TEST(OccupancyOracleTest, CalcOccupancyEqualsCudaOccupancyHeader) {
+  CapacityDatabase DB = database();
+  const std::string Archs = "sm_75,sm_80,sm_86,sm_89,sm_90,sm_100,sm_120";
+  for (uint64_t Threads : {64, 128, 256, 384, 1024})
+    for (uint64_t Registers : {0, 32, 64, 128})
+      for (uint64_t Shared : {0, 4096, 49152, 65536, 99000}) {
+        const std::string Command =
+            std::string(TILEFIT_BINARY) + " calc --occupancy --format=json" +
+            " --threads " + std::to_string(Threads) +
+            (Registers ? " --registers " + std::to_string(Registers) : "") +
+            " --smem " + std::to_string(Shared) + " --arch " + Archs;
+        auto J = nlohmann::json::parse(outputOf(Command), nullptr, false);
+        ASSERT_FALSE(J.is_discarded()) << Command;
+        ASSERT_EQ(J["architectures"].size(), 7u) << Command;
+        for (const auto &A : J["architectures"]) {
+          const ArchCapacity *C = DB.lookup(A["arch"].get<std::string>());
+          ASSERT_NE(C, nullptr);
+          cudaOccDeviceProp Prop = deviceOf(*C);
+          cudaOccFuncAttributes Attr;
+          Attr.maxThreadsPerBlock = 1024;
+          Attr.numRegs = static_cast<int>(Registers);
+          Attr.sharedSizeBytes = 0;
+          Attr.partitionedGCConfig = PARTITIONED_GC_OFF;
+          Attr.shmemLimitConfig = FUNC_SHMEM_LIMIT_OPTIN;
+          Attr.maxDynamicSharedSizeBytes =
+              Shared > *C->BlockDefaultMax ? Shared : *C->BlockDefaultMax;
+          Attr.numBlockBarriers = 1;
+          cudaOccDeviceState State;
+          cudaOccResult Want;
+          ASSERT_EQ(cudaOccMaxActiveBlocksPerMultiprocessor(
+                        &Want, &Prop, &Attr, &State, static_cast<int>(Threads),
+                        Shared),
+                    CUDA_OCC_SUCCESS)
+              << Command << " " << A.dump();
+          EXPECT_EQ(A["blocks_per_sm"].get<uint64_t>(),
+                    static_cast<uint64_t>(Want.activeBlocksPerMultiprocessor))
+              << Command << " " << A.dump();
+          EXPECT_EQ(A["smem_per_block"].get<uint64_t>(),
+                    static_cast<uint64_t>(Want.allocatedSharedMemPerBlock))
+              << Command << " " << A.dump();
+        }
+      }
 }
 
 #else

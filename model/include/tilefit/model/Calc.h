@@ -12,6 +12,7 @@
 #define TILEFIT_MODEL_CALC_H
 
 #include "tilefit/model/Capacity.h"
+#include "tilefit/model/Occupancy.h"
 #include "tilefit/model/Result.h"
 
 #include <cstdint>
@@ -153,6 +154,22 @@ Result<CalcResult> calculate(const CalcRequest &R, const CapacityDatabase *Db);
 Result<CalcResult> calculateSum(const std::vector<CalcRequest> &Operands,
                                 const CalcRequest &Common,
                                 const CapacityDatabase *Db);
+
+/// `tilefit calc --occupancy`: what a block of \p Threads threads, \p
+/// Registers registers each (0: unknown, they do not limit) and \p SharedBytes
+/// of shared memory (static and dynamic together, opted in where above the
+/// default limit) leaves resident on an architecture: computeOccupancy's
+/// figures, as cuda_occupancy.h computes them.
+struct CalcOccupancy {
+  std::string Arch;
+  Occupancy Resident;
+  uint64_t WarpsPerSm = 0;    ///< Resident blocks x warps per block.
+  uint64_t MaxWarpsPerSm = 0; ///< The architecture's.
+};
+Result<CalcOccupancy> calculateOccupancy(uint64_t Threads, uint64_t Registers,
+                                         uint64_t SharedBytes,
+                                         const std::string &Arch,
+                                         const CapacityDatabase &Db);
 
 /// `128 x 64`.
 std::string tileText(const std::vector<uint64_t> &Tile);

@@ -30,6 +30,18 @@ void renderCalcJson(const std::vector<CalcResult> &Rs, std::ostream &OS);
 /// The arithmetic of \p R, line by line (the worked example).
 void renderCalcArithmetic(const CalcResult &R, std::ostream &OS);
 
+/// `tilefit calc --occupancy`: the block, then per architecture its resident
+/// blocks per SM, warps and what limits them, e.g.
+///   block         256 threads, 64 registers, 49152 bytes (48 KiB) of shared
+///   sm_90         4 blocks per SM, 32 of 64 warps (50%), limited by registers
+void renderOccupancyText(const std::vector<CalcOccupancy> &Rs, uint64_t Threads,
+                         uint64_t Registers, uint64_t SharedBytes,
+                         std::ostream &OS);
+/// The same as one JSON document (`tilefit-calc-occupancy/1`).
+void renderOccupancyJson(const std::vector<CalcOccupancy> &Rs, uint64_t Threads,
+                         uint64_t Registers, uint64_t SharedBytes,
+                         std::ostream &OS);
+
 void renderElementTypes(bool Json, std::ostream &OS);
 void renderScopes(bool Json, std::ostream &OS);
 
