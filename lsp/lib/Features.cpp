@@ -218,9 +218,22 @@ sortedByArch(std::vector<const KernelReport *> Ks) {
   return Ks;
 }
 
+std::string footprintText(const std::vector<const KernelReport *> &Ks);
+
+/// The last paragraph of a hover whose heading shortened \p Full (a CuTe
+/// type or kernel name): the whole of it; "" when nothing was shortened.
+std::string fullNameLast(const std::string &What, const std::string &Full,
+                         const std::string &Short) {
+  return Short == Full ? "" : "\n\n" + What + ": `" + Full + "`";
+}
+
 json variableHover(const std::vector<Placed> &Vars) {
   const SharedVar &V = *Vars.front().Var;
-  std::string T = "**`" + V.Name + "`** — `__shared__ " + V.Type + "`";
+  // The readable name and the figure first; a long type (CuTe's storage)
+  // whole only at the end.
+  const std::string Type = shortName(V.Type, DefaultNameWidth);
+  const std::string Last = fullNameLast("Type", V.Type, Type);
+  std::string T = "**`" + V.Name + "`** — `__shared__ " + Type + "`";
   if (Vars.front().Kind == Placed::Dynamic) {
     T += "\n\n`extern __shared__`: sized at launch.\n\n| kernel | arch | "
          "static | largest launch | "
@@ -238,7 +251,7 @@ json variableHover(const std::vector<Placed> &Vars) {
            " | " + optBytes(K.StaticBytes) + " | " + Launch + " | " +
            limitText(K) + " | " + blocksText(K) + " |\n";
     }
-    return markdown(T);
+    return markdown(T + Last);
   }
   if (!V.Shape.empty() || V.ElementBytes)
     T += "\n\n" + shapeText(V) + ", align " + std::to_string(V.Align) + ": **" +
@@ -260,13 +273,16 @@ json variableHover(const std::vector<Placed> &Vars) {
          optBytes(P.Var->Bytes) + " | " + Offset + " | " + kernelTotal(K) +
          " | " + limitText(K) + " | " + blocksText(K) + " |\n";
   }
-  return markdown(T);
+  return markdown(T + Last);
 }
 
 json kernelHover(const std::vector<const KernelReport *> &Ks) {
+  // The readable name and the footprint first; a CuTe name whole at the end.
+  const std::string &Full = Ks.front()->Name;
+  const std::string Short = shortName(Full, DefaultNameWidth);
   std::string T =
-      "**`__global__ " + Ks.front()->Name +
-      "`** — shared memory per block\n\n"
+      "**`__global__ " + Short + "`** — " + footprintText(Ks) +
+      "\n\nShared memory per block:\n\n"
       "| arch | static | dynamic (largest launch) | total | per-block max | "
       "blocks/SM |\n|---|---|---|---|---|---|\n";
   for (const KernelReport *K : Ks) {
@@ -279,7 +295,7 @@ json kernelHover(const std::vector<const KernelReport *> &Ks) {
          " | " + kernelTotal(*K) + " | " + limitText(*K) + " | " +
          blocksText(*K) + " |\n";
   }
-  return markdown(T);
+  return markdown(T + fullNameLast("Full name", Full, Short));
 }
 
 /// Whether character \p C of line \p Line (0-based) lies on the token at

@@ -356,6 +356,31 @@ TEST(LspFeatures, LongKernelNamesAreShortInMessages) {
   EXPECT_NE(M.find("kernel '" + shortName(Long, DefaultNameWidth) + "' uses"),
             std::string::npos)
       << M;
+
+  // The hover stays short: the readable name and the footprint first, the
+  // whole name last; a long storage type likewise.
+  json H = hoverAt(R, File, Doc, {1, 18}, O);
+  ASSERT_TRUE(H.is_object());
+  const std::string K = H["contents"]["value"];
+  const std::string Heading = K.substr(0, K.find('\n'));
+  EXPECT_EQ(Heading, "**`__global__ " + shortName(Long, DefaultNameWidth) +
+                         "`** — sm_80 8 KiB (<=4/SM) · sm_90 16 KiB (<=4/SM)")
+      << K;
+  EXPECT_EQ(K.find(Long), K.rfind("\n\nFull name: `") + 14) << K;
+  EXPECT_EQ(K.find("cute::"), K.find(Long) + 12) << "only in the last line";
+  EXPECT_EQ(K.substr(K.size() - Long.size() - 1), Long + "`");
+  const std::string LongType =
+      "cute::array_aligned<cutlass::half_t, 8192UL, 128UL>";
+  for (KernelReport &KR : R.Kernels)
+    for (AllocationReport &A : KR.Allocations)
+      A.Var.Type = LongType;
+  H = hoverAt(R, File, Doc, {2, 3}, O);
+  ASSERT_TRUE(H.is_object());
+  const std::string V = H["contents"]["value"];
+  const std::string Short = shortName(LongType, DefaultNameWidth);
+  ASSERT_NE(Short, LongType) << "CuTe's namespaces are dropped";
+  EXPECT_NE(V.find("`__shared__ " + Short + "`"), std::string::npos) << V;
+  EXPECT_EQ(V.find(LongType), V.rfind("\n\nType: `") + 9) << V;
 }
 
 TEST(LspFeatures, HoverHintsAndLenses) {
