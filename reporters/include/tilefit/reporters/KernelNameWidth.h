@@ -6,8 +6,8 @@
 // show a readable form that fits a width: `cute::C<128>` as `_128` (CuTe's own
 // spelling), `cute::`/`cutlass::` dropped inside template arguments, the
 // arguments past the width elided (`gemm_device<tuple<int, int, int>, ...>`),
-// and `#2`, `#3` after a short form that two kernels share. JSON and SARIF keep
-// the full names.
+// and, for kernels whose short forms would be the same, what differs between
+// them (NT from TN). JSON and SARIF keep the full names.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEFIT_REPORTERS_KERNELNAMEWIDTH_H
@@ -33,8 +33,12 @@ std::string readableName(const std::string &Name);
 /// do not fit are elided as `...`. \p Name itself for a width of 0.
 std::string shortName(const std::string &Name, size_t Width);
 
-/// The short names of a report's kernels, distinct: a short form two full names
-/// share gets `#1`, `#2`, ... in report order.
+/// The short names of a report's kernels, distinct. Where full names share a
+/// short form, each is told apart by what differs between them, what they
+/// share dropped as `...` (within an argument likewise), when that fits twice
+/// the width; else the shared form gets `#1`, `#2`, ... in the order of the
+/// full names. Either way a kernel's short name does not depend on the
+/// report's order.
 class KernelNames {
 public:
   KernelNames(const Report &R, size_t Width);
