@@ -69,6 +69,14 @@ std::string defaultSourceRoot(const std::string &BuildPath, const Report &R) {
   return driver::projectRoot(BuildPath, R);
 }
 
+std::optional<Severity> severityNamed(llvm::StringRef Name) {
+  return llvm::StringSwitch<std::optional<Severity>>(Name)
+      .Case("error", Severity::Error)
+      .Case("warning", Severity::Warning)
+      .Case("note", Severity::Note)
+      .Default(std::nullopt);
+}
+
 std::string writeFile(const std::string &Path,
                       llvm::function_ref<void(std::ostream &)> Write) {
   errno = 0;

@@ -43,6 +43,10 @@ std::string defaultSourceRoot(const std::string &BuildPath, const Report &R);
 std::string writeFile(const std::string &Path,
                       llvm::function_ref<void(std::ostream &)> Write);
 
+/// The level a finding must reach to fail a run: `error`, `warning` or
+/// `note` (--fail-on, TILEFIT_LAUNCH_FAIL_ON); nothing for another word.
+std::optional<Severity> severityNamed(llvm::StringRef Name);
+
 /// tilefit's exit status: 2 for failed units, else 1 when a finding is at or
 /// above \p FailLevel (notes count with remarks), else 0.
 int exitStatus(const Report &R, bool Failed, Severity FailLevel);

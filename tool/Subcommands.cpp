@@ -109,45 +109,118 @@ std::optional<Report> runMerge(const std::vector<std::string> &Inputs) {
 
 namespace {
 
-/// TILEFIT_LAUNCH_FAIL_ON (error, warning or note): the level of finding that
-/// fails the compile; nothing when unset (the launcher never fails a build of
-/// its own accord).
-std::optional<Severity> launcherFailLevel() {
-  const char *V = std::getenv("TILEFIT_LAUNCH_FAIL_ON");
-  if (!V || !*V)
-    return std::nullopt;
-  const std::string Level(V);
-  if (Level == "error")
-    return Severity::Error;
-  if (Level == "warning")
-    return Severity::Warning;
-  if (Level == "note")
-    return Severity::Note;
-  toolMessage("warning", "TILEFIT_LAUNCH_FAIL_ON=" + Level +
-                             ": expected error, warning or note; ignored");
-  return std::nullopt;
+/// `tilefit-launch --help`.
+void printLauncherHelp() {
+  llvm::outs()
+      << "tilefit-launch: the compiler launcher. Analyses each CUDA unit "
+         "the build compiles\n"
+         "(`-c` or `-dc` with a .cu source), writes OBJECT.tilefit.json "
+         "beside its object,\n"
+         "then runs the compiler unchanged; its exit status is the "
+         "compiler's.\n\n"
+         "USAGE: tilefit-launch <compiler> <arguments>...\n"
+         "       tilefit --launcher -- <compiler> <arguments>...\n\n"
+         "With CMake: cmake -DCMAKE_CUDA_COMPILER_LAUNCHER=tilefit-launch "
+         "...\n"
+         "Then `tilefit merge $(find build -name '*.tilefit.json')` gives "
+         "one report.\n";
+}
+
+/// The unit a compiler command compiles: `-c` (or `-dc`) with a source
+/// argument, and its object from `-o`.
+struct LaunchedUnit {
+  std::string Source, Object;
+  bool CompileOnly = false;
+};
+
+LaunchedUnit launchedUnit(const std::vector<std::string> &Compiler) {
+  LaunchedUnit U;
+  for (size_t I = 1; I < Compiler.size(); ++I) {
+    StringRef A = Compiler[I];
+    if (A == "-c" || A == "--compile" || A == "-dc" || A == "--device-c")
+      U.CompileOnly = true;
+    else if ((A == "-o" || A == "--output-file") && I + 1 < Compiler.size())
+      U.Object = Compiler[++I];
+    else if (A.starts_with("--output-file="))
+      U.Object = A.drop_front(14).str();
+    else if (!A.starts_with("-") &&
+             (A.ends_with(".cu") || A.ends_with(".cpp") || A.ends_with(".cc")))
+      U.Source = A.str();
+  }
+  return U;
+}
+
+/// Analyses \p U as \p Compiler compiles it: writes OBJECT.tilefit.json and
+/// prints the findings on stderr, as compiler diagnostics. True when a finding
+/// is at or above the level TILEFIT_LAUNCH_FAIL_ON names.
+bool analyseLaunchedUnit(const LaunchedUnit &U,
+                         const std::vector<std::string> &Compiler,
+                         const SmallString<256> &Cwd,
+                         const std::string &ShareDir) {
+  frontend::CompileCommand C;
+  C.Directory = std::string(Cwd);
+  SmallString<256> Abs(U.Source);
+  sys::fs::make_absolute(Cwd, Abs);
+  sys::path::remove_dots(Abs, true);
+  C.File = std::string(Abs);
+  C.Arguments = Compiler;
+  C.Origin = "compiler launcher";
+  if (!frontend::translateCommand(C).IsCuda)
+    return false;
+  AnalyzeRequest Req;
+  Req.Commands.push_back(C);
+  // The project root as CMake knows it: the build folder is the launcher's
+  // caller's.
+  Req.BuildPath = findBuildFolder(std::string(Cwd));
+  Req.ShareDir = ShareDir;
+  Req.Threads = 1;
+  driver::Session::Options Quiet;
+  Quiet.Quiet = true;
+  driver::Session Session(std::move(Quiet));
+  AnalyzeResult Result = analyze(Req, Session);
+  if (!Result.UsageError.empty()) {
+    toolMessage("warning", "not analysed: " + Result.UsageError);
+    return false;
+  }
+  SmallString<256> ReportPath(
+      U.Object.empty() ? sys::path::filename(U.Source).str() : U.Object);
+  sys::fs::make_absolute(Cwd, ReportPath);
+  ReportPath += ".tilefit.json";
+  ToolInfo Info;
+  Info.Version = TILEFIT_VERSION;
+  const std::string Problem =
+      writeFile(std::string(ReportPath),
+                [&](std::ostream &Out) { renderJson(Result.R, Info, Out); });
+  if (!Problem.empty())
+    toolMessage("warning", "cannot write " + ReportPath + ": " + Problem);
+  // Where people look during a build: the findings as the compiler's own
+  // warnings and errors.
+  SourceLines Lines;
+  for (const Diagnostic &D : Result.R.Diagnostics)
+    renderDiagnostic(D, Lines, std::cerr);
+  // TILEFIT_LAUNCH_FAIL_ON: the level of finding that fails the compile;
+  // unset, the launcher never fails a build of its own accord.
+  const char *FailOn = std::getenv("TILEFIT_LAUNCH_FAIL_ON");
+  if (!FailOn || !*FailOn)
+    return false;
+  std::optional<Severity> Level = severityNamed(FailOn);
+  if (!Level) {
+    toolMessage("warning", std::string("TILEFIT_LAUNCH_FAIL_ON=") + FailOn +
+                               ": expected error, warning or note; ignored");
+    return false;
+  }
+  return exitStatus(Result.R, false, *Level) == 1;
 }
 
 } // namespace
 
 int runLauncher(const char *Argv0, const std::vector<std::string> &Compiler,
                 const std::string &ShareDir) {
+  (void)Argv0;
   // Its own --help and --version, not a compiler named so.
   if (Compiler.size() == 1 &&
       llvm::is_contained({"--help", "-help", "-h"}, Compiler.front())) {
-    llvm::outs()
-        << "tilefit-launch: the compiler launcher. Analyses each CUDA unit "
-           "the build compiles\n"
-           "(`-c` or `-dc` with a .cu source), writes OBJECT.tilefit.json "
-           "beside its object,\n"
-           "then runs the compiler unchanged; its exit status is the "
-           "compiler's.\n\n"
-           "USAGE: tilefit-launch <compiler> <arguments>...\n"
-           "       tilefit --launcher -- <compiler> <arguments>...\n\n"
-           "With CMake: cmake -DCMAKE_CUDA_COMPILER_LAUNCHER=tilefit-launch "
-           "...\n"
-           "Then `tilefit merge $(find build -name '*.tilefit.json')` gives "
-           "one report.\n";
+    printLauncherHelp();
     return 0;
   }
   if (Compiler.size() == 1 && Compiler.front() == "--version") {
@@ -160,71 +233,11 @@ int runLauncher(const char *Argv0, const std::vector<std::string> &Compiler,
         "the launcher needs a compiler command: tilefit-launch nvcc ARGS...");
     return 2;
   }
-  // The unit this command compiles: `-c` with a source argument; its object
-  // from `-o`.
   SmallString<256> Cwd;
   sys::fs::current_path(Cwd);
-  std::string Source, Object;
-  bool CompileOnly = false;
-  bool FindingsFail = false;
-  for (size_t I = 1; I < Compiler.size(); ++I) {
-    StringRef A = Compiler[I];
-    if (A == "-c" || A == "--compile" || A == "-dc" || A == "--device-c")
-      CompileOnly = true;
-    else if ((A == "-o" || A == "--output-file") && I + 1 < Compiler.size())
-      Object = Compiler[++I];
-    else if (A.starts_with("--output-file="))
-      Object = A.drop_front(14).str();
-    else if (!A.starts_with("-") &&
-             (A.ends_with(".cu") || A.ends_with(".cpp") || A.ends_with(".cc")))
-      Source = A.str();
-  }
-  if (CompileOnly && !Source.empty()) {
-    frontend::CompileCommand C;
-    C.Directory = std::string(Cwd);
-    SmallString<256> Abs(Source);
-    sys::fs::make_absolute(Cwd, Abs);
-    sys::path::remove_dots(Abs, true);
-    C.File = std::string(Abs);
-    C.Arguments = Compiler;
-    C.Origin = "compiler launcher";
-    AnalyzeRequest Req;
-    Req.Commands.push_back(C);
-    // The project root as CMake knows it: the build folder is the launcher's
-    // caller's.
-    Req.BuildPath = findBuildFolder(std::string(Cwd));
-    Req.ShareDir = ShareDir;
-    Req.Threads = 1;
-    if (frontend::translateCommand(C).IsCuda) {
-      driver::Session::Options Quiet;
-      Quiet.Quiet = true;
-      driver::Session Session(std::move(Quiet));
-      AnalyzeResult Result = analyze(Req, Session);
-      if (!Result.UsageError.empty()) {
-        toolMessage("warning", "not analysed: " + Result.UsageError);
-      } else {
-        SmallString<256> ReportPath(
-            Object.empty() ? sys::path::filename(Source).str() : Object);
-        sys::fs::make_absolute(Cwd, ReportPath);
-        ReportPath += ".tilefit.json";
-        ToolInfo Info;
-        Info.Version = TILEFIT_VERSION;
-        const std::string Problem =
-            writeFile(std::string(ReportPath), [&](std::ostream &Out) {
-              renderJson(Result.R, Info, Out);
-            });
-        if (!Problem.empty())
-          toolMessage("warning", "cannot write " + ReportPath + ": " + Problem);
-        // Where people look during a build: the findings as the compiler's
-        // own warnings and errors.
-        SourceLines Lines;
-        for (const Diagnostic &D : Result.R.Diagnostics)
-          renderDiagnostic(D, Lines, std::cerr);
-        if (std::optional<Severity> Fail = launcherFailLevel())
-          FindingsFail = exitStatus(Result.R, false, *Fail) == 1;
-      }
-    }
-  }
+  const LaunchedUnit U = launchedUnit(Compiler);
+  const bool FindingsFail = U.CompileOnly && !U.Source.empty() &&
+                            analyseLaunchedUnit(U, Compiler, Cwd, ShareDir);
   // Then the compiler, unchanged: the build's own command, not one taken from a
   // database.
   auto Program = sys::findProgramByName(Compiler.front());
@@ -238,17 +251,16 @@ int runLauncher(const char *Argv0, const std::vector<std::string> &Compiler,
   }
   if (Status == 0 && FindingsFail) {
     // The object is removed so that the next build compiles the unit again.
-    SmallString<256> Obj(Object);
-    if (!Object.empty())
+    if (!U.Object.empty()) {
+      SmallString<256> Obj(U.Object);
       sys::fs::make_absolute(Cwd, Obj);
-    if (!Object.empty())
       sys::fs::remove(Obj);
-    toolMessage("error", "'" + Source +
+    }
+    toolMessage("error", "'" + U.Source +
                              "' has findings at or above the level "
                              "TILEFIT_LAUNCH_FAIL_ON names; the compile fails");
     return 1;
   }
-  (void)Argv0;
   return Status;
 }
 

@@ -366,15 +366,11 @@ std::optional<OutputFormat> chosenFormat() {
 }
 
 std::optional<Severity> failLevel() {
-  if (FailOn == "error")
-    return Severity::Error;
-  if (FailOn == "warning")
-    return Severity::Warning;
-  if (FailOn == "note")
-    return Severity::Note;
-  toolMessage("error",
-              "--fail-on=" + FailOn + ": expected error, warning or note");
-  return std::nullopt;
+  std::optional<Severity> Level = severityNamed(FailOn);
+  if (!Level)
+    toolMessage("error",
+                "--fail-on=" + FailOn + ": expected error, warning or note");
+  return Level;
 }
 
 /// The analysis request from the options.
