@@ -8,9 +8,10 @@ set -euo pipefail
 # zlib1g-dev and libzstd-dev, which LLVM's static Support library links (CMakeLists.txt:
 # TILEFIT_STATIC_LLVM).
 # Tests: make and bear (a compilation database from a plain Makefile), pre-commit (the hook
-# recipe), neovim (a real editor's LSP client), python3 (fixture tools).
+# recipe), neovim (a real editor's LSP client), python3 (fixture tools), dpkg-dev (the Debian
+# package's test: dpkg-shlibdeps).
 packages=(cmake make g++ clang-19 libclang-19-dev libclang-cpp19-dev llvm-19-dev libomp-19-dev
-          zlib1g-dev libzstd-dev nlohmann-json3-dev libgtest-dev libgmock-dev bear pre-commit neovim python3)
+          zlib1g-dev libzstd-dev nlohmann-json3-dev libgtest-dev libgmock-dev bear pre-commit neovim python3 dpkg-dev)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -48,7 +48,9 @@ if [ "$what" = prefix ]; then
 fi
 
 # The Debian package.
-command -v dpkg-deb > /dev/null || { echo "no dpkg-deb"; exit 77; }
+for tool in dpkg-deb dpkg-shlibdeps cpack; do
+  command -v "$tool" > /dev/null || { echo "no $tool: skipped"; exit 77; }
+done
 (cd "$build" && cpack -G DEB -B "$tmp/deb" > "$tmp/cpack.log") || { cat "$tmp/cpack.log"; exit 1; }
 deb=$(ls "$tmp"/deb/tilefit_*.deb)
 depends=$(dpkg-deb -f "$deb" Depends)
