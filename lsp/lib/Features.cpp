@@ -601,20 +601,19 @@ json documentSymbolsFor(const Report &R, const std::string &Path,
 }
 
 json codeActionsFor(const std::string &Uri, const Document &Doc,
-                    const nlohmann::json &Diagnostics,
+                    const std::vector<json> &Diagnostics,
                     const FeatureOptions &Opts) {
   json Out = json::array();
-  if (!Diagnostics.is_array())
-    return Out;
   for (const json &D : Diagnostics) {
-    if (!D.is_object() || D.value("source", "") != "tilefit" ||
-        !D.contains("data") || !D["data"].is_object() ||
-        !D["data"].contains("nolintLine") ||
-        !D["data"]["nolintLine"].is_number_unsigned() || !D.contains("code") ||
+    // diagnosticJson's marks: this server's finding, at its own line.
+    const json Data = D.value("data", json());
+    if (D.value("source", "") != "tilefit" || !Data.is_object() ||
+        !Data.contains("nolintLine") ||
+        !Data["nolintLine"].is_number_unsigned() || !D.contains("code") ||
         !D["code"].is_string())
       continue;
     const std::string Check = D["code"];
-    const unsigned Line = D["data"]["nolintLine"];
+    const unsigned Line = Data["nolintLine"];
     if (Line >= Doc.lineCount())
       continue;
     const std::string Text = Doc.line(Line);

@@ -309,6 +309,19 @@ HoverParams readHoverParams(const nlohmann::json &Params) {
   return P;
 }
 
+CodeActionParams readCodeActionParams(const nlohmann::json &Params) {
+  CodeActionParams P;
+  P.Doc = readDocumentRef(Params);
+  const nlohmann::json &Context = member(Params, "context");
+  const nlohmann::json &Diagnostics = member(Context, "diagnostics");
+  if (!Diagnostics.is_array())
+    throw BadParams("malformed 'context.diagnostics'");
+  for (const nlohmann::json &D : Diagnostics)
+    if (D.is_object())
+      P.Diagnostics.push_back(D);
+  return P;
+}
+
 InlayHintParams readInlayHintParams(const nlohmann::json &Params) {
   InlayHintParams P;
   P.Doc = readDocumentRef(Params);

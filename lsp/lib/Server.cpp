@@ -194,11 +194,9 @@ void Server::State::answer(const Pending &P, const FileAnalysis *A) {
       reply(P.Id,
             R ? codeLensesFor(*R, P.Path, A->Doc, Features) : json::array());
     } else if (P.Method == "textDocument/codeAction") {
-      const json Context = P.Params.value("context", json::object());
-      reply(P.Id,
-            A ? codeActionsFor(A->Uri, A->Doc,
-                               Context.value("diagnostics", json()), Features)
-              : json::array());
+      const CodeActionParams C = readCodeActionParams(P.Params);
+      reply(P.Id, A ? codeActionsFor(A->Uri, A->Doc, C.Diagnostics, Features)
+                    : json::array());
     } else if (P.Method == "textDocument/documentSymbol") {
       reply(P.Id, R ? documentSymbolsFor(*R, P.Path, A->Doc, Features)
                     : json::array());

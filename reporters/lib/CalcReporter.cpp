@@ -380,6 +380,12 @@ void renderOccupancyText(const std::vector<CalcOccupancy> &Rs, uint64_t Threads,
        << " per SM, " << R.WarpsPerSm << " of " << R.MaxWarpsPerSm << " warps ("
        << percentOf(R.WarpsPerSm, R.MaxWarpsPerSm) << "), limited by "
        << limitNames(O.LimitedBy) << "\n";
+    if (O.BlocksPerSm == 0 && O.SmemPerSm == 0) {
+      OS << label("") << "shared memory " << bytesPhrase(O.SmemPerBlock)
+         << " per block with the driver's reserve: more than a block can "
+            "have there\n";
+      continue;
+    }
     OS << label("") << "shared memory " << bytesPhrase(O.SmemPerBlock)
        << " per block with the driver's reserve, of "
        << bytesPhrase(O.SmemPerSm) << " configured per SM\n";

@@ -127,6 +127,9 @@ TEST_F(CalcCliTest, OccupancyMode) {
             "sm_75", "--format=json"});
   EXPECT_EQ(R.Status, 1) << "sm_75 holds no such block\n" << R.Out;
   EXPECT_EQ(json(R)["architectures"][0]["blocks_per_sm"], 0);
+  R = calc({"--occupancy", "--threads", "128", "--smem", "99000", "--arch",
+            "sm_75"});
+  EXPECT_TRUE(contains(R.Out, "more than a block can have there")) << R.Out;
   R = calc({"--occupancy", "--threads", "128"});
   EXPECT_EQ(R.Status, 2);
   EXPECT_TRUE(contains(R.Err, "--occupancy needs --arch and --threads"))

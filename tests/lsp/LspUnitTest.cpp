@@ -212,6 +212,16 @@ TEST(LspProtocol, TypedParams) {
   EXPECT_FALSE(None.Utf8Positions || None.RelatedInformation);
   EXPECT_TRUE(None.InitializationOptions.is_null() && None.Roots.empty());
 
+  // codeAction: the context's diagnostics, objects only; no list is an error.
+  const json Doc = {{"uri", "file:///p/k.cu"}};
+  CodeActionParams C = readCodeActionParams(
+      json{{"textDocument", Doc},
+           {"context", {{"diagnostics", {{{"code", "tilefit-budget"}}, 3}}}}});
+  EXPECT_EQ(C.Doc.Path, "/p/k.cu");
+  ASSERT_EQ(C.Diagnostics.size(), 1u);
+  EXPECT_EQ(C.Diagnostics[0]["code"], "tilefit-budget");
+  EXPECT_THROW(readCodeActionParams(json{{"textDocument", Doc}}), BadParams);
+
   DidOpenParams O = readDidOpenParams(
       json{{"textDocument",
             {{"uri", "file:///a/k.cu"}, {"version", 3}, {"text", "x"}}}});

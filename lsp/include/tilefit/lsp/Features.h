@@ -56,7 +56,7 @@ nlohmann::json codeLensesFor(const Report &R, const std::string &Path,
 /// finding at its own place, a `// NOLINT(check)` at the end of its line,
 /// where the line has no NOLINT yet.
 nlohmann::json codeActionsFor(const std::string &Uri, const Document &Doc,
-                              const nlohmann::json &Diagnostics,
+                              const std::vector<nlohmann::json> &Diagnostics,
                               const FeatureOptions &Opts);
 
 /// `textDocument/documentSymbol`: each kernel of \p Path with its footprint

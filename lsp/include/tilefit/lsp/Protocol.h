@@ -149,6 +149,14 @@ struct HoverParams {
 };
 HoverParams readHoverParams(const nlohmann::json &Params);
 
+/// `textDocument/codeAction`: the diagnostics of its context, as this server
+/// published them (the ones that are not objects are dropped).
+struct CodeActionParams {
+  DocumentRef Doc;
+  std::vector<nlohmann::json> Diagnostics;
+};
+CodeActionParams readCodeActionParams(const nlohmann::json &Params);
+
 /// `textDocument/inlayHint`: the lines asked about.
 struct InlayHintParams {
   DocumentRef Doc;
