@@ -35,10 +35,18 @@ public:
     // Sema hands over the functions it instantiates at the end of the unit as
     // well; the traversals reach them through their templates, where the unit's
     // traversal finds them.
-    for (clang::Decl *D : Group)
+    for (clang::Decl *D : Group) {
       if (const auto *FD = llvm::dyn_cast<clang::FunctionDecl>(D);
-          !FD || !FD->isTemplateInstantiation())
-        Decls.push_back(D);
+          FD && FD->isTemplateInstantiation())
+        continue;
+      Decls.push_back(D);
+      // Variables Sema instantiates (static data members, variable
+      // templates) bring no function and no __shared__ name of their own.
+      if (const auto *VD = llvm::dyn_cast<clang::VarDecl>(D);
+          !VD ||
+          !clang::isTemplateInstantiation(VD->getTemplateSpecializationKind()))
+        ++Written;
+    }
   }
   /// With the CUDA runtime headers precompiled, the matchers and walks visit
   /// what this parse read (as clangd limits its traversals to the main file's
@@ -78,12 +86,15 @@ public:
     return Scope;
   }
 
-  /// How many top-level declarations the parse has handed over so far.
-  size_t count() const { return Decls.size(); }
+  /// How many top-level declarations the parse has handed over so far,
+  /// instantiations left out: a body slicing over them stays valid until this
+  /// changes.
+  size_t written() const { return Written; }
 
 private:
   LoadedHeaders Loaded;
   std::vector<clang::Decl *> Decls;
+  size_t Written = 0;
 };
 
 /// The unit's `__shared__` variables (template patterns too), for the source
@@ -174,11 +185,11 @@ public:
   void sliceBodies(clang::ASTContext &Ctx) {
     if (!Outcome.SliceBodies)
       return;
-    if (Slicer && TopLevel.count() == SlicedAt)
+    if (Slicer && TopLevel.written() == SlicedAt)
       return;
     if (!Slicer)
       Slicer.emplace();
-    SlicedAt = TopLevel.count();
+    SlicedAt = TopLevel.written();
     // The runtime headers declare no __shared__ variable and call nothing of
     // the unit's: left out whether precompiled or not, so that a parse slices
     // alike either way.

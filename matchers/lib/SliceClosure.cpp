@@ -23,6 +23,7 @@
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <algorithm>
@@ -188,13 +189,17 @@ CallerIndex scanFunctions(const ASTContext &Ctx, const Inventory &Inv,
 /// static).
 void closeReaching(const std::vector<FunctionNode> &All,
                    const CallerIndex &Callers, const TypeLeads &LedToBy,
-                   Reaching &Reach) {
+                   Reaching &Reach, std::vector<long> &Through) {
   std::vector<size_t> Work;
   std::vector<const Decl *> TypeWork;
+  Through.assign(All.size(), -1);
+  long From = -1;
   auto Mark = [&](size_t I) {
     const FunctionDecl *FD = All[I].Fn;
-    if (deviceCallable(FD) && Reach.Functions.insert(nodeOf(FD)).second)
+    if (deviceCallable(FD) && Reach.Functions.insert(nodeOf(FD)).second) {
+      Through[I] = From;
       Work.push_back(I);
+    }
   };
   auto Leads = [&](const Decl *D) {
     if (D && Reach.Forming.insert(D).second)
@@ -207,6 +212,7 @@ void closeReaching(const std::vector<FunctionNode> &All,
     if (!TypeWork.empty()) {
       const Decl *D = TypeWork.back();
       TypeWork.pop_back();
+      From = -1;
       if (auto It = LedToBy.find(D); It != LedToBy.end())
         for (const Decl *By : It->second)
           Leads(By);
@@ -218,6 +224,7 @@ void closeReaching(const std::vector<FunctionNode> &All,
     }
     const size_t I = Work.back();
     Work.pop_back();
+    From = static_cast<long>(I);
     const FunctionDecl *FD = All[I].Fn;
     if (auto It = Callers.CalledBy.find(nodeOf(FD));
         It != Callers.CalledBy.end())
@@ -293,12 +300,30 @@ void closeArrays(const ASTContext &Ctx, UnitClosure &Unit,
       Unit.Functions, Callers);
 }
 
+/// How \p I came to reach: the functions, each calling the next, down to one
+/// that names shared memory itself (or whose default construction reaches).
+std::string chain(const std::vector<FunctionNode> &All,
+                  const std::vector<long> &Through, size_t I) {
+  std::vector<std::string> Steps;
+  for (long J = Through[I]; J >= 0; J = Through[J])
+    Steps.push_back(All[J].Fn->getQualifiedNameAsString());
+  if (Steps.empty())
+    return "by itself";
+  // The first calls and the function that names shared memory itself.
+  if (Steps.size() > 6) {
+    Steps.erase(Steps.begin() + 3, Steps.end() - 3);
+    Steps.insert(Steps.begin() + 3, "...");
+  }
+  return "through " + llvm::join(Steps, ", ");
+}
+
 /// Where Clang calls a function that reaches without its name written, the
 /// statements that make the call cannot be told: why nothing is sliced, or ""
 /// where no such function reaches.
-Reason unnamedCall(const std::vector<FunctionNode> &All,
-                   const Reaching &Reach) {
-  for (const FunctionNode &F : All) {
+Reason unnamedCall(const std::vector<FunctionNode> &All, const Reaching &Reach,
+                   const std::vector<long> &Through) {
+  for (size_t I = 0; I < All.size(); ++I) {
+    const FunctionNode &F = All[I];
     if (!Reach.Functions.count(nodeOf(F.Fn)))
       continue;
     // A default constructor runs where an object is made without arguments:
@@ -310,7 +335,7 @@ Reason unnamedCall(const std::vector<FunctionNode> &All,
         isa<CXXDestructorDecl, CXXConversionDecl>(F.Fn) ||
         F.Fn->isOverloadedOperator())
       return Reason(ReasonKind::SliceUnnamedCall,
-                    {F.Fn->getQualifiedNameAsString()});
+                    {F.Fn->getQualifiedNameAsString(), chain(All, Through, I)});
   }
   return Reason();
 }
@@ -341,9 +366,10 @@ Reason closeOver(ASTContext &Ctx, llvm::ArrayRef<Decl *> Scope,
     return Fallback;
   const TypeLeads LedToBy = typeLeads(Inv);
   const CallerIndex Callers = scanFunctions(Ctx, Inv, Unit, Relocatable);
-  closeReaching(Unit.Functions, Callers, LedToBy, Reach);
+  std::vector<long> Through;
+  closeReaching(Unit.Functions, Callers, LedToBy, Reach, Through);
   closeArrays(Ctx, Unit, Callers, Reach);
-  Fallback = unnamedCall(Unit.Functions, Reach);
+  Fallback = unnamedCall(Unit.Functions, Reach, Through);
   if (!Fallback.empty())
     return Fallback;
   wholeFunctions(Unit, Reach);

@@ -226,6 +226,7 @@ UnitReport unitReportOf(const TranslationUnitFacts &TU) {
   U.Partial = TU.Partial && !TU.Failed;
   U.ParseStopped = TU.ParseStopped;
   U.Fixups = TU.Fixups;
+  U.Slicing = TU.Slicing;
   U.Messages = TU.Diagnostics;
   // A launch an error kept Clang from building hides the specialization it
   // launches, unless the unit has it anyway.

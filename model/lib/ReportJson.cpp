@@ -219,6 +219,31 @@ SourceFixup fixupFrom(const json &J, const std::string &Path) {
 
 //===--- UnitReport -------------------------------------------------------===//
 
+/// What body slicing did: CI can see where a unit was instantiated whole, and
+/// why (`fallback`, in words, and `fallback_kind`, ReasonJson.h).
+json slicingJson(const BodySlicing &S) {
+  return {{"enabled", S.Enabled},
+          {"functions", S.Functions},
+          {"statements", S.Statements},
+          {"fallback",
+           S.Fallback.empty() ? json(nullptr) : json(describe(S.Fallback))},
+          {"fallback_kind", json(S.Fallback)}};
+}
+BodySlicing slicingFrom(const json &J, const std::string &Path) {
+  BodySlicing S;
+  S.Enabled = flag(J, "enabled", Path);
+  S.Functions = static_cast<unsigned>(opt(J, "functions", Path).value_or(0));
+  S.Statements = static_cast<unsigned>(opt(J, "statements", Path).value_or(0));
+  if (present(J, "fallback_kind")) {
+    try {
+      S.Fallback = J.at("fallback_kind").get<Reason>();
+    } catch (const nlohmann::json::exception &E) {
+      throw BadField{Path + ".fallback_kind", E.what()};
+    }
+  }
+  return S;
+}
+
 json unitJson(const UnitReport &U) {
   json Messages = json::array();
   for (const Diagnostic &D : U.Messages)
@@ -237,7 +262,8 @@ json unitJson(const UnitReport &U) {
           {"errors_allowed", U.ErrorsAllowed},
           {"messages", std::move(Messages)},
           {"source_fixups", std::move(Fixups)},
-          {"constant_memory", constantMemoryJson(U.ConstantMemory)}};
+          {"constant_memory", constantMemoryJson(U.ConstantMemory)},
+          {"body_slicing", slicingJson(U.Slicing)}};
 }
 UnitReport unitFrom(const json &J, const std::string &Path) {
   UnitReport U;
@@ -263,6 +289,8 @@ UnitReport unitFrom(const json &J, const std::string &Path) {
   if (present(J, "constant_memory"))
     U.ConstantMemory =
         constantMemoryFrom(J.at("constant_memory"), Path + ".constant_memory");
+  if (present(J, "body_slicing"))
+    U.Slicing = slicingFrom(J.at("body_slicing"), Path + ".body_slicing");
   return U;
 }
 

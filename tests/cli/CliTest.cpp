@@ -122,6 +122,51 @@ TEST_F(CliTest, JsonForAKernelWithFlagsAfterDashDash) {
   EXPECT_EQ(J["kernels"][1]["arch"], "sm_90");
 }
 
+// Each unit says in JSON what body slicing did to it: templates sliced, or
+// why nothing was (a constructor that reaches shared memory, and through what),
+// and nothing at all with --no-body-slicing.
+TEST_F(CliTest, JsonSaysWhatBodySlicingDidToEachUnit) {
+  const std::string Sliced = write("sliced.cu", R"(
+__device__ void fill(float *s, int i) { s[i % 64] = i; }
+template <int N> __global__ void k(float *out) {
+  __shared__ float s[64];
+  float unused[N];
+  unused[0] = out[0];
+  fill(s, threadIdx.x);
+  out[threadIdx.x] = s[threadIdx.x % 64] + unused[0];
+}
+template __global__ void k<3>(float *);
+)");
+  const std::string Whole = write("whole.cu", R"(
+__device__ float stage(int i) { __shared__ float s[64]; s[i % 64] = i; return s[(i + 1) % 64]; }
+struct Tile { __device__ Tile(int i) { v = stage(i); } float v; };
+template <class T> __device__ float use(T t) { return t.v; }
+template <int N> __global__ void k2(float *out) { out[threadIdx.x] = use<Tile>(N); }
+template __global__ void k2<3>(float *);
+)");
+  CommandResult R = tilefit({"--format=json", "--no-cache", "--arch=sm_80",
+                             Sliced, Whole, "--", "-std=c++17"});
+  ASSERT_EQ(R.Status, 0) << R.Err;
+  nlohmann::json J = json(R);
+  ASSERT_EQ(J["translation_units"].size(), 2u);
+  for (const auto &U : J["translation_units"]) {
+    const auto &S = U["body_slicing"];
+    EXPECT_EQ(S["enabled"], true) << S;
+    if (U["file"].get<std::string>().find("whole.cu") != std::string::npos) {
+      EXPECT_EQ(S["functions"], 0) << S;
+      EXPECT_EQ(S["fallback_kind"]["kind"], "slice-unnamed-call") << S;
+      EXPECT_EQ(S["fallback_kind"]["args"][1], "through stage") << S;
+    } else {
+      EXPECT_GE(S["functions"].get<unsigned>(), 1u) << S;
+      EXPECT_TRUE(S["fallback"].is_null()) << S;
+    }
+  }
+  R = tilefit({"--format=json", "--no-cache", "--no-body-slicing",
+               "--arch=sm_80", Sliced, "--", "-std=c++17"});
+  ASSERT_EQ(R.Status, 0) << R.Err;
+  EXPECT_EQ(json(R)["translation_units"][0]["body_slicing"]["enabled"], false);
+}
+
 // The user's nvcc line after `--`, with its compiler or without: read as
 // nvcc's, its architectures analysed; a flag tilefit does not know is a
 // warning, not a failed parse. Clang's own spellings still go to Clang.

@@ -132,10 +132,33 @@ template __global__ void k<3>(float *);
   EXPECT_TRUE(TU.Slicing.Enabled);
   EXPECT_EQ(TU.Slicing.Functions, 0u);
   EXPECT_EQ(TU.Slicing.Fallback,
-            Reason(ReasonKind::SliceUnnamedCall, {"Tile::Tile"}))
+            Reason(ReasonKind::SliceUnnamedCall, {"Tile::Tile", "by itself"}))
       << describe(TU.Slicing.Fallback);
   ASSERT_EQ(TU.Kernels.size(), 1u);
   EXPECT_TRUE(instantiated(TU, "use"));
+}
+
+// The reason names the calls through which such a function reaches, down to
+// the one that names shared memory.
+TEST_F(BodySlicingDir, TheFallbackSaysThroughWhatItReaches) {
+  const std::string Source = R"(
+__device__ float stage(int i) { __shared__ float s[64]; s[i % 64] = i; return s[(i + 1) % 64]; }
+__device__ float relay(int i) { return stage(i) + 1; }
+struct Tile {
+  __device__ Tile(int i) { v = relay(i); }
+  float v;
+};
+template <class T> __device__ float use(T t) { return t.v; }
+template <int N> __global__ void k(float *out) { out[threadIdx.x] = use<Tile>(N); }
+template __global__ void k<3>(float *);
+)";
+  auto Facts = parseFile(write("chain.cu", Source), {"-std=c++17"}, {"sm_80"},
+                         environment());
+  ASSERT_EQ(Facts.size(), 1u);
+  EXPECT_EQ(Facts.front().Slicing.Fallback,
+            Reason(ReasonKind::SliceUnnamedCall,
+                   {"Tile::Tile", "through relay, stage"}))
+      << describe(Facts.front().Slicing.Fallback);
 }
 
 } // namespace

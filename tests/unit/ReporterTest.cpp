@@ -418,6 +418,42 @@ TEST(JsonReporterTest, ScopesSurviveAReadBack) {
             nlohmann::json::parse(Second.str()));
 }
 
+// What body slicing did to a unit is in the JSON, the fallback as words and as
+// a kind, and reads back the same.
+TEST(JsonReporterTest, BodySlicingIsReportedPerUnitAndReadsBack) {
+  Report R = scopesReport();
+  R.Units[0].Slicing.Enabled = true;
+  R.Units[0].Slicing.Fallback =
+      Reason(ReasonKind::SliceUnnamedCall,
+             {"std::plus::operator()", "through Tile::operator+"});
+  std::ostringstream First;
+  renderJson(R, {"tilefit", "9.9.9"}, First);
+  const auto J = nlohmann::json::parse(First.str());
+  const auto &S = J["translation_units"][0]["body_slicing"];
+  EXPECT_EQ(S["enabled"], true);
+  EXPECT_EQ(S["functions"], 0);
+  EXPECT_EQ(S["fallback_kind"]["kind"], "slice-unnamed-call");
+  EXPECT_NE(S["fallback"].get<std::string>().find(
+                "'std::plus::operator()' can reach shared memory (through "
+                "Tile::operator+)"),
+            std::string::npos)
+      << S["fallback"];
+  auto Back = readJsonReport(First.str(), "first.json");
+  ASSERT_TRUE(static_cast<bool>(Back)) << Back.error();
+  EXPECT_EQ(Back->Units[0].Slicing.Fallback, R.Units[0].Slicing.Fallback);
+  EXPECT_TRUE(Back->Units[0].Slicing.Enabled);
+
+  R.Units[0].Slicing = BodySlicing{true, 3, 41, Reason()};
+  std::ostringstream Sliced;
+  renderJson(R, {"tilefit", "9.9.9"}, Sliced);
+  const auto SlicedDoc = nlohmann::json::parse(Sliced.str());
+  const auto &T = SlicedDoc["translation_units"][0]["body_slicing"];
+  EXPECT_EQ(T["functions"], 3);
+  EXPECT_EQ(T["statements"], 41);
+  EXPECT_TRUE(T["fallback"].is_null());
+  EXPECT_TRUE(T["fallback_kind"].is_null());
+}
+
 // A number with a fraction or an exponent where an integer belongs is an error
 // naming the field, not a conversion (out of range, undefined; found by
 // fuzz_json_report).

@@ -181,6 +181,8 @@ struct UnitReport {
       Fixups; ///< Constructs nvcc accepts that Clang was given rewritten.
   std::optional<ConstantMemoryReport>
       ConstantMemory; ///< Unset when the unit failed.
+  /// What body slicing did to the unit (BodySlicing in Facts.h).
+  BodySlicing Slicing;
 };
 
 struct Report {
