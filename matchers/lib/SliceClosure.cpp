@@ -302,11 +302,22 @@ void closeArrays(const ASTContext &Ctx, UnitClosure &Unit,
 
 /// How \p I came to reach: the functions, each calling the next, down to one
 /// that names shared memory itself (or whose default construction reaches).
+/// \p D's qualified name without template arguments (a partial
+/// specialization's as its template's): short enough for a reason.
+std::string plainName(const NamedDecl *D) {
+  std::vector<std::string> Parts{D->getNameAsString()};
+  for (const DeclContext *DC = D->getDeclContext(); DC; DC = DC->getParent())
+    if (const auto *N = dyn_cast<NamedDecl>(DC); N && N->getDeclName())
+      Parts.push_back(N->getNameAsString());
+  std::reverse(Parts.begin(), Parts.end());
+  return llvm::join(Parts, "::");
+}
+
 std::string chain(const std::vector<FunctionNode> &All,
                   const std::vector<long> &Through, size_t I) {
   std::vector<std::string> Steps;
   for (long J = Through[I]; J >= 0; J = Through[J])
-    Steps.push_back(All[J].Fn->getQualifiedNameAsString());
+    Steps.push_back(plainName(All[J].Fn));
   if (Steps.empty())
     return "by itself";
   // The first calls and the function that names shared memory itself.
@@ -335,7 +346,7 @@ Reason unnamedCall(const std::vector<FunctionNode> &All, const Reaching &Reach,
         isa<CXXDestructorDecl, CXXConversionDecl>(F.Fn) ||
         F.Fn->isOverloadedOperator())
       return Reason(ReasonKind::SliceUnnamedCall,
-                    {F.Fn->getQualifiedNameAsString(), chain(All, Through, I)});
+                    {plainName(F.Fn), chain(All, Through, I)});
   }
   return Reason();
 }
