@@ -121,6 +121,21 @@ json diagnosticJson(const Diagnostic &D, const std::string &Archs,
   // the quick fix adds one (codeActionsFor).
   if (D.Loc.File == Path && D.Loc.valid() && D.Check.rfind("tilefit-", 0) == 0)
     J["data"] = {{"nolintLine", D.Loc.Line - 1}};
+  // The edits its notes suggest in this file ("what would fit"): quick fixes
+  // as well, each a literal replaced (codeActionsFor).
+  json Fixes = json::array();
+  for (const Note &N : D.Notes)
+    if (N.Fix && N.Fix->Where.valid() && N.Fix->Where.Loc.File == Path) {
+      const SourcePos &At = N.Fix->Where.Loc;
+      const Position S = Doc.positionOf(At.Line, At.Column, Opts.Encoding);
+      const Position E = Doc.positionOf(
+          At.Line, At.Column + N.Fix->Where.Length, Opts.Encoding);
+      Fixes.push_back({{"title", N.Fix->Title},
+                       {"range", rangeJson(S, E)},
+                       {"newText", N.Fix->Text}});
+    }
+  if (!Fixes.empty())
+    J["data"]["fixes"] = std::move(Fixes);
   json Related = json::array();
   for (const Note &N : D.Notes) {
     if (Opts.RelatedInformation && N.Loc.valid()) {
@@ -605,8 +620,25 @@ json codeActionsFor(const std::string &Uri, const Document &Doc,
                     const FeatureOptions &Opts) {
   json Out = json::array();
   for (const json &D : Diagnostics) {
-    // diagnosticJson's marks: this server's finding, at its own line.
     const json Data = D.value("data", json());
+    // The notes' edits (diagnosticJson), first: they change the code so that
+    // the finding goes away, where NOLINT only accepts it.
+    if (D.value("source", "") == "tilefit" && Data.is_object() &&
+        Data.contains("fixes") && Data["fixes"].is_array())
+      for (const json &F : Data["fixes"]) {
+        if (!F.is_object() || !F.contains("title") || !F["title"].is_string() ||
+            !F.contains("range") || !F.contains("newText") ||
+            !F["newText"].is_string())
+          continue;
+        json Edit = {{"range", F["range"]}, {"newText", F["newText"]}};
+        Out.push_back(
+            {{"title", "Make it fit: " + F["title"].get<std::string>()},
+             {"kind", "quickfix"},
+             {"diagnostics", json::array({D})},
+             {"isPreferred", true},
+             {"edit", {{"changes", {{Uri, json::array({Edit})}}}}}});
+      }
+    // diagnosticJson's marks: this server's finding, at its own line.
     if (D.value("source", "") != "tilefit" || !Data.is_object() ||
         !Data.contains("nolintLine") ||
         !Data["nolintLine"].is_number_unsigned() || !D.contains("code") ||

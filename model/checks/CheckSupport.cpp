@@ -4,6 +4,7 @@
 #include "tilefit/model/ByteUnits.h"
 
 #include <algorithm>
+#include <map>
 
 namespace tilefit {
 namespace checks {
@@ -196,6 +197,22 @@ FitAdvisor::extentNotes(const std::function<bool(uint64_t)> &Fits,
           Cs.push_back(C);
     return Cs;
   };
+  // A name that sizes more than one extent of the kernel's variables: the
+  // figures below change one, so no edit of the name is offered.
+  std::map<std::string, unsigned> Uses;
+  for (const Placement &P : Now.Placed)
+    for (const std::string &Name : TU.Vars[P.Var].ExtentNames)
+      if (!Name.empty())
+        ++Uses[Name];
+  // The edit that sets \p Name to \p Value, where its literal is known.
+  auto fixFor = [&](const SharedVar &V, size_t D, const std::string &Name,
+                    uint64_t Value) -> std::optional<FixIt> {
+    if (D >= V.ExtentLiterals.size() || !V.ExtentLiterals[D].valid() ||
+        Uses[Name] != 1)
+      return std::nullopt;
+    const std::string Text = std::to_string(Value);
+    return FixIt{"set " + Name + " to " + Text, V.ExtentLiterals[D], Text};
+  };
   for (const Placement &P : Now.Placed) {
     const SharedVar &V = TU.Vars[P.Var];
     if (!V.Bytes)
@@ -221,13 +238,14 @@ FitAdvisor::extentNotes(const std::function<bool(uint64_t)> &Fits,
       const std::string Takes = "'" + V.Name + "' takes ";
       const Suggestion S = suggestExtent(Extent, Lo, constraintsOn(Name));
       if (S.Value ==
-          Lo) // a count (stages), or the bound is itself a value of the kind
+          Lo) { // a count (stages), or the bound is itself a value of the kind
         Notes.push_back(makeNote("with " + Name + " = " + std::to_string(Lo) +
                                      " (it is " + Now + "), " + Takes +
                                      bytesPhrase(Unit * Lo) +
                                      " and the kernel " + Goal,
                                  V.Loc));
-      else if (S.Value)
+        Notes.back().Fix = fixFor(V, D, Name, Lo);
+      } else if (S.Value) {
         Notes.push_back(makeNote(
             "with " + Name + " = " + std::to_string(S.Value) + " (" +
                 (S.Kind == "static_assert"
@@ -238,7 +256,8 @@ FitAdvisor::extentNotes(const std::function<bool(uint64_t)> &Fits,
                 "), " + Takes + bytesPhrase(Unit * S.Value) +
                 " and the kernel " + Goal,
             V.Loc));
-      else // no value of the kind fits: the bound, not an odd value
+        Notes.back().Fix = fixFor(V, D, Name, S.Value);
+      } else // no value of the kind fits: the bound, not an odd value
         Notes.push_back(makeNote(
             "with " + Name + " at most " + std::to_string(Lo) + " (it is " +
                 Now +

@@ -53,14 +53,38 @@ std::vector<MessageSlot> slotsFrom(const json &J, const std::string &Path) {
   return Slots;
 }
 
+/// The edit a note suggests: `"fix": {"title": "set STAGES to 3", "file":
+/// ..., "line": 7, "column": 30, "length": 1, "text": "3"}`; no key when none.
+void putFix(json &J, const std::optional<FixIt> &F) {
+  if (!F)
+    return;
+  json Fix = {{"title", F->Title}};
+  putPos(Fix, F->Where.Loc);
+  Fix["length"] = F->Where.Length;
+  Fix["text"] = F->Text;
+  J["fix"] = std::move(Fix);
+}
+std::optional<FixIt> fixFrom(const json &J, const std::string &Path) {
+  if (!present(J, "fix"))
+    return std::nullopt;
+  const json &F = J.at("fix");
+  const std::string P = Path + ".fix";
+  return FixIt{str(F, "title", P),
+               {posFrom(F, P), static_cast<unsigned>(num(F, "length", P))},
+               str(F, "text", P)};
+}
+
 json noteJson(const Note &N) {
   json J = {{"message", N.Message}};
   putPos(J, N.Loc);
   putSlots(J, N.Slots);
+  putFix(J, N.Fix);
   return J;
 }
 Note noteFrom(const json &J, const std::string &Path) {
-  return {str(J, "message", Path), posFrom(J, Path), slotsFrom(J, Path)};
+  Note N{str(J, "message", Path), posFrom(J, Path), slotsFrom(J, Path)};
+  N.Fix = fixFrom(J, Path);
+  return N;
 }
 
 } // namespace

@@ -67,6 +67,7 @@ TILEFIT_JSON_ENUM(Severity, {{Severity::Note, "note"},
                              {Severity::Error, "error"}})
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SourcePos, File, Line, Column)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(WrittenLiteral, Loc, Length)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EmissionFacts, Namespaces, DeclOrder)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EmissionEvent, K, Index)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EmissionFunction, Name, IsTemplateInstance,
@@ -75,7 +76,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EmissionFunction, Name, IsTemplateInstance,
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EmissionProgram, Functions, TopLevel)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SharedVar, Name, Function, QualifiedName,
                                    Loc, Type, ElementType, CanonicalElementType,
-                                   Shape, ExtentNames, ElementBytes, Align,
+                                   Shape, ExtentNames, ExtentLiterals,
+                                   ElementBytes, Align,
                                    Bytes, UnknownReason, IsDynamic, KernelLocal,
                                    Emission)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LaunchSite, Loc, Form, DynamicBytes,
@@ -132,8 +134,8 @@ namespace {
 // LocalArrays, TmemAllocations, SharedVar::ReferencedOutOfLine), which the
 // model makes again from the raw call graph. 11: Slicing,
 // FunctionFacts::UninstantiatedStatements. 12: reasons as kinds with arguments
-// (Reasons.def), not sentences.
-constexpr const char *Schema = "tilefit-facts/12";
+// (Reasons.def), not sentences. 13: SharedVar::ExtentLiterals.
+constexpr const char *Schema = "tilefit-facts/13";
 
 /// Every index of \p P refers to one of \p VarCount variables or to one of its
 /// functions.

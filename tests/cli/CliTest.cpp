@@ -167,6 +167,42 @@ template __global__ void k2<3>(float *);
   EXPECT_EQ(json(R)["translation_units"][0]["body_slicing"]["enabled"], false);
 }
 
+// A note that says what would fit carries the edit in JSON where the literal
+// that decides the extent is known (here a macro's body), and none where the
+// name sizes another extent too (changing it would change both).
+TEST_F(CliTest, WhatWouldFitNotesCarryTheirEditInJson) {
+  const std::string K = write("k.cu", R"(#define STAGES 5
+#define ROWS 64
+__global__ void staged(const float *in, float *out) {
+  __shared__ float a[STAGES][ROWS][ROWS];
+  a[threadIdx.x % STAGES][threadIdx.x % ROWS][0] = in[threadIdx.x];
+  __syncthreads();
+  out[threadIdx.x] = a[(threadIdx.x + 1) % STAGES][threadIdx.x % ROWS][1];
+}
+)");
+  CommandResult R = tilefit({"--format=json", "--no-cache", "--arch=sm_90", K});
+  EXPECT_EQ(R.Status, 1) << R.Err;
+  nlohmann::json J = json(R);
+  ASSERT_EQ(J["diagnostics"].size(), 1u) << J.dump();
+  std::vector<std::string> Fixes;
+  bool RowsNote = false;
+  for (const auto &N : J["diagnostics"][0]["notes"]) {
+    const std::string M = N["message"];
+    RowsNote |= M.find("with ROWS") != std::string::npos;
+    if (M.find("with ROWS") != std::string::npos)
+      EXPECT_FALSE(N.contains("fix")) << N.dump();
+    if (!N.contains("fix"))
+      continue;
+    Fixes.push_back(N["fix"]["title"]);
+    EXPECT_EQ(N["fix"]["line"], 1) << N.dump();
+    EXPECT_EQ(N["fix"]["column"], 16) << N.dump();
+    EXPECT_EQ(N["fix"]["length"], 1) << N.dump();
+    EXPECT_EQ(N["fix"]["text"], "3") << N.dump();
+  }
+  EXPECT_EQ(Fixes, std::vector<std::string>{"set STAGES to 3"}) << J.dump();
+  EXPECT_TRUE(RowsNote) << J.dump();
+}
+
 // The user's nvcc line after `--`, with its compiler or without: read as
 // nvcc's, its architectures analysed; a flag tilefit does not know is a
 // warning, not a failed parse. Clang's own spellings still go to Clang.

@@ -13,6 +13,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <tuple>
+
 using nlohmann::json;
 
 namespace tilefit {
@@ -277,6 +280,74 @@ TEST_F(LspSession, EditOverTheLimitAndBack) {
   P = nextDiagnostics(*C, K);
   EXPECT_TRUE(P["diagnostics"].empty());
   shutdown(*C);
+}
+
+// "What would fit" as an edit: the literal that decides an extent (a constant's
+// initializer, an explicit instantiation's argument) becomes the value the
+// finding's note names, and the command line then finds that the kernel fits.
+TEST_F(LspSession, QuickFixesSetTheLiteralsThatDecideExtentsToWhatFits) {
+  const std::string Source = R"(constexpr int STAGES = 5;
+template <int ROWS>
+__global__ void staged(const float *in, float *out) {
+  __shared__ float a[STAGES][ROWS][48];
+  a[threadIdx.x % STAGES][threadIdx.x % ROWS][threadIdx.x % 48] = in[threadIdx.x];
+  __syncthreads();
+  out[threadIdx.x] = a[(threadIdx.x + 1) % STAGES][threadIdx.x % ROWS][0];
+}
+template __global__ void staged<64>(const float *, float *);
+)";
+  std::string K = write("staged.cu", Source);
+  auto C = start({"--arch=sm_90"});
+  open(*C, K, Source);
+  json P = nextDiagnostics(*C, K);
+  ASSERT_EQ(P["diagnostics"].size(), 1u) << P.dump();
+  const json D = P["diagnostics"][0];
+  EXPECT_EQ(D["code"], "tilefit-static-limit");
+  json Actions = result(
+      *C, C->request("textDocument/codeAction",
+                     {{"textDocument", docId(K)},
+                      {"range", D["range"]},
+                      {"context", {{"diagnostics", json::array({D})}}}}));
+  std::map<std::string, json> ByTitle;
+  for (const json &A : Actions)
+    ByTitle[A["title"]] = A;
+  ASSERT_EQ(ByTitle.count("Make it fit: set STAGES to 4"), 1u)
+      << Actions.dump();
+  ASSERT_EQ(ByTitle.count("Make it fit: set ROWS to 32"), 1u) << Actions.dump();
+  ASSERT_EQ(Actions.size(), 3u) << "and the NOLINT: " << Actions.dump();
+  // Each edit replaces just the literal; the result fits.
+  for (const auto &[Title, Literal, Line] :
+       {std::tuple<std::string, std::string, unsigned>{
+            "Make it fit: set STAGES to 4", "5", 0},
+        {"Make it fit: set ROWS to 32", "64", 8}}) {
+    SCOPED_TRACE(Title);
+    const json A = ByTitle[Title];
+    EXPECT_EQ(A["kind"], "quickfix");
+    const json Edits = A["edit"]["changes"][lsp::pathToUri(K)];
+    ASSERT_EQ(Edits.size(), 1u) << A.dump();
+    const json &R = Edits[0]["range"];
+    ASSERT_EQ(R["start"]["line"], Line) << A.dump();
+    ASSERT_EQ(R["end"]["line"], Line);
+    std::vector<std::string> Lines;
+    for (size_t B = 0, E; B < Source.size(); B = E + 1) {
+      E = Source.find('\n', B);
+      Lines.push_back(Source.substr(B, E - B));
+    }
+    std::string &L = Lines[Line];
+    const unsigned From = R["start"]["character"], To = R["end"]["character"];
+    EXPECT_EQ(L.substr(From, To - From), Literal) << L;
+    L.replace(From, To - From, Edits[0]["newText"].get<std::string>());
+    std::string Fixed;
+    for (const std::string &X : Lines)
+      Fixed += X + "\n";
+    CommandResult Fits =
+        runCommand({binary(), "--arch=sm_90", "--no-cuda-toolkit",
+                    write("fixed.cu", Fixed), "--"},
+                   Dir);
+    EXPECT_EQ(Fits.Status, 0) << Fixed << Fits.Out << Fits.Err;
+    EXPECT_EQ(Fits.Out.find("tilefit-static-limit]"), std::string::npos)
+        << Fits.Out;
+  }
 }
 
 TEST_F(LspSession, TheUnsavedBufferIsAnalysedNotTheFile) {

@@ -50,6 +50,10 @@ Reason reason(ReasonKind K, unsigned S) {
   F(Line, 12 + S)                                                              \
   F(Column, 7 + S)
 
+#define FIELDS_WrittenLiteral(F)                                               \
+  F(Loc, make<SourcePos>(S + 900))                                             \
+  F(Length, 2 + S)
+
 #define FIELDS_EmissionFacts(F)                                                \
   F(Namespaces, {3 + S, 1})                                                    \
   F(DeclOrder, (uint64_t(1) << 40) + S)
@@ -82,6 +86,7 @@ Reason reason(ReasonKind K, unsigned S) {
   F(CanonicalElementType, text("struct __half", S))                            \
   F(Shape, {3, 64, 17 + S})                                                    \
   F(ExtentNames, {"STAGES", "", text("kPad", S)})                              \
+  F(ExtentLiterals, {make<WrittenLiteral>(S), WrittenLiteral()})               \
   F(ElementBytes, 2)                                                           \
   F(Align, 16)                                                                 \
   F(Bytes, 6528 + S)                                                           \
@@ -287,6 +292,7 @@ struct Fields {
   }
 
   TILEFIT_STRUCT(SourcePos)
+  TILEFIT_STRUCT(WrittenLiteral)
   TILEFIT_STRUCT(EmissionFacts)
   TILEFIT_STRUCT(EmissionEvent)
   TILEFIT_STRUCT(EmissionFunction)
@@ -409,6 +415,7 @@ TEST(FactsJsonTest, EveryStoredFieldIsListed) {
       where<TranslationUnitFacts>("TranslationUnitFacts", ""),
       where<SharedVar>("SharedVar", "/Vars/0"),
       where<SourcePos>("SourcePos", "/Vars/0/Loc"),
+      where<WrittenLiteral>("WrittenLiteral", "/Vars/0/ExtentLiterals/0"),
       where<EmissionFacts>("EmissionFacts", "/Vars/0/Emission"),
       where<EmissionProgram>("EmissionProgram", "/Emission"),
       where<EmissionFunction>("EmissionFunction", "/Emission/Functions/0"),

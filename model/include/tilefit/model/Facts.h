@@ -30,6 +30,14 @@ struct SourcePos {
   bool valid() const { return Line != 0; }
 };
 
+/// Where a literal is written: what a quick fix replaces (Length bytes from
+/// Loc, on one line).
+struct WrittenLiteral {
+  SourcePos Loc;
+  unsigned Length = 0;
+  bool valid() const { return Loc.valid() && Length > 0; }
+};
+
 /// The last component of \p Path (`/src/gemm.cu`: `gemm.cu`), for messages.
 inline std::string fileNameOf(const std::string &Path) {
   const size_t Slash = Path.rfind('/');
@@ -111,6 +119,12 @@ struct SharedVar {
   /// that could be changed (a template parameter `STAGES`, a constant `kTile`,
   /// an enumerator, a macro); "" otherwise. Used to say what value would fit.
   std::vector<std::string> ExtentNames;
+  /// For each extent, where the integer literal that decides it is written,
+  /// when the edit is mechanical: a constant's initializer (`constexpr int
+  /// kTile = 64;`), a macro's body (`#define TILE 64`), an explicit
+  /// instantiation's template argument (`template __global__ void k<4>(...)`);
+  /// invalid otherwise. What a "what would fit" quick fix replaces.
+  std::vector<WrittenLiteral> ExtentLiterals;
   uint64_t ElementBytes = 0; ///< sizeof the element type.
   uint64_t Align = 1; ///< Alignment in bytes, raised by alignas/__align__ on
                       /// < type or variable.
@@ -343,9 +357,19 @@ struct MessageSlot {
   size_t Length = 0;
 };
 
+/// An edit that applies a note's suggestion: the literal at Where becomes Text.
+struct FixIt {
+  std::string Title; ///< `set STAGES to 3`
+  WrittenLiteral Where;
+  std::string Text;
+};
+
 struct Note {
   std::string Message;
   SourcePos Loc;
+  /// The edit that does what the note suggests, where it is mechanical; in the
+  /// report, not in the facts.
+  std::optional<FixIt> Fix;
   std::vector<MessageSlot>
       Slots; ///< In order, not overlapping; in the report, not in the facts.
 
