@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # An installed tilefit works: `cmake --install` into a prefix, run from PATH (tilefit and
 # tilefit-launch), the prefix moved elsewhere and run again; and the Debian package that
-# `cpack -G DEB` makes declares its dependencies, and the tree it unpacks runs.
+# `cpack -G DEB` makes declares its dependencies (which apt can satisfy here), installs with
+# `dpkg -i` into a clean root (its own dpkg database, nothing else installed), and runs there.
 #   install_test.sh BUILD_DIR [deb]
 set -euo pipefail
 build=$1
@@ -60,6 +61,27 @@ for d in libclang-common-19-dev libc6 libstdc++6; do
 done
 dpkg-deb -c "$deb" | grep "./usr/bin/tilefit-launch -> tilefit" > /dev/null \
   || { echo "no tilefit-launch link in the package"; exit 1; }
-dpkg-deb -x "$deb" "$tmp/root"
-PATH="$tmp/root/usr/bin:$PATH" check_figure
+# Its dependencies resolve against this machine's packages (a simulation: nothing is installed).
+if command -v apt-get > /dev/null; then
+  apt-get install -s "$deb" > "$tmp/apt.log" 2>&1 || { cat "$tmp/apt.log"; exit 1; }
+  grep -E "^(Inst tilefit|tilefit is already)" "$tmp/apt.log" > /dev/null \
+    || { cat "$tmp/apt.log"; echo "apt would not install the package"; exit 1; }
+fi
+# dpkg -i into a clean root: an empty dpkg database of its own. Its dependencies are this
+# machine's (checked above), not the root's, so they are not asked of it.
+root="$tmp/root"
+mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates"
+touch "$root/var/lib/dpkg/status" "$root/var/lib/dpkg/available"
+dpkg --root="$root" --admindir="$root/var/lib/dpkg" --log=/dev/null --force-depends \
+  --force-not-root --force-script-chrootless -i "$deb" > "$tmp/dpkg.log" 2>&1 \
+  || { cat "$tmp/dpkg.log"; exit 1; }
+dpkg --admindir="$root/var/lib/dpkg" -s tilefit | grep "^Status: install ok installed" > /dev/null \
+  || { echo "dpkg does not list the package as installed"; exit 1; }
+dpkg --admindir="$root/var/lib/dpkg" -L tilefit | grep "/usr/bin/tilefit$" > /dev/null \
+  || { echo "dpkg does not list /usr/bin/tilefit"; exit 1; }
+PATH="$root/usr/bin:$PATH" check_figure
+# Removed: dpkg takes back every file it installed.
+dpkg --root="$root" --admindir="$root/var/lib/dpkg" --log=/dev/null --force-not-root \
+  --force-script-chrootless -r tilefit > "$tmp/dpkg-r.log" 2>&1 || { cat "$tmp/dpkg-r.log"; exit 1; }
+[ ! -e "$root/usr/bin/tilefit" ] || { echo "dpkg -r left /usr/bin/tilefit"; exit 1; }
 echo "package: ok"
