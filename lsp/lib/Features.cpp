@@ -121,19 +121,25 @@ json diagnosticJson(const Diagnostic &D, const std::string &Archs,
   // the quick fix adds one (codeActionsFor).
   if (D.Loc.File == Path && D.Loc.valid() && D.Check.rfind("tilefit-", 0) == 0)
     J["data"] = {{"nolintLine", D.Loc.Line - 1}};
-  // The edits its notes suggest in this file ("what would fit"): quick fixes
-  // as well, each a literal replaced (codeActionsFor).
+  // The edits its notes suggest ("what would fit", `extern __shared__`):
+  // quick fixes as well (codeActionsFor), where every edit is in this file.
   json Fixes = json::array();
-  for (const Note &N : D.Notes)
-    if (N.Fix && N.Fix->Where.valid() && N.Fix->Where.Loc.File == Path) {
-      const SourcePos &At = N.Fix->Where.Loc;
-      const Position S = Doc.positionOf(At.Line, At.Column, Opts.Encoding);
-      const Position E = Doc.positionOf(
-          At.Line, At.Column + N.Fix->Where.Length, Opts.Encoding);
-      Fixes.push_back({{"title", N.Fix->Title},
-                       {"range", rangeJson(S, E)},
-                       {"newText", N.Fix->Text}});
+  for (const Note &N : D.Notes) {
+    if (!N.Fix || N.Fix->Edits.empty() ||
+        std::any_of(N.Fix->Edits.begin(), N.Fix->Edits.end(),
+                    [&](const TextEdit &E) {
+                      return E.At.File != Path || !E.At.valid();
+                    }))
+      continue;
+    json Edits = json::array();
+    for (const TextEdit &E : N.Fix->Edits) {
+      const Position S = Doc.positionOf(E.At.Line, E.At.Column, Opts.Encoding);
+      const Position End =
+          Doc.positionOf(E.At.Line, E.At.Column + E.Length, Opts.Encoding);
+      Edits.push_back({{"range", rangeJson(S, End)}, {"newText", E.Text}});
     }
+    Fixes.push_back({{"title", N.Fix->Title}, {"edits", std::move(Edits)}});
+  }
   if (!Fixes.empty())
     J["data"]["fixes"] = std::move(Fixes);
   json Related = json::array();
@@ -627,16 +633,22 @@ json codeActionsFor(const std::string &Uri, const Document &Doc,
         Data.contains("fixes") && Data["fixes"].is_array())
       for (const json &F : Data["fixes"]) {
         if (!F.is_object() || !F.contains("title") || !F["title"].is_string() ||
-            !F.contains("range") || !F.contains("newText") ||
-            !F["newText"].is_string())
+            !F.contains("edits") || !F["edits"].is_array() ||
+            F["edits"].empty())
           continue;
-        json Edit = {{"range", F["range"]}, {"newText", F["newText"]}};
+        json Edits = json::array();
+        for (const json &E : F["edits"])
+          if (E.is_object() && E.contains("range") && E.contains("newText") &&
+              E["newText"].is_string())
+            Edits.push_back({{"range", E["range"]}, {"newText", E["newText"]}});
+        if (Edits.size() != F["edits"].size())
+          continue;
         Out.push_back(
             {{"title", "Make it fit: " + F["title"].get<std::string>()},
              {"kind", "quickfix"},
              {"diagnostics", json::array({D})},
              {"isPreferred", true},
-             {"edit", {{"changes", {{Uri, json::array({Edit})}}}}}});
+             {"edit", {{"changes", {{Uri, std::move(Edits)}}}}}});
       }
     // diagnosticJson's marks: this server's finding, at its own line.
     if (D.value("source", "") != "tilefit" || !Data.is_object() ||

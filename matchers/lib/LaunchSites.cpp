@@ -16,6 +16,7 @@
 
 #include "tilefit/matchers/KernelNames.h"
 #include "tilefit/matchers/SourcePosition.h"
+#include "tilefit/matchers/WrittenSource.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -534,6 +535,10 @@ void LaunchCollector::follow(ASTContext &Ctx, const Stmt *Matched,
           L.BlockThreads == R.L.BlockThreads)
         return;
   }
+  // Where the `extern __shared__` quick fix may edit it: a launch written
+  // here, not read through a helper.
+  if (const auto *Call = dyn_cast<CUDAKernelCallExpr>(Matched); Call && !At)
+    R.L.Written = writtenLaunch(Ctx, Call, Inner.function());
   Launches.push_back({Kernel, R.L});
 }
 

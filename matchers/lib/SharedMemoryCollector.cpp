@@ -12,6 +12,7 @@
 #include "tilefit/matchers/ScopeFacts.h"
 #include "tilefit/matchers/SourcePosition.h"
 #include "tilefit/matchers/TypeLayout.h"
+#include "tilefit/matchers/WrittenSource.h"
 #include "tilefit/model/CallGraph.h"
 
 #include "clang/AST/ASTContext.h"
@@ -628,7 +629,8 @@ void SharedMemoryCollector::finish(ASTContext &Ctx,
     VarIndex[Vars->Vars[I]] = I;
     if (const auto *Fn = dyn_cast_or_null<FunctionDecl>(
             Vars->Vars[I]->getParentFunctionOrMethod()))
-      Out.Vars[I].KernelLocal = Fn->hasAttr<CUDAGlobalAttr>();
+      if ((Out.Vars[I].KernelLocal = Fn->hasAttr<CUDAGlobalAttr>()))
+        Out.Vars[I].Written = writtenDeclaration(Ctx, Vars->Vars[I]);
   }
   ErrorReach Reach(SM, Errors);
 

@@ -18,15 +18,6 @@ using namespace clang;
 
 namespace tilefit {
 namespace matchers {
-namespace {
-
-std::string printType(const ASTContext &Ctx, QualType T) {
-  PrintingPolicy PP(Ctx.getLangOpts());
-  PP.SuppressTagKeyword = true;
-  PP.SuppressInlineNamespace = true;
-  PP.SuppressUnwrittenScope = true;
-  return T.getAsString(PP);
-}
 
 /// The declaration as written: for a static of a template instantiation, the
 /// template's own (its array bounds are still the expressions the programmer
@@ -50,6 +41,16 @@ const VarDecl *writtenDecl(const VarDecl *VD) {
   F.Loc = VD->getLocation();
   F.TraverseStmt(Pattern->getBody());
   return F.Found ? F.Found : VD;
+}
+
+namespace {
+
+std::string printType(const ASTContext &Ctx, QualType T) {
+  PrintingPolicy PP(Ctx.getLangOpts());
+  PP.SuppressTagKeyword = true;
+  PP.SuppressInlineNamespace = true;
+  PP.SuppressUnwrittenScope = true;
+  return T.getAsString(PP);
 }
 
 /// The name an array bound is written with, when it is just one name.

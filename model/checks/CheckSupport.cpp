@@ -211,7 +211,8 @@ FitAdvisor::extentNotes(const std::function<bool(uint64_t)> &Fits,
         Uses[Name] != 1)
       return std::nullopt;
     const std::string Text = std::to_string(Value);
-    return FixIt{"set " + Name + " to " + Text, V.ExtentLiterals[D], Text};
+    const WrittenLiteral &At = V.ExtentLiterals[D];
+    return FixIt{"set " + Name + " to " + Text, {{At.Loc, At.Length, Text}}};
   };
   for (const Placement &P : Now.Placed) {
     const SharedVar &V = TU.Vars[P.Var];

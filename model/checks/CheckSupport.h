@@ -74,6 +74,11 @@ public:
   std::vector<Note> extentNotes(const std::function<bool(uint64_t)> &Fits,
                                 const Words &Goal) const;
 
+  /// For \p K (this advisor's kernel) above the static limit: its largest
+  /// array made `extern __shared__`, each launch asking for its bytes, where
+  /// that edit is mechanical and the kernel then fits (ExternSharedFix.cpp).
+  std::optional<FixIt> externFix(const KernelReport &K) const;
+
   /// The largest value in [0, Max] for which \p Ok holds (Ok is monotone, true
   /// at 0).
   static std::optional<uint64_t>

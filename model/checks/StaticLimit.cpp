@@ -42,6 +42,9 @@ public:
       D.Notes = allocationNotes(
           K, "declare it 'extern __shared__' and size it at launch to go "
              "above the static limit");
+      // The allocation notes put the largest array first, with that advice.
+      if (!D.Notes.empty())
+        D.Notes.front().Fix = C.Fit.externFix(K);
       const uint64_t Max = *K.Limit.StaticMax;
       for (Note &N :
            C.Fit.extentNotes([&](uint64_t T) { return T <= Max; },

@@ -265,6 +265,7 @@ std::vector<LaunchReport> launchReportsOf(const KernelFacts &KF,
     L.UnknownReasonKind = Site.UnknownReason;
     L.BlockThreads = Site.BlockThreads;
     L.StatedBy = Site.StatedBy;
+    L.Written = Site.Written;
     if (!L.DynamicBytes && Stated) {
       L.DynamicBytes = Stated->Bytes;
       L.UnknownReason.clear();

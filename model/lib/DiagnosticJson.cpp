@@ -53,25 +53,38 @@ std::vector<MessageSlot> slotsFrom(const json &J, const std::string &Path) {
   return Slots;
 }
 
-/// The edit a note suggests: `"fix": {"title": "set STAGES to 3", "file":
-/// ..., "line": 7, "column": 30, "length": 1, "text": "3"}`; no key when none.
+/// The edits a note suggests: `"fix": {"title": "set STAGES to 3", "edits":
+/// [{"file": ..., "line": 7, "column": 30, "length": 1, "text": "3"}]}`; no
+/// key when none.
 void putFix(json &J, const std::optional<FixIt> &F) {
   if (!F)
     return;
-  json Fix = {{"title", F->Title}};
-  putPos(Fix, F->Where.Loc);
-  Fix["length"] = F->Where.Length;
-  Fix["text"] = F->Text;
-  J["fix"] = std::move(Fix);
+  json Edits = json::array();
+  for (const TextEdit &E : F->Edits) {
+    json Edit;
+    putPos(Edit, E.At);
+    Edit["length"] = E.Length;
+    Edit["text"] = E.Text;
+    Edits.push_back(std::move(Edit));
+  }
+  J["fix"] = {{"title", F->Title}, {"edits", std::move(Edits)}};
 }
 std::optional<FixIt> fixFrom(const json &J, const std::string &Path) {
   if (!present(J, "fix"))
     return std::nullopt;
   const json &F = J.at("fix");
   const std::string P = Path + ".fix";
-  return FixIt{str(F, "title", P),
-               {posFrom(F, P), static_cast<unsigned>(num(F, "length", P))},
-               str(F, "text", P)};
+  FixIt Fix{str(F, "title", P), {}};
+  const json &Edits = F.contains("edits") ? F.at("edits") : json();
+  if (!Edits.is_array())
+    throw BadField{P + ".edits", "expected an array"};
+  for (size_t I = 0; I < Edits.size(); ++I) {
+    const std::string EP = P + ".edits[" + std::to_string(I) + "]";
+    Fix.Edits.push_back({posFrom(Edits[I], EP),
+                         static_cast<unsigned>(num(Edits[I], "length", EP)),
+                         str(Edits[I], "text", EP)});
+  }
+  return Fix;
 }
 
 json noteJson(const Note &N) {

@@ -68,6 +68,10 @@ TILEFIT_JSON_ENUM(Severity, {{Severity::Note, "note"},
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SourcePos, File, Line, Column)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(WrittenLiteral, Loc, Length)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(WrittenDeclaration, Span, Indent, Element,
+                                   Extents)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(WrittenLaunch, Bytes, Statement, Indent,
+                                   Kernel)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EmissionFacts, Namespaces, DeclOrder)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EmissionEvent, K, Index)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EmissionFunction, Name, IsTemplateInstance,
@@ -76,12 +80,12 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EmissionFunction, Name, IsTemplateInstance,
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EmissionProgram, Functions, TopLevel)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SharedVar, Name, Function, QualifiedName,
                                    Loc, Type, ElementType, CanonicalElementType,
-                                   Shape, ExtentNames, ExtentLiterals,
-                                   ElementBytes, Align,
-                                   Bytes, UnknownReason, IsDynamic, KernelLocal,
-                                   Emission)
+                                   Shape, ExtentNames, ExtentLiterals, Written,
+                                   ElementBytes, Align, Bytes, UnknownReason,
+                                   IsDynamic, KernelLocal, Emission)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LaunchSite, Loc, Form, DynamicBytes,
-                                   UnknownReason, BlockThreads, StatedBy)
+                                   UnknownReason, BlockThreads, StatedBy,
+                                   Written)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(AttributeCall, Attribute, Loc, Value,
                                    UnknownReason)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LaunchBounds, MaxThreads, MinBlocks, Loc)
@@ -134,8 +138,10 @@ namespace {
 // LocalArrays, TmemAllocations, SharedVar::ReferencedOutOfLine), which the
 // model makes again from the raw call graph. 11: Slicing,
 // FunctionFacts::UninstantiatedStatements. 12: reasons as kinds with arguments
-// (Reasons.def), not sentences. 13: SharedVar::ExtentLiterals.
-constexpr const char *Schema = "tilefit-facts/13";
+// (Reasons.def), not sentences. 13: SharedVar::ExtentLiterals. 14:
+// SharedVar::Written and LaunchSite::Written, for the `extern __shared__`
+// quick fix.
+constexpr const char *Schema = "tilefit-facts/14";
 
 /// Every index of \p P refers to one of \p VarCount variables or to one of its
 /// functions.

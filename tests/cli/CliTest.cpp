@@ -194,13 +194,82 @@ __global__ void staged(const float *in, float *out) {
     if (!N.contains("fix"))
       continue;
     Fixes.push_back(N["fix"]["title"]);
-    EXPECT_EQ(N["fix"]["line"], 1) << N.dump();
-    EXPECT_EQ(N["fix"]["column"], 16) << N.dump();
-    EXPECT_EQ(N["fix"]["length"], 1) << N.dump();
-    EXPECT_EQ(N["fix"]["text"], "3") << N.dump();
+    ASSERT_EQ(N["fix"]["edits"].size(), 1u) << N.dump();
+    const auto &E = N["fix"]["edits"][0];
+    EXPECT_EQ(E["line"], 1) << N.dump();
+    EXPECT_EQ(E["column"], 16) << N.dump();
+    EXPECT_EQ(E["length"], 1) << N.dump();
+    EXPECT_EQ(E["text"], "3") << N.dump();
   }
   EXPECT_EQ(Fixes, std::vector<std::string>{"set STAGES to 3"}) << J.dump();
   EXPECT_TRUE(RowsNote) << J.dump();
+}
+
+// The `extern __shared__` edit is offered only where it is mechanical: for a
+// kernel launched plainly in the unit, not for one launched through a macro,
+// launched nowhere here, or whose tile shares its statement with another
+// variable. Where offered, the note carries every edit: the declaration, and
+// the opt-in and the bytes of the launch.
+TEST_F(CliTest, ExternSharedEditsOnlyWhereMechanical) {
+  const std::string K = write("k.cu", R"(#define LAUNCH(k) k<<<1, 256>>>(p)
+#define BODY(t) t[threadIdx.x][0] = p[threadIdx.x]; __syncthreads(); p[threadIdx.x] = t[0][threadIdx.x]
+__global__ void plain(float *p) {
+  __shared__ float tile[128][128];
+  BODY(tile);
+}
+__global__ void macro_launched(float *p) {
+  __shared__ float tile[128][128];
+  BODY(tile);
+}
+__global__ void never_launched(float *p) {
+  __shared__ float tile[128][128];
+  BODY(tile);
+}
+__global__ void two_in_one(float *p) {
+  __shared__ float a[128][128], b[4];
+  BODY(a); b[threadIdx.x % 4] = 1;
+}
+void run(float *p) {
+  plain<<<1, 256>>>(p);
+  LAUNCH(macro_launched);
+  two_in_one<<<1, 256>>>(p);
+}
+)");
+  CommandResult R = tilefit({"--format=json", "--no-cache", "--arch=sm_90", K});
+  EXPECT_EQ(R.Status, 1) << R.Err;
+  nlohmann::json J = json(R);
+  std::map<std::string, nlohmann::json> Fixes;
+  for (const auto &D : J["diagnostics"]) {
+    if (D["check"] != "tilefit-static-limit")
+      continue;
+    Fixes[D["kernel"]] = nullptr;
+    for (const auto &N : D["notes"])
+      if (N.contains("fix"))
+        Fixes[D["kernel"]] = N["fix"];
+  }
+  ASSERT_EQ(Fixes.size(), 4u) << J.dump();
+  EXPECT_TRUE(Fixes["macro_launched"].is_null()) << Fixes["macro_launched"];
+  EXPECT_TRUE(Fixes["never_launched"].is_null()) << Fixes["never_launched"];
+  EXPECT_TRUE(Fixes["two_in_one"].is_null()) << Fixes["two_in_one"];
+  const nlohmann::json &F = Fixes["plain"];
+  ASSERT_TRUE(F.is_object()) << J.dump();
+  EXPECT_EQ(F["title"], "make 'tile' extern __shared__ and request its 65536 "
+                        "bytes at its launch");
+  ASSERT_EQ(F["edits"].size(), 3u) << F;
+  auto Edit = [&](size_t I) {
+    const auto &E = F["edits"][I];
+    return std::to_string(E["line"].get<unsigned>()) + ":" +
+           std::to_string(E["column"].get<unsigned>()) + "+" +
+           std::to_string(E["length"].get<unsigned>()) + " " +
+           E["text"].get<std::string>();
+  };
+  EXPECT_EQ(Edit(0), "4:3+31 extern __shared__ __align__(16) unsigned char "
+                     "tile_storage[];\n  float (&tile)[128][128] = "
+                     "*reinterpret_cast<float (*)[128][128]>(tile_storage)");
+  EXPECT_EQ(Edit(1),
+            "20:3+0 cudaFuncSetAttribute(plain, "
+            "cudaFuncAttributeMaxDynamicSharedMemorySize, 65536);\n  ");
+  EXPECT_EQ(Edit(2), "20:17+0 , 65536");
 }
 
 // The user's nvcc line after `--`, with its compiler or without: read as

@@ -13,7 +13,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 
 using nlohmann::json;
@@ -348,6 +350,108 @@ template __global__ void staged<64>(const float *, float *);
     EXPECT_EQ(Fits.Out.find("tilefit-static-limit]"), std::string::npos)
         << Fits.Out;
   }
+}
+
+/// \p Text with LSP \p Edits (one file's, UTF-8 columns) applied: the last
+/// first, so that earlier positions stay put.
+std::string applyEdits(const std::string &Text, const json &Edits) {
+  std::vector<size_t> LineStart = {0};
+  for (size_t I = 0; I < Text.size(); ++I)
+    if (Text[I] == '\n')
+      LineStart.push_back(I + 1);
+  auto Offset = [&](const json &P) {
+    return LineStart.at(P["line"].get<size_t>()) + P["character"].get<size_t>();
+  };
+  std::vector<std::tuple<size_t, size_t, std::string>> Sorted;
+  for (const json &E : Edits)
+    Sorted.emplace_back(Offset(E["range"]["start"]), Offset(E["range"]["end"]),
+                        E["newText"].get<std::string>());
+  std::sort(Sorted.begin(), Sorted.end());
+  std::string Out = Text;
+  for (auto It = Sorted.rbegin(); It != Sorted.rend(); ++It)
+    Out.replace(std::get<0>(*It), std::get<1>(*It) - std::get<0>(*It),
+                std::get<2>(*It));
+  return Out;
+}
+
+// `extern __shared__` as an edit: a kernel template's tile above the static
+// limit becomes a view of dynamic shared memory, and each launch of each
+// instantiation asks for that instantiation's bytes, with the opt-in before
+// it. The command line then finds that both kernels fit, their static part
+// gone and the launches' dynamic part their tile's size; ptxas agrees.
+TEST_F(LspSession, QuickFixMakesAStaticTileExternSharedWithItsLaunches) {
+  const std::string Source = R"(template <typename T, int TILE>
+__global__ void transpose(const T *in, T *out) {
+  __shared__ T tile[TILE][TILE + 1];
+  tile[threadIdx.y][threadIdx.x] = in[threadIdx.y * TILE + threadIdx.x];
+  __syncthreads();
+  out[threadIdx.x * TILE + threadIdx.y] = tile[threadIdx.x][threadIdx.y];
+}
+
+void run(const float *in, float *out, const double *din, double *dout) {
+  transpose<float, 128><<<1, dim3(32, 8)>>>(in, out);
+  if (in) {
+    transpose<double, 96><<<1, dim3(32, 8), 0>>>(din, dout);
+  }
+}
+)";
+  std::string K = write("transpose.cu", Source);
+  auto C = start({"--arch=sm_90"});
+  open(*C, K, Source);
+  json P = nextDiagnostics(*C, K);
+  ASSERT_EQ(P["diagnostics"].size(), 2u) << P.dump();
+  const json D = P["diagnostics"][0];
+  EXPECT_EQ(D["code"], "tilefit-static-limit");
+  json Actions = result(
+      *C, C->request("textDocument/codeAction",
+                     {{"textDocument", docId(K)},
+                      {"range", D["range"]},
+                      {"context", {{"diagnostics", json::array({D})}}}}));
+  json Fix;
+  for (const json &A : Actions)
+    if (A["title"].get<std::string>().find("extern __shared__") !=
+        std::string::npos)
+      Fix = A;
+  ASSERT_TRUE(Fix.is_object()) << Actions.dump();
+  EXPECT_EQ(Fix["kind"], "quickfix");
+  EXPECT_NE(Fix["title"].get<std::string>().find("at 2 launches"),
+            std::string::npos)
+      << Fix.dump();
+  const json Edits = Fix["edit"]["changes"][lsp::pathToUri(K)];
+  ASSERT_EQ(Edits.size(), 5u)
+      << "the declaration, and two per launch: " << Fix.dump();
+  const std::string Fixed = applyEdits(Source, Edits);
+  EXPECT_NE(Fixed.find("extern __shared__"), std::string::npos) << Fixed;
+  const std::string FixedFile = write("fixed.cu", Fixed);
+  CommandResult R = runCommand({binary(), "--arch=sm_90", "--no-cuda-toolkit",
+                                "--format=json", FixedFile, "--"},
+                               Dir);
+  ASSERT_EQ(R.Status, 0) << Fixed << R.Out << R.Err;
+  const json J = json::parse(R.Out);
+  // What is left is advice (occupancy remarks), no warning: the launches ask
+  // for the bytes, with the opt-in.
+  for (const json &D : J["diagnostics"])
+    EXPECT_EQ(D["severity"], "remark") << Fixed << D.dump();
+  ASSERT_EQ(J["kernels"].size(), 2u) << R.Out;
+  std::set<uint64_t> Dynamic;
+  for (const json &Kernel : J["kernels"]) {
+    EXPECT_EQ(Kernel["static_smem_bytes"], 0u) << Kernel.dump();
+    const json &Dyn = Kernel["dynamic_smem"];
+    EXPECT_TRUE(Dyn["declared"].get<bool>()) << Kernel.dump();
+    ASSERT_EQ(Dyn["launches"].size(), 1u) << Kernel.dump();
+    Dynamic.insert(Dyn["launches"][0]["bytes"].get<uint64_t>());
+    EXPECT_EQ(Dyn["opt_in_bytes"], Dyn["launches"][0]["bytes"])
+        << Kernel.dump();
+  }
+  // 128 x 129 floats, 96 x 97 doubles.
+  EXPECT_EQ(Dynamic, (std::set<uint64_t>{66048, 74496})) << R.Out;
+  if (!haveNvcc())
+    GTEST_SKIP() << "nvcc is not on PATH: ptxas's figures are not checked";
+  PtxasFigures Ptxas = ptxasFigures(FixedFile, {}, {"sm_90"});
+  ASSERT_TRUE(Ptxas.Error.empty()) << Fixed << Ptxas.Error;
+  ASSERT_EQ(Ptxas.Figures["sm_90"].size(), 2u);
+  for (const auto &[Mangled, Bytes] : Ptxas.Figures["sm_90"])
+    EXPECT_EQ(Bytes, 0u) << Mangled;
 }
 
 TEST_F(LspSession, TheUnsavedBufferIsAnalysedNotTheFile) {

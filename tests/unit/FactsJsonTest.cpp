@@ -54,6 +54,18 @@ Reason reason(ReasonKind K, unsigned S) {
   F(Loc, make<SourcePos>(S + 900))                                             \
   F(Length, 2 + S)
 
+#define FIELDS_WrittenDeclaration(F)                                           \
+  F(Span, make<WrittenLiteral>(S + 950))                                       \
+  F(Indent, text("  ", S))                                                     \
+  F(Element, text("float", S))                                                 \
+  F(Extents, text("[TILE][TILE + 1]", S))
+
+#define FIELDS_WrittenLaunch(F)                                                \
+  F(Bytes, make<WrittenLiteral>(S + 960))                                      \
+  F(Statement, make<SourcePos>(S + 970))                                       \
+  F(Indent, text("    ", S))                                                   \
+  F(Kernel, text("transpose<float>", S))
+
 #define FIELDS_EmissionFacts(F)                                                \
   F(Namespaces, {3 + S, 1})                                                    \
   F(DeclOrder, (uint64_t(1) << 40) + S)
@@ -87,6 +99,7 @@ Reason reason(ReasonKind K, unsigned S) {
   F(Shape, {3, 64, 17 + S})                                                    \
   F(ExtentNames, {"STAGES", "", text("kPad", S)})                              \
   F(ExtentLiterals, {make<WrittenLiteral>(S), WrittenLiteral()})               \
+  F(Written, make<WrittenDeclaration>(S))                                      \
   F(ElementBytes, 2)                                                           \
   F(Align, 16)                                                                 \
   F(Bytes, 6528 + S)                                                           \
@@ -101,7 +114,8 @@ Reason reason(ReasonKind K, unsigned S) {
   F(DynamicBytes, 65536 + S)                                                   \
   F(UnknownReason, reason(ReasonKind::DynamicSizeNotConstant, S))              \
   F(BlockThreads, 256 + S)                                                     \
-  F(StatedBy, text("comment", S))
+  F(StatedBy, text("comment", S))                                              \
+  F(Written, make<WrittenLaunch>(S))
 
 #define FIELDS_AttributeCall(F)                                                \
   F(Attribute, AttributeCall::Kind::PreferredSharedMemoryCarveout)             \
@@ -293,6 +307,8 @@ struct Fields {
 
   TILEFIT_STRUCT(SourcePos)
   TILEFIT_STRUCT(WrittenLiteral)
+  TILEFIT_STRUCT(WrittenDeclaration)
+  TILEFIT_STRUCT(WrittenLaunch)
   TILEFIT_STRUCT(EmissionFacts)
   TILEFIT_STRUCT(EmissionEvent)
   TILEFIT_STRUCT(EmissionFunction)
@@ -416,6 +432,8 @@ TEST(FactsJsonTest, EveryStoredFieldIsListed) {
       where<SharedVar>("SharedVar", "/Vars/0"),
       where<SourcePos>("SourcePos", "/Vars/0/Loc"),
       where<WrittenLiteral>("WrittenLiteral", "/Vars/0/ExtentLiterals/0"),
+      where<WrittenDeclaration>("WrittenDeclaration", "/Vars/0/Written"),
+      where<WrittenLaunch>("WrittenLaunch", "/Kernels/0/Launches/0/Written"),
       where<EmissionFacts>("EmissionFacts", "/Vars/0/Emission"),
       where<EmissionProgram>("EmissionProgram", "/Emission"),
       where<EmissionFunction>("EmissionFunction", "/Emission/Functions/0"),

@@ -76,6 +76,17 @@ struct dim3 {
 extern "C" __host__ int cudaConfigureCall(dim3 grid, dim3 block, unsigned long bytes = 0,
                                           void *stream = 0);
 
+// The attributes a launch above the default per-block limit sets
+// (driver_types.h's values), so that code that sets them parses.
+enum cudaFuncAttribute {
+  cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
+  cudaFuncAttributePreferredSharedMemoryCarveout = 9
+};
+extern "C" __host__ int cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr,
+                                             int value);
+template <class T>
+__host__ int cudaFuncSetAttribute(T *entry, enum cudaFuncAttribute attr, int value);
+
 __device__ void __syncthreads();
 __device__ int __syncthreads_count(int);
 __device__ int __syncthreads_and(int);

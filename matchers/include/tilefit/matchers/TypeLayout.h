@@ -18,6 +18,11 @@ namespace matchers {
 void describeVariableLayout(const clang::ASTContext &Ctx,
                             const clang::VarDecl *VD, SharedVar &Out);
 
+/// The declaration as written: for a variable of a function template's
+/// instantiation, the template's own (its bounds are the expressions the
+/// programmer wrote); \p VD otherwise.
+const clang::VarDecl *writtenDecl(const clang::VarDecl *VD);
+
 } // namespace matchers
 } // namespace tilefit
 

@@ -38,6 +38,36 @@ struct WrittenLiteral {
   bool valid() const { return Loc.valid() && Length > 0; }
 };
 
+/// Where a quick fix may rewrite a `__shared__` declaration as `extern
+/// __shared__`: set only for a kernel's own array declared alone in its
+/// statement, on one line, outside macros, without initializer, qualifiers or
+/// an alignment above 16 bytes.
+struct WrittenDeclaration {
+  /// From its first token (`__shared__`) to the end of its declarator (`;`
+  /// left out).
+  WrittenLiteral Span;
+  std::string Indent;  ///< The whitespace its line begins with.
+  std::string Element; ///< The element type as written: `float`, `T`.
+  std::string Extents; ///< Its bounds as written: `[TILE][TILE + 1]`.
+  bool valid() const {
+    return Span.valid() && !Element.empty() && !Extents.empty();
+  }
+};
+
+/// Where a quick fix may edit a `<<<>>>` launch to request dynamic shared
+/// memory: set only for a launch that is a statement of its own in a block,
+/// outside templates and macros, whose bytes argument is not written or is a
+/// literal `0`.
+struct WrittenLaunch {
+  /// The `0` written as the bytes argument (replaced), or, when none is
+  /// written, the position of `>>>` with Length 0 (", N" inserted there).
+  WrittenLiteral Bytes;
+  SourcePos Statement; ///< The launch statement's first character.
+  std::string Indent;  ///< The whitespace its line begins with.
+  std::string Kernel;  ///< The kernel as the launch writes it: `k<float>`.
+  bool valid() const { return Statement.valid() && !Kernel.empty(); }
+};
+
 /// The last component of \p Path (`/src/gemm.cu`: `gemm.cu`), for messages.
 inline std::string fileNameOf(const std::string &Path) {
   const size_t Slash = Path.rfind('/');
@@ -125,6 +155,9 @@ struct SharedVar {
   /// instantiation's template argument (`template __global__ void k<4>(...)`);
   /// invalid otherwise. What a "what would fit" quick fix replaces.
   std::vector<WrittenLiteral> ExtentLiterals;
+  /// The declaration as written, where making it `extern __shared__` is a
+  /// mechanical edit (WrittenDeclaration).
+  WrittenDeclaration Written;
   uint64_t ElementBytes = 0; ///< sizeof the element type.
   uint64_t Align = 1; ///< Alignment in bytes, raised by alignas/__align__ on
                       /// < type or variable.
@@ -159,6 +192,9 @@ struct LaunchSite {
   /// `// tilefit-dynamic-smem: N` comment at the launch), "configuration"
   /// (DynamicSharedMemory); "" when computed.
   std::string StatedBy;
+  /// The launch as written, where a quick fix can add dynamic shared memory
+  /// to it (WrittenLaunch).
+  WrittenLaunch Written;
 };
 
 /// A `cudaFuncSetAttribute(kernel, attribute, value)` call for the kernel.
@@ -357,11 +393,20 @@ struct MessageSlot {
   size_t Length = 0;
 };
 
-/// An edit that applies a note's suggestion: the literal at Where becomes Text.
+/// One replacement: Length bytes at At (on one line; 0: an insertion) become
+/// Text.
+struct TextEdit {
+  SourcePos At;
+  unsigned Length = 0;
+  std::string Text;
+};
+
+/// The edits that apply a note's suggestion, all together: a literal set to
+/// what would fit, or a declaration made `extern __shared__` with its launches
+/// asking for the bytes.
 struct FixIt {
   std::string Title; ///< `set STAGES to 3`
-  WrittenLiteral Where;
-  std::string Text;
+  std::vector<TextEdit> Edits;
 };
 
 struct Note {

@@ -49,6 +49,7 @@ struct LaunchReport {
   /// (LaunchSite::StatedBy); "" when tilefit computed it.
   std::string StatedBy;
   Reason UnknownReasonKind; ///< What UnknownReason words (Reasons.def).
+  WrittenLaunch Written;    ///< LaunchSite::Written.
 };
 
 /// Resident blocks per SM for the kernel's largest launch.
