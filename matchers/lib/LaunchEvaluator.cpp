@@ -62,6 +62,29 @@ std::optional<uint64_t> LaunchEvaluator::number(const APValue &V, Reason &Why) {
   return fromValue(V, Why);
 }
 
+std::vector<uint64_t> LaunchEvaluator::shape(const Expr *E) {
+  Reason Ignored;
+  auto V = value(E, Ignored, 0);
+  return V ? shapeOf(*V) : std::vector<uint64_t>{};
+}
+
+std::vector<uint64_t> LaunchEvaluator::shapeOf(const APValue &V) {
+  if (V.isInt())
+    return V.getInt().isSigned() && V.getInt().isNegative()
+               ? std::vector<uint64_t>{}
+               : std::vector<uint64_t>{V.getInt().getZExtValue(), 1, 1};
+  if (!V.isStruct() || V.getStructNumFields() != 3)
+    return {};
+  std::vector<uint64_t> Shape;
+  for (unsigned I = 0; I < 3; ++I) {
+    const APValue &F = V.getStructField(I);
+    if (!F.isInt())
+      return {};
+    Shape.push_back(F.getInt().getZExtValue());
+  }
+  return Shape;
+}
+
 std::optional<int64_t> LaunchEvaluator::condition(const Expr *E, int Depth) {
   if (!E || Depth > 32 || E->isValueDependent() || E->isTypeDependent())
     return std::nullopt;
@@ -655,8 +678,11 @@ Reason LaunchEvaluator::describeRuntimeValue(const Expr *E) {
 void evaluateInto(LaunchEvaluator &Eval, const Expr *Bytes, bool BytesZero,
                   const Expr *Block, LaunchSite &L) {
   Reason Ignored;
-  if (Block)
+  if (Block) {
     L.BlockThreads = Eval.evaluate(Block, Ignored);
+    if (L.BlockThreads)
+      L.BlockShape = Eval.shape(Block);
+  }
   if (!Bytes) {
     if (BytesZero)
       L.DynamicBytes = 0;
@@ -690,8 +716,11 @@ void evaluateConfig(LaunchEvaluator &Eval, const Expr *Config,
         Reason::resting(ReasonKind::DynamicSizeNotConstant, std::move(Why));
   bool BlockFound = false;
   if (auto Block =
-          Eval.configField(Config, "blockDim", Launch, BlockFound, Ignored))
+          Eval.configField(Config, "blockDim", Launch, BlockFound, Ignored)) {
     L.BlockThreads = Eval.number(*Block, Ignored);
+    if (L.BlockThreads)
+      L.BlockShape = LaunchEvaluator::shapeOf(*Block);
+  }
 }
 
 } // namespace matchers

@@ -83,6 +83,11 @@ public:
   /// \p V as a size: an integer, or a dim3's product.
   std::optional<uint64_t> number(const APValue &V, Reason &Why);
 
+  /// \p E as a block's shape (x, y, z): an integer is (n, 1, 1), a dim3 its
+  /// fields; empty when not a constant.
+  std::vector<uint64_t> shape(const Expr *E);
+  static std::vector<uint64_t> shapeOf(const APValue &V);
+
   /// An integer condition or expression over constants and locals initialized
   /// once and only read (`smem_size >= (48 << 10)`): its value, or nothing when
   /// it depends on anything else.

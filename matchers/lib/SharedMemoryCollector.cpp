@@ -3,6 +3,7 @@
 
 #include "ExtentConstraints.h"
 #include "ParseErrorReach.h"
+#include "SharedAccesses.h"
 #include "tilefit/matchers/BodySlicer.h"
 #include "tilefit/matchers/EmissionWalk.h"
 #include "tilefit/matchers/EvaluatedCodeVisitor.h"
@@ -497,6 +498,7 @@ private:
       Out.LocalArrays.push_back(describeLocalArray(Ctx, VD));
     }
     F.Tmem = S.Tmem;
+    collectSharedAccesses(Ctx, FD, VarIndex, F);
     if (Slicer) {
       F.UninstantiatedStatements = Slicer->uninstantiatedStatements(FD);
       Unsound |= !Slicer->sound(FD);

@@ -281,6 +281,66 @@ std::vector<LaunchReport> launchReportsOf(const KernelFacts &KF,
 
 /// The report of kernel \p I of \p TU with every figure, before the checks;
 /// \p Carveout set to its preferred carveout where an attribute call sets one.
+/// The block the bank analysis runs: the first launch with a constant shape,
+/// else __launch_bounds__'s threads as one row, else the first warp alone.
+BlockShape blockShapeOf(const KernelFacts &KF) {
+  BlockShape B;
+  for (const LaunchSite &L : KF.Launches)
+    if (L.BlockShape.size() == 3 && L.BlockShape[0] && L.BlockShape[1] &&
+        L.BlockShape[2]) {
+      B.Dim = {L.BlockShape[0], L.BlockShape[1], L.BlockShape[2]};
+      B.Known = true;
+      B.Source = "launch";
+      return B;
+    }
+  if (KF.Bounds && KF.Bounds->MaxThreads && *KF.Bounds->MaxThreads) {
+    B.Dim = {*KF.Bounds->MaxThreads, 1, 1};
+    B.Known = true;
+    B.Source = "__launch_bounds__";
+  }
+  return B;
+}
+
+/// Every load and store of a `__shared__` variable \p KF reaches, with its
+/// bank conflicts on \p Arch.
+std::vector<BankAccessReport> bankAccesses(const TranslationUnitFacts &TU,
+                                           const KernelFacts &KF,
+                                           const ArchCapacity *Arch) {
+  std::vector<BankAccessReport> Out;
+  if (!Arch || !KF.Function || *KF.Function >= TU.Functions.size())
+    return Out;
+  const std::optional<BankModel> Model = bankModelOf(*Arch);
+  if (!Model)
+    return Out;
+  const BlockShape Block = blockShapeOf(KF);
+  for (size_t Fn : functionsReachedFrom(TU, *KF.Function)) {
+    const FunctionFacts &F = TU.Functions[Fn];
+    for (const SharedAccess &A : F.Accesses) {
+      if (A.Var >= TU.Vars.size())
+        continue;
+      BankAccessReport R;
+      R.Access = A;
+      for (size_t L : A.Loops)
+        if (L < F.Loops.size()) {
+          if (R.Loops.size() <= L)
+            R.Loops.resize(L + 1);
+          R.Loops[L] = F.Loops[L];
+        }
+      R.Var = TU.Vars[A.Var];
+      R.Function = F.Name;
+      R.Block = Block;
+      R.Verdict = analyzeAccess(A, F.Loops, R.Var.Shape, R.Var.ElementBytes,
+                                Block, *Model);
+      for (size_t L : A.Loops)
+        if (L < F.Loops.size() && L < R.Verdict.WorstCounters.size())
+          R.WorstCounters.push_back(
+              {F.Loops[L].Counter, R.Verdict.WorstCounters[L]});
+      Out.push_back(std::move(R));
+    }
+  }
+  return Out;
+}
+
 KernelReport kernelReportOf(const TranslationUnitFacts &TU,
                             const UnitLayout &Layout, size_t I,
                             const ArchCapacity *Arch, const Limits &Lim,
@@ -340,6 +400,8 @@ KernelReport kernelReportOf(const TranslationUnitFacts &TU,
   K.Occupancy = occupancyOf(K, Arch, Registers, Carveout);
   K.Registers = registerTiles(TU, KF, Arch, TU.MaxRegisters);
   K.TensorMemory = tensorMemory(KF, Arch);
+  if (!TU.Partial || K.UnitHasErrors)
+    K.BankAccesses = bankAccesses(TU, KF, Arch);
   return K;
 }
 

@@ -56,6 +56,10 @@ const NumericField NumericFields[] = {
     {"tensor_memory", "columns", &ArchCapacity::TensorMemoryColumns},
     {"tensor_memory", "min_allocation_columns",
      &ArchCapacity::TensorMemoryMinAllocColumns},
+    {"shared_memory_banks", "banks", &ArchCapacity::Banks},
+    {"shared_memory_banks", "bank_bytes", &ArchCapacity::BankBytes},
+    {"shared_memory_banks", "phases_8_byte", &ArchCapacity::BankPhases8Byte},
+    {"shared_memory_banks", "phases_16_byte", &ArchCapacity::BankPhases16Byte},
 };
 
 /// What one architecture entry of one file says: the fields it sets (by
@@ -162,6 +166,14 @@ std::optional<ErrorMessage> parseEntry(const json &J, const std::string &Origin,
           E.Set.insert(Field);
           continue;
         }
+        if (Field == "shared_memory_banks.source") {
+          if (!Sub->is_string())
+            return fieldError(Origin, SubPath,
+                              "expected a string, got " + describe(*Sub));
+          E.Values.BankSource = Sub->get<std::string>();
+          E.Set.insert(Field);
+          continue;
+        }
         if (Field == "shared_memory.carveout_steps_kib") {
           if (!Sub->is_array())
             return fieldError(Origin, SubPath,
@@ -215,6 +227,8 @@ void overlay(const Entry &From, ArchCapacity &To) {
     To.OptinSupported = From.Values.OptinSupported;
   if (From.Set.count("shared_memory.carveout_steps_kib"))
     To.CarveoutSteps = From.Values.CarveoutSteps;
+  if (From.Set.count("shared_memory_banks.source"))
+    To.BankSource = From.Values.BankSource;
 }
 
 /// Consistency between fields of one resolved entry.

@@ -84,8 +84,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SharedVar, Name, Function, QualifiedName,
                                    ElementBytes, Align, Bytes, UnknownReason,
                                    IsDynamic, KernelLocal, Emission)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LaunchSite, Loc, Form, DynamicBytes,
-                                   UnknownReason, BlockThreads, StatedBy,
-                                   Written)
+                                   UnknownReason, BlockThreads, BlockShape,
+                                   StatedBy, Written)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(AttributeCall, Attribute, Loc, Value,
                                    UnknownReason)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LaunchBounds, MaxThreads, MinBlocks, Loc)
@@ -103,10 +103,44 @@ TILEFIT_JSON_ENUM(ExtentConstraint::Kind,
                    {ExtentConstraint::Kind::AtMost, "at_most"},
                    {ExtentConstraint::Kind::PowerOfTwo, "power_of_two"}})
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ExtentConstraint, Name, Is, Value)
+TILEFIT_JSON_ENUM(IndexExpr::Op, {{IndexExpr::Op::Const, "const"},
+                                  {IndexExpr::Op::ThreadIdx, "thread_idx"},
+                                  {IndexExpr::Op::BlockDim, "block_dim"},
+                                  {IndexExpr::Op::Counter, "counter"},
+                                  {IndexExpr::Op::Add, "add"},
+                                  {IndexExpr::Op::Sub, "sub"},
+                                  {IndexExpr::Op::Mul, "mul"},
+                                  {IndexExpr::Op::Div, "div"},
+                                  {IndexExpr::Op::Rem, "rem"},
+                                  {IndexExpr::Op::Shl, "shl"},
+                                  {IndexExpr::Op::Shr, "shr"},
+                                  {IndexExpr::Op::And, "and"},
+                                  {IndexExpr::Op::Or, "or"},
+                                  {IndexExpr::Op::Xor, "xor"},
+                                  {IndexExpr::Op::Lt, "lt"},
+                                  {IndexExpr::Op::Le, "le"},
+                                  {IndexExpr::Op::Gt, "gt"},
+                                  {IndexExpr::Op::Ge, "ge"},
+                                  {IndexExpr::Op::Eq, "eq"},
+                                  {IndexExpr::Op::Ne, "ne"},
+                                  {IndexExpr::Op::LAnd, "l_and"},
+                                  {IndexExpr::Op::LOr, "l_or"},
+                                  {IndexExpr::Op::LNot, "l_not"},
+                                  {IndexExpr::Op::Neg, "neg"},
+                                  {IndexExpr::Op::Not, "not"},
+                                  {IndexExpr::Op::Select, "select"}})
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(IndexExpr::Node, O, Value, A, B, C)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(IndexExpr, Nodes)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(AccessLoop, Loc, Counter, Init, Condition,
+                                   Next)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SharedAccess, Loc, Text, Var, Store, Width,
+                                   Subscripts, Offset, Guards, Assumed, Loops,
+                                   InLoop, NotAnalysable)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FunctionFacts, Name, NoInline, Callees,
                                    SharedRefs, SharedDecls, LocalArrays,
                                    ScopeParents, LocalArrayScopes, CallScopes,
-                                   Tmem, UninstantiatedStatements)
+                                   Tmem, UninstantiatedStatements, Accesses,
+                                   Loops)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BodySlicing, Enabled, Functions, Statements,
                                    Fallback)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelFacts, Name, Mangled, NameDiffers,
@@ -140,8 +174,9 @@ namespace {
 // FunctionFacts::UninstantiatedStatements. 12: reasons as kinds with arguments
 // (Reasons.def), not sentences. 13: SharedVar::ExtentLiterals. 14:
 // SharedVar::Written and LaunchSite::Written, for the `extern __shared__`
-// quick fix.
-constexpr const char *Schema = "tilefit-facts/14";
+// quick fix. 15: FunctionFacts::Accesses and Loops, LaunchSite::BlockShape,
+// for the bank analysis.
+constexpr const char *Schema = "tilefit-facts/15";
 
 /// Every index of \p P refers to one of \p VarCount variables or to one of its
 /// functions.
@@ -199,6 +234,13 @@ bool consistent(const TranslationUnitFacts &F) {
     for (const auto &[Callee, S] : Fn.CallScopes)
       if (Callee >= F.Functions.size() || S >= Scopes)
         return false;
+    for (const SharedAccess &A : Fn.Accesses) {
+      if (!VarOk(A.Var))
+        return false;
+      for (size_t L : A.Loops)
+        if (L >= Fn.Loops.size())
+          return false;
+    }
   }
   return consistentProgram(F.Emission, F.Vars.size()) &&
          consistentProgram(F.ConstantEmission, F.ConstantVars.size());

@@ -430,6 +430,199 @@ LaunchBounds boundsFrom(const json &B, const std::string &Path) {
   return LB;
 }
 
+//===--- BankAccessReport -------------------------------------------------===//
+
+/// An index expression as a tree: {"op": "add", "args": [...]}, leaves with
+/// their "value".
+json indexJson(const IndexExpr &E, int Node) {
+  if (Node < 0 || size_t(Node) >= E.Nodes.size())
+    return nullptr;
+  const IndexExpr::Node &N = E.Nodes[Node];
+  json J = {{"op", indexOpName(N.O)}};
+  json Args = json::array();
+  for (int Operand : {N.A, N.B, N.C})
+    if (Operand >= 0 && Operand < Node)
+      Args.push_back(indexJson(E, Operand));
+  if (Args.empty())
+    J["value"] = N.Value;
+  else
+    J["args"] = std::move(Args);
+  return J;
+}
+json indexJson(const IndexExpr &E) {
+  return E.empty() ? json(nullptr) : indexJson(E, int(E.Nodes.size()) - 1);
+}
+int indexFrom(const json &J, const std::string &Path, IndexExpr &Out,
+              int Depth = 0) {
+  if (Depth > 64 || !J.is_object())
+    throw BadField{Path, "expected an index expression"};
+  auto O = indexOpNamed(str(J, "op", Path));
+  if (!O)
+    throw BadField{Path + ".op", "unknown operation"};
+  IndexExpr::Node N;
+  N.O = *O;
+  int *Operands[] = {&N.A, &N.B, &N.C};
+  size_t I = 0;
+  each(J, "args", Path, [&](const json &A, const std::string &P) {
+    if (I >= 3)
+      throw BadField{P, "at most three operands"};
+    *Operands[I++] = indexFrom(A, P, Out, Depth + 1);
+  });
+  if (J.contains("value"))
+    N.Value = signedValue(J.at("value"), Path + ".value");
+  Out.Nodes.push_back(N);
+  return int(Out.Nodes.size()) - 1;
+}
+IndexExpr indexFrom(const json &J, const std::string &Path) {
+  IndexExpr E;
+  if (!J.is_null())
+    indexFrom(J, Path, E);
+  return E;
+}
+
+json bankAccessJson(const BankAccessReport &B) {
+  const SharedAccess &A = B.Access;
+  const BankVerdict &V = B.Verdict;
+  json J = {{"variable", B.Var.Name}};
+  putPos(J, A.Loc);
+  J["text"] = A.Text;
+  J["function"] = B.Function;
+  J["kind"] = A.Store ? "store" : "load";
+  J["width_bytes"] = A.Width;
+  J["in_loop"] = A.InLoop;
+  J["analysed"] = V.Analysed;
+  J["not_analysed_reason"] = V.Analysed ? json(nullptr) : json(describe(V.Why));
+  J["not_analysed_reason_kind"] = V.Analysed ? json(nullptr) : json(V.Why);
+  J["block"] = {{"shape", B.Block.Dim},
+                {"known", B.Block.Known},
+                {"source", B.Block.Source}};
+  J["degree"] = V.Degree;
+  J["lanes_per_phase"] = V.LanesPerPhase;
+  J["wavefronts"] = V.Wavefronts;
+  J["every_warp"] = V.EveryWarp;
+  J["warps"] = V.Warps;
+  J["requests"] = V.Requests;
+  J["conflicted_requests"] = V.Conflicted;
+  json Counters = json::object();
+  for (const auto &[Name, Value] : B.WorstCounters)
+    Counters[Name] = Value;
+  J["worst"] = {{"warp", V.WorstWarp},
+                {"bank", V.WorstBank},
+                {"active_lanes", V.ActiveLanes},
+                {"counters", std::move(Counters)}};
+  J["assumed"] = A.Assumed;
+  // The address as tilefit evaluates it: subscripts with their strides (the
+  // variable's shape), a byte offset, the conditions, the loops.
+  json Subscripts = json::array(), Guards = json::array();
+  for (const IndexExpr &E : A.Subscripts)
+    Subscripts.push_back(indexJson(E));
+  for (const IndexExpr &E : A.Guards)
+    Guards.push_back(indexJson(E));
+  // Loops by the index their counters have in the expressions.
+  json Loops = json::object();
+  for (size_t L : A.Loops)
+    if (L < B.Loops.size())
+      Loops[std::to_string(L)] = {
+          {"counter", B.Loops[L].Counter},
+          {"init", indexJson(B.Loops[L].Init)},
+          {"condition", indexJson(B.Loops[L].Condition)},
+          {"next", indexJson(B.Loops[L].Next)}};
+  J["address"] = {{"shape", B.Var.Shape},
+                  {"element_bytes", B.Var.ElementBytes},
+                  {"subscripts", std::move(Subscripts)},
+                  {"offset", indexJson(A.Offset)},
+                  {"guards", std::move(Guards)},
+                  {"loops", std::move(Loops)}};
+  return J;
+}
+BankAccessReport bankAccessFrom(const json &J, const std::string &Path) {
+  BankAccessReport B;
+  SharedAccess &A = B.Access;
+  BankVerdict &V = B.Verdict;
+  B.Var.Name = str(J, "variable", Path);
+  A.Loc = posFrom(J, Path);
+  A.Text = strOr(J, "text", Path);
+  B.Function = strOr(J, "function", Path);
+  A.Store = str(J, "kind", Path) == "store";
+  A.Width = unsigned(num(J, "width_bytes", Path));
+  A.InLoop = flag(J, "in_loop", Path);
+  V.Analysed = flag(J, "analysed", Path);
+  if (!V.Analysed && present(J, "not_analysed_reason_kind")) {
+    json Kind = json::object();
+    Kind["unknown_reason_kind"] = J.at("not_analysed_reason_kind");
+    V.Why = reasonFrom(Kind, Path);
+  }
+  const json &Block = at(J, "block", Path);
+  size_t I = 0;
+  for (const json &D : arr(Block, "shape", Path + ".block"))
+    if (I < 3)
+      B.Block.Dim[I++] = unsignedValue(D, Path + ".block.shape");
+  B.Block.Known = flag(Block, "known", Path + ".block");
+  B.Block.Source = strOr(Block, "source", Path + ".block");
+  V.Degree = unsigned(num(J, "degree", Path));
+  V.LanesPerPhase = unsigned(num(J, "lanes_per_phase", Path));
+  for (const json &W : arr(J, "wavefronts", Path))
+    V.Wavefronts.push_back(unsigned(unsignedValue(W, Path + ".wavefronts")));
+  V.EveryWarp = flag(J, "every_warp", Path);
+  V.Warps = num(J, "warps", Path);
+  V.Requests = num(J, "requests", Path);
+  V.Conflicted = num(J, "conflicted_requests", Path);
+  const json &Worst = at(J, "worst", Path);
+  V.WorstWarp = num(Worst, "warp", Path + ".worst");
+  V.WorstBank = unsigned(num(Worst, "bank", Path + ".worst"));
+  V.ActiveLanes = unsigned(num(Worst, "active_lanes", Path + ".worst"));
+  const json &Counters = at(Worst, "counters", Path + ".worst");
+  if (!Counters.is_object())
+    throw BadField{Path + ".worst.counters", "expected an object"};
+  for (auto It = Counters.begin(); It != Counters.end(); ++It)
+    B.WorstCounters.push_back(
+        {It.key(), signedValue(It.value(), Path + ".worst.counters")});
+  each(J, "assumed", Path, [&](const json &E, const std::string &P) {
+    if (!E.is_string())
+      throw BadField{P, "expected a string"};
+    A.Assumed.push_back(E.get<std::string>());
+  });
+  const json &Address = at(J, "address", Path);
+  const std::string AddressPath = Path + ".address";
+  for (const json &D : arr(Address, "shape", AddressPath))
+    B.Var.Shape.push_back(unsignedValue(D, AddressPath + ".shape"));
+  B.Var.ElementBytes = num(Address, "element_bytes", AddressPath);
+  each(Address, "subscripts", AddressPath,
+       [&](const json &E, const std::string &P) {
+         A.Subscripts.push_back(indexFrom(E, P));
+       });
+  A.Offset = indexFrom(at(Address, "offset", AddressPath), AddressPath);
+  each(Address, "guards", AddressPath,
+       [&](const json &E, const std::string &P) {
+         A.Guards.push_back(indexFrom(E, P));
+       });
+  if (present(Address, "loops")) {
+    const json &Loops = Address.at("loops");
+    if (!Loops.is_object())
+      throw BadField{AddressPath + ".loops", "expected an object"};
+    for (auto It = Loops.begin(); It != Loops.end(); ++It) {
+      const std::string P = AddressPath + ".loops." + It.key();
+      size_t L = 0;
+      try {
+        L = std::stoul(It.key());
+      } catch (...) {
+        throw BadField{P, "expected a loop's index"};
+      }
+      if (L > 4096)
+        throw BadField{P, "loop index out of range"};
+      if (B.Loops.size() <= L)
+        B.Loops.resize(L + 1);
+      B.Loops[L].Counter = str(It.value(), "counter", P);
+      B.Loops[L].Init = indexFrom(at(It.value(), "init", P), P + ".init");
+      B.Loops[L].Condition =
+          indexFrom(at(It.value(), "condition", P), P + ".condition");
+      B.Loops[L].Next = indexFrom(at(It.value(), "next", P), P + ".next");
+      A.Loops.push_back(L);
+    }
+  }
+  return B;
+}
+
 //===--- KernelReport -----------------------------------------------------===//
 
 json kernelJson(const KernelReport &K) {
@@ -469,6 +662,12 @@ json kernelJson(const KernelReport &K) {
     J["rounded_to"] = *K.RoundedTo;
   if (K.UnitHasErrors)
     J["unit_has_errors"] = true;
+  if (!K.BankAccesses.empty()) {
+    json Banks = json::array();
+    for (const BankAccessReport &B : K.BankAccesses)
+      Banks.push_back(bankAccessJson(B));
+    J["bank_accesses"] = std::move(Banks);
+  }
   return J;
 }
 KernelReport kernelFrom(const json &J, const std::string &Path) {
@@ -507,6 +706,9 @@ KernelReport kernelFrom(const json &J, const std::string &Path) {
         posFrom(J.at("instantiated_at"), Path + ".instantiated_at");
   K.RoundedTo = opt(J, "rounded_to", Path);
   K.UnitHasErrors = flag(J, "unit_has_errors", Path);
+  each(J, "bank_accesses", Path, [&](const json &B, const std::string &P) {
+    K.BankAccesses.push_back(bankAccessFrom(B, P));
+  });
   return K;
 }
 

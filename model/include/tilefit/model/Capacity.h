@@ -63,6 +63,13 @@ struct ArchCapacity {
   /// The fewest columns one `tcgen05.alloc` may ask for (a power of 2 up to the
   /// columns).
   std::optional<uint64_t> TensorMemoryMinAllocColumns;
+  /// Shared-memory banks (model/Banks.h): how many, their width in bytes, the
+  /// phases of a warp's 8- and 16-byte request, and where that is documented.
+  std::optional<uint64_t> Banks;
+  std::optional<uint64_t> BankBytes;
+  std::optional<uint64_t> BankPhases8Byte;
+  std::optional<uint64_t> BankPhases16Byte;
+  std::string BankSource;
 };
 
 class CapacityDatabase {

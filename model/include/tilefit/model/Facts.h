@@ -188,6 +188,8 @@ struct LaunchSite {
   std::optional<uint64_t> DynamicBytes;
   Reason UnknownReason;                 ///< Why DynamicBytes is unknown.
   std::optional<uint64_t> BlockThreads; ///< Threads per block, when constant.
+  /// The block's shape (x, y, z) when constant; empty otherwise.
+  std::vector<uint64_t> BlockShape;
   /// Who gave DynamicBytes when tilefit could not compute it: "comment" (a
   /// `// tilefit-dynamic-smem: N` comment at the launch), "configuration"
   /// (DynamicSharedMemory); "" when computed.
@@ -260,6 +262,85 @@ struct ErrorTouch {
       0; ///< The error: an index into TranslationUnitFacts::Diagnostics.
 };
 
+/// An integer expression over a thread's index, the block's shape, loop
+/// counters and constants: what a shared-memory access's subscripts, the
+/// conditions around it and its loops compute, for the bank analysis
+/// (model/Banks.h). Each node's operands are earlier nodes; the last node is
+/// the root. Empty: no expression.
+struct IndexExpr {
+  enum class Op {
+    Const,     ///< Value.
+    ThreadIdx, ///< threadIdx.x, .y, .z for Value 0, 1, 2.
+    BlockDim,  ///< blockDim.x, .y, .z for Value 0, 1, 2.
+    Counter,   ///< The counter of FunctionFacts::Loops[Value].
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Shl,
+    Shr,
+    And,
+    Or,
+    Xor,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+    LAnd,
+    LOr,
+    LNot,
+    Neg,
+    Not,
+    Select ///< A ? B : C.
+  };
+  struct Node {
+    Op O = Op::Const;
+    int64_t Value = 0;
+    int A = -1, B = -1, C = -1; ///< Operands: indices of earlier nodes.
+  };
+  std::vector<Node> Nodes;
+  bool empty() const { return Nodes.empty(); }
+};
+
+/// A loop whose counter an access uses: `for (int i = Init; Condition;
+/// i = Next)`, Condition and Next over the counter itself (a Counter node),
+/// Init over the block's shape, outer counters and constants.
+struct AccessLoop {
+  SourcePos Loc;
+  std::string Counter; ///< Its name, for messages.
+  IndexExpr Init, Condition, Next;
+};
+
+/// A load or store of a `__shared__` variable whose address tilefit can
+/// evaluate for every thread of a block: the bank analysis's input
+/// (model/Banks.h). Its byte offset in the variable is the sum of each
+/// subscript times its dimension's stride (from the variable's shape) and
+/// Offset.
+struct SharedAccess {
+  SourcePos Loc;    ///< The access (its base's first character).
+  std::string Text; ///< As written: `tile[threadIdx.x][0]`.
+  size_t Var = 0;   ///< Index into TranslationUnitFacts::Vars.
+  bool Store = false;
+  unsigned Width = 0; ///< Bytes moved per thread: 4 for float, 16 for float4.
+  std::vector<IndexExpr> Subscripts; ///< Outermost first; at most the rank.
+  IndexExpr Offset;                  ///< Bytes; empty: 0.
+  /// Conditions around the access: a thread takes part where each is non-zero.
+  std::vector<IndexExpr> Guards;
+  /// Conditions around it tilefit cannot evaluate that do not depend on the
+  /// thread's index: taken to hold for the whole block, and said so.
+  std::vector<std::string> Assumed;
+  /// The loops around it whose counters it uses (indices into
+  /// FunctionFacts::Loops), outermost first.
+  std::vector<size_t> Loops;
+  bool InLoop = false; ///< Inside any loop, counted or not.
+  /// Set when its address is not a function of the thread's index, the
+  /// block's shape, loop counters and constants: it is not analysed.
+  Reason NotAnalysable;
+};
+
 /// One function some kernel reaches, as its definition refers to others in code
 /// that runs (branches whose condition folds to a constant pruned, as the
 /// optimizer prunes them): the raw call graph, in
@@ -304,6 +385,10 @@ struct FunctionFacts {
   /// calls to functions that declare such), which LocalArrays then lacks; 0
   /// for a function instantiated whole.
   unsigned UninstantiatedStatements = 0;
+  /// Its loads and stores of `__shared__` variables, in source order, and
+  /// the loops their addresses count with.
+  std::vector<SharedAccess> Accesses;
+  std::vector<AccessLoop> Loops;
 };
 
 /// What the front end's body slicing did to a unit (matchers/BodySlicer.h):

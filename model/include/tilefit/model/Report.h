@@ -7,6 +7,7 @@
 #ifndef TILEFIT_MODEL_REPORT_H
 #define TILEFIT_MODEL_REPORT_H
 
+#include "tilefit/model/Banks.h"
 #include "tilefit/model/Facts.h"
 
 #include <optional>
@@ -115,6 +116,21 @@ struct ConstantMemoryReport {
       Variables; ///< In layout (emission) order, with offsets.
 };
 
+/// One load or store of a `__shared__` variable the kernel makes, with its
+/// bank conflicts (model/Banks.h).
+struct BankAccessReport {
+  SharedAccess Access; ///< As the front end recorded it.
+  /// The loops of its function (FunctionFacts::Loops): Access's Counter nodes
+  /// index them.
+  std::vector<AccessLoop> Loops;
+  SharedVar Var;        ///< The variable it reads or writes.
+  std::string Function; ///< The function it is in.
+  BlockShape Block;     ///< The threads it was analysed for.
+  BankVerdict Verdict;
+  /// The counters of the loops around it, by name, at the worst request.
+  std::vector<std::pair<std::string, int64_t>> WorstCounters;
+};
+
 /// One kernel (instantiation) on one architecture.
 struct KernelReport {
   std::string Name;
@@ -154,6 +170,10 @@ struct KernelReport {
   RegisterTileReport Registers;
   /// Unset on architectures without Tensor Memory.
   std::optional<TensorMemoryReport> TensorMemory;
+  /// Its loads and stores of `__shared__` variables, in the order it reaches
+  /// them, each with its bank conflicts; empty where the database has no bank
+  /// model for the architecture.
+  std::vector<BankAccessReport> BankAccesses;
   /// The most severe finding about this kernel on this architecture, if any.
   std::optional<Severity> Worst;
   /// Its unit had errors that cannot have changed this kernel's figures: they
