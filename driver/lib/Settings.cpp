@@ -60,6 +60,8 @@ Expected<std::unique_ptr<Settings>> makeSettings(const frontend::Config &Cfg,
     S->Opts.KernelBudgets = *Cfg.KernelBudgets;
   if (Cfg.DynamicSharedMemory)
     S->Opts.DynamicSizes = *Cfg.DynamicSharedMemory;
+  if (Cfg.BlockShapes)
+    S->Opts.BlockShapes = *Cfg.BlockShapes;
   S->Opts.Registers = Req.Registers;
   if (Cfg.HeaderFilterRegex && !Cfg.HeaderFilterRegex->empty()) {
     S->HeaderFilter = std::make_unique<Regex>(*Cfg.HeaderFilterRegex);

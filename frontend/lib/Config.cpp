@@ -116,6 +116,11 @@ public:
         forEachItem(V, "a list of {Kernel, Bytes or Fraction}",
                     [&](yaml::Node *N) { Budgets.push_back(kernelBudget(N)); });
         C.KernelBudgets = std::move(Budgets);
+      } else if (Key == "BlockShapes") {
+        std::vector<KernelBlockShape> Shapes;
+        forEachItem(V, "a list of {Kernel, Shape}",
+                    [&](yaml::Node *N) { Shapes.push_back(blockShape(N)); });
+        C.BlockShapes = std::move(Shapes);
       } else if (Key == "DynamicSharedMemory") {
         std::vector<KernelDynamicSize> Sizes;
         forEachItem(V, "a list of {Kernel, Bytes}",
@@ -127,7 +132,8 @@ public:
             "unknown key '" + Key +
                 "' (expected Checks, WarningsAsErrors, Budget, Architectures, "
                 "CapacityDatabase, HeaderFilterRegex, AllowParseErrors, "
-                "KernelBudgets, DynamicSharedMemory or PrecompileIncludes)");
+                "KernelBudgets, DynamicSharedMemory, BlockShapes or "
+                "PrecompileIncludes)");
       }
     }
     if (!Error.empty())
@@ -283,6 +289,51 @@ private:
     return D;
   }
 
+  /// `{Kernel: 'reduce*', Shape: [256, 1, 1]}` (one to three extents).
+  KernelBlockShape blockShape(yaml::Node *N) {
+    KernelBlockShape B;
+    auto *Map = llvm::dyn_cast_or_null<yaml::MappingNode>(N);
+    if (!Map) {
+      problem(N, "expected {Kernel: glob, Shape: [x, y, z]}");
+      return B;
+    }
+    bool HaveShape = false;
+    for (yaml::KeyValueNode &KV : *Map) {
+      std::string Key = scalar(KV.getKey(), "a key");
+      if (!Error.empty())
+        return B;
+      if (Key == "Kernel") {
+        B.Kernel = scalar(KV.getValue(), "a glob over kernel names");
+      } else if (Key == "Shape") {
+        std::vector<uint64_t> Extents;
+        forEachItem(
+            KV.getValue(), "a list of one to three block extents",
+            [&](yaml::Node *E) {
+              std::string S = scalar(E, "a block extent");
+              uint64_t V = 0;
+              if (Error.empty() && (llvm::StringRef(S).getAsInteger(10, V) ||
+                                    V == 0 || V > 1024))
+                problem(E, "'" + S + "' is not a block extent (1 to 1024)");
+              Extents.push_back(V);
+            });
+        if (Error.empty() && (Extents.empty() || Extents.size() > 3))
+          problem(KV.getValue(), "a block shape has one to three extents");
+        if (Error.empty()) {
+          B.X = Extents[0];
+          B.Y = Extents.size() > 1 ? Extents[1] : 1;
+          B.Z = Extents.size() > 2 ? Extents[2] : 1;
+          HaveShape = true;
+        }
+      } else {
+        problem(KV.getKey(),
+                "unknown key '" + Key + "' (expected Kernel or Shape)");
+      }
+    }
+    if (Error.empty() && (B.Kernel.empty() || !HaveShape))
+      problem(N, "a block shape needs a Kernel glob and a Shape");
+    return B;
+  }
+
   KernelBudget kernelBudget(yaml::Node *N) {
     KernelBudget B;
     auto *Map = llvm::dyn_cast_or_null<yaml::MappingNode>(N);
@@ -399,6 +450,7 @@ void Config::overlay(const Config &Over) {
   overlayField(AllowParseErrors, Over.AllowParseErrors);
   overlayField(KernelBudgets, Over.KernelBudgets);
   overlayField(DynamicSharedMemory, Over.DynamicSharedMemory);
+  overlayField(BlockShapes, Over.BlockShapes);
   overlayField(PrecompileIncludes, Over.PrecompileIncludes);
   if (!Over.Origin.empty())
     Origin = Origin.empty() ? Over.Origin : Origin + ", " + Over.Origin;
@@ -438,6 +490,14 @@ std::string Config::toYaml() const {
     for (const KernelDynamicSize &D : *DynamicSharedMemory)
       OS << "  - Kernel: " << quote(D.Kernel) << "\n    Bytes: " << D.Bytes
          << "\n";
+  OS << "BlockShapes:";
+  if (!BlockShapes || BlockShapes->empty())
+    OS << " []";
+  OS << "\n";
+  if (BlockShapes)
+    for (const KernelBlockShape &B : *BlockShapes)
+      OS << "  - Kernel: " << quote(B.Kernel) << "\n    Shape: [" << B.X << ", "
+         << B.Y << ", " << B.Z << "]\n";
   OS << "PrecompileIncludes: " << flowList(PrecompileIncludes) << "\n";
   OS << "...\n";
   return OS.str();

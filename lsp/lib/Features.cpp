@@ -420,6 +420,50 @@ json diagnosticsFor(const Report &R, const std::string &Path,
   return Out;
 }
 
+/// The bank conflicts of the load or store under the cursor, kernel by
+/// kernel and architecture by architecture.
+json accessHover(
+    const std::vector<std::pair<const KernelReport *, const BankAccessReport *>>
+        &As) {
+  const BankAccessReport &First = *As.front().second;
+  std::string T = "**`" + First.Access.Text + "`** — " +
+                  (First.Access.Store ? "store to" : "load of") + " `" +
+                  First.Var.Name + "`, " + std::to_string(First.Access.Width) +
+                  " bytes per thread\n\n| kernel | arch | banks | wavefronts a "
+                  "phase | block |\n|---|---|---|---|---|\n";
+  for (const auto &[K, B] : As) {
+    const BankVerdict &V = B->Verdict;
+    std::string Banks;
+    if (!V.Analysed) {
+      Banks = "not analysed: " + describe(V.Why);
+    } else {
+      Banks = V.Degree <= 1
+                  ? "conflict-free"
+                  : "**" + std::to_string(V.Degree) + "-way** (bank " +
+                        std::to_string(V.WorstBank) + ")";
+      if (V.Degree > 1 && !B->WorstCounters.empty()) {
+        Banks += " at ";
+        for (size_t I = 0; I < B->WorstCounters.size(); ++I)
+          Banks += (I ? ", " : "") + B->WorstCounters[I].first + " = " +
+                   std::to_string(B->WorstCounters[I].second);
+      }
+    }
+    std::string Waves;
+    for (size_t I = 0; I < V.Wavefronts.size(); ++I)
+      Waves += (I ? " " : "") + std::to_string(V.Wavefronts[I]);
+    const std::string Block = B->Block.Known
+                                  ? std::to_string(B->Block.Dim[0]) + "×" +
+                                        std::to_string(B->Block.Dim[1]) + "×" +
+                                        std::to_string(B->Block.Dim[2]) + " (" +
+                                        B->Block.Source + ")"
+                                  : "first warp (assumed)";
+    T += "| `" + shortName(K->Name, DefaultNameWidth) + "` | " + K->Arch +
+         " | " + Banks + " | " + (Waves.empty() ? "—" : Waves) + " | " + Block +
+         " |\n";
+  }
+  return markdown(T);
+}
+
 json hoverAt(const Report &R, const std::string &Path, const Document &Doc,
              Position P, const FeatureOptions &Opts) {
   std::vector<Placed> Vars = variablesIn(R, Path, P.Line + 1);
@@ -441,6 +485,23 @@ json hoverAt(const Report &R, const std::string &Path, const Document &Doc,
                        return archBefore(A.Kernel->Arch, B.Kernel->Arch);
                      });
     return variableHover(Same);
+  }
+  // A load or store of a __shared__ variable: its bank conflicts.
+  std::vector<std::pair<const KernelReport *, const BankAccessReport *>> As;
+  for (const KernelReport &K : R.Kernels)
+    for (const BankAccessReport &B : K.BankAccesses)
+      if (B.Access.Loc.File == Path && B.Access.Loc.Line == P.Line + 1 &&
+          onToken(Doc, B.Access.Loc, P, Opts.Encoding) &&
+          (As.empty() ||
+           (B.Access.Loc.Column == As.front().second->Access.Loc.Column &&
+            B.Access.Store == As.front().second->Access.Store &&
+            B.Access.Text == As.front().second->Access.Text)))
+        As.push_back({&K, &B});
+  if (!As.empty()) {
+    std::stable_sort(As.begin(), As.end(), [](const auto &A, const auto &B) {
+      return archBefore(A.first->Arch, B.first->Arch);
+    });
+    return accessHover(As);
   }
   std::vector<const KernelReport *> Ks;
   std::string Name;

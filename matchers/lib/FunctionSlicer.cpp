@@ -86,6 +86,15 @@ public:
         if (mayHoldReachingClass(U->Own))
           for (const Decl *D : U->Own.Declares)
             Tainted.insert(D);
+        // A pointer or reference into a `__shared__` variable (`float *row =
+        // &tile[r][0]`): the statements that access through it are accesses
+        // of the variable, which the bank analysis reads.
+        if (U->Own.Direct)
+          for (const Decl *D : U->Own.Declares)
+            if (const auto *VD = dyn_cast<VarDecl>(D);
+                VD && (VD->getType()->isPointerType() ||
+                       VD->getType()->isReferenceType()))
+              Tainted.insert(D);
         Changed = true;
       }
     }

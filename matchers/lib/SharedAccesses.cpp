@@ -590,6 +590,8 @@ private:
     if (Depth > 32)
       return false;
     E = E->IgnoreParens();
+    if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(E))
+      E = Cleanups->getSubExpr()->IgnoreParens();
     if (const auto *C = dyn_cast<CastExpr>(E)) {
       if (C->getCastKind() == CK_ArrayToPointerDecay)
         return placeOfLValue(C->getSubExpr(), P, Depth + 1);
@@ -601,6 +603,26 @@ private:
     if (const auto *U = dyn_cast<UnaryOperator>(E);
         U && U->getOpcode() == UO_AddrOf)
       return placeOfLValue(U->getSubExpr(), P, Depth + 1);
+    // A function that only returns a pointer to one, taking no arguments
+    // (cuda-samples' `SharedMemory<T>()`, whose conversion operator returns
+    // `(T *)__smem`).
+    if (const auto *C = dyn_cast<CastExpr>(E);
+        C && C->getCastKind() == CK_UserDefinedConversion)
+      return placeOfPointer(C->getSubExpr(), P, Depth + 1);
+    if (const auto *Call = dyn_cast<CallExpr>(E);
+        Call && Call->getNumArgs() == 0)
+      if (const FunctionDecl *Callee = Call->getDirectCallee())
+        if (const auto *Body =
+                dyn_cast_or_null<CompoundStmt>(Callee->getBody())) {
+          const ReturnStmt *Return = nullptr;
+          for (const Stmt *S : Body->body())
+            if (const auto *R = dyn_cast<ReturnStmt>(S))
+              Return = R;
+            else if (!isa<DeclStmt>(S))
+              return false;
+          return Return && Return->getRetValue() &&
+                 placeOfPointer(Return->getRetValue(), P, Depth + 1);
+        }
     if (const auto *B = dyn_cast<BinaryOperator>(E);
         B && (B->getOpcode() == BO_Add || B->getOpcode() == BO_Sub)) {
       const bool LeftPointer = B->getLHS()->getType()->isPointerType();

@@ -284,6 +284,18 @@ public:
       Out.Returns = true;
     return true;
   }
+  // `if (c) continue;` decides which threads make the accesses after it (the
+  // bank analysis reads it as their condition), as `return` does.
+  bool VisitContinueStmt(ContinueStmt *) {
+    if (!InLambda)
+      Out.Returns = true;
+    return true;
+  }
+  bool VisitBreakStmt(BreakStmt *) {
+    if (!InLambda)
+      Out.Returns = true;
+    return true;
+  }
   bool VisitLabelStmt(LabelStmt *) {
     Out.HasLabel = true;
     return true;

@@ -76,8 +76,8 @@ public:
       if (!B.Block.Known)
         D.Notes.push_back(
             {"analysed for the first warp with threadIdx.x = lane (blockDim.x "
-             "a multiple of 32): no launch or __launch_bounds__ gives the "
-             "block's shape",
+             "a multiple of 32): no launch, BlockShapes in the configuration "
+             "or __launch_bounds__ gives the block's shape",
              K.Loc});
       for (const std::string &A : B.Access.Assumed)
         D.Notes.push_back(

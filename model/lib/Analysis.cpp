@@ -283,7 +283,7 @@ std::vector<LaunchReport> launchReportsOf(const KernelFacts &KF,
 /// \p Carveout set to its preferred carveout where an attribute call sets one.
 /// The block the bank analysis runs: the first launch with a constant shape,
 /// else __launch_bounds__'s threads as one row, else the first warp alone.
-BlockShape blockShapeOf(const KernelFacts &KF) {
+BlockShape blockShapeOf(const KernelFacts &KF, const AnalysisOptions &Opts) {
   BlockShape B;
   for (const LaunchSite &L : KF.Launches)
     if (L.BlockShape.size() == 3 && L.BlockShape[0] && L.BlockShape[1] &&
@@ -291,6 +291,15 @@ BlockShape blockShapeOf(const KernelFacts &KF) {
       B.Dim = {L.BlockShape[0], L.BlockShape[1], L.BlockShape[2]};
       B.Known = true;
       B.Source = "launch";
+      return B;
+    }
+  // The configuration's shape before __launch_bounds__, which gives a count,
+  // not a shape.
+  for (const KernelBlockShape &S : Opts.BlockShapes)
+    if (globMatch(S.Kernel, KF.Name)) {
+      B.Dim = {S.X, S.Y, S.Z};
+      B.Known = true;
+      B.Source = "configuration";
       return B;
     }
   if (KF.Bounds && KF.Bounds->MaxThreads && *KF.Bounds->MaxThreads) {
@@ -305,14 +314,15 @@ BlockShape blockShapeOf(const KernelFacts &KF) {
 /// bank conflicts on \p Arch.
 std::vector<BankAccessReport> bankAccesses(const TranslationUnitFacts &TU,
                                            const KernelFacts &KF,
-                                           const ArchCapacity *Arch) {
+                                           const ArchCapacity *Arch,
+                                           const AnalysisOptions &Opts) {
   std::vector<BankAccessReport> Out;
   if (!Arch || !KF.Function || *KF.Function >= TU.Functions.size())
     return Out;
   const std::optional<BankModel> Model = bankModelOf(*Arch);
   if (!Model)
     return Out;
-  const BlockShape Block = blockShapeOf(KF);
+  const BlockShape Block = blockShapeOf(KF, Opts);
   for (size_t Fn : functionsReachedFrom(TU, *KF.Function)) {
     const FunctionFacts &F = TU.Functions[Fn];
     for (const SharedAccess &A : F.Accesses) {
@@ -401,7 +411,7 @@ KernelReport kernelReportOf(const TranslationUnitFacts &TU,
   K.Registers = registerTiles(TU, KF, Arch, TU.MaxRegisters);
   K.TensorMemory = tensorMemory(KF, Arch);
   if (!TU.Partial || K.UnitHasErrors)
-    K.BankAccesses = bankAccesses(TU, KF, Arch);
+    K.BankAccesses = bankAccesses(TU, KF, Arch, Opts);
   return K;
 }
 

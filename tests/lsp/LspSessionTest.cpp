@@ -124,6 +124,58 @@ TEST_F(LspSession, InitializeAdvertisesWhatIsSupported) {
   shutdown(*C);
 }
 
+// A load whose lanes share a bank: the warning is published, and hover over the
+// access shows its degree; hover over the padded tile's access shows none.
+TEST_F(LspSession, HoverOverAnAccessShowsItsBankConflicts) {
+  const std::string Source = R"(template <int TILE, int PAD>
+__global__ void transpose(const float *in, float *out) {
+  __shared__ float tile[TILE][TILE + PAD];
+  tile[threadIdx.y][threadIdx.x] = in[threadIdx.x];
+  __syncthreads();
+  out[threadIdx.x] = tile[threadIdx.x][threadIdx.y];
+}
+void run(const float *in, float *out) {
+  transpose<32, 0><<<1, dim3(32, 8)>>>(in, out);
+  transpose<32, 1><<<1, dim3(32, 8)>>>(in, out);
+}
+)";
+  std::string K = write("k.cu", Source);
+  auto C = start({"--arch=sm_90"});
+  open(*C, K, Source);
+  json P = nextDiagnostics(*C, K);
+  ASSERT_EQ(P["diagnostics"].size(), 1u) << P.dump();
+  const json &D = P["diagnostics"][0];
+  EXPECT_EQ(D["code"], "tilefit-bank-conflict") << D.dump();
+  EXPECT_EQ(D["severity"], 2) << "a warning";
+  EXPECT_EQ(D["range"]["start"]["line"], 5);
+  EXPECT_NE(D["message"].get<std::string>().find("32-way"), std::string::npos)
+      << D.dump();
+
+  json H =
+      result(*C, C->request("textDocument/hover",
+                            {{"textDocument", docId(K)},
+                             {"position", {{"line", 5}, {"character", 22}}}}));
+  ASSERT_TRUE(H.is_object()) << H.dump();
+  const std::string Text = H["contents"]["value"];
+  EXPECT_NE(Text.find("load of `tile`"), std::string::npos) << Text;
+  EXPECT_NE(Text.find("| `transpose<32, 0>` | sm_90 | **32-way** (bank 0) | 32 "
+                      "| 32×8×1 (launch) |"),
+            std::string::npos)
+      << Text;
+  EXPECT_NE(Text.find("| `transpose<32, 1>` | sm_90 | conflict-free | 1 |"),
+            std::string::npos)
+      << Text;
+  // The store's row is conflict-free in both.
+  H = result(*C, C->request("textDocument/hover",
+                            {{"textDocument", docId(K)},
+                             {"position", {{"line", 3}, {"character", 3}}}}));
+  ASSERT_TRUE(H.is_object()) << H.dump();
+  const std::string Store = H["contents"]["value"];
+  EXPECT_NE(Store.find("store to `tile`"), std::string::npos) << Store;
+  EXPECT_EQ(Store.find("-way"), std::string::npos) << Store;
+  shutdown(*C);
+}
+
 TEST_F(LspSession, EditOverTheLimitAndBack) {
   std::string K = write("k.cu", TransposeKernel);
   auto C = start({"--arch=sm_90"});

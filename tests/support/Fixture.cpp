@@ -1,5 +1,6 @@
 //===- Fixture.cpp --------------------------------------------------------===//
 #include "Fixture.h"
+#include "BankOracle.h"
 
 #include "TestSupport.h"
 
@@ -51,7 +52,7 @@ Fixture parseFixture(const std::string &Path) {
   static const std::regex Header(
       R"(//\s*(ARCHS|FLAGS|TILEFIT-FLAGS|NVCC-FLAGS|CAPACITY-DB|BUDGET|PTXAS|STATUS):\s*(.*?)\s*$)");
   static const std::regex Directive(
-      R"((?:(sm_\w+)-)?(expected-smem|expected-alloc|expected-unreferenced|expected-launch|expected-occupancy|expected-registers|expected-constant|expected-tmem|expected-error|expected-warning|expected-remark|expected-note|ptxas-unchecked)(@[+-]\d+)?\s*(.*?)(?=\s+(?:sm_\w+-)?(?:expected-|ptxas-unchecked)|$))");
+      R"((?:(sm_\w+)-)?(expected-smem|expected-alloc|expected-unreferenced|expected-launch|expected-occupancy|expected-registers|expected-constant|expected-tmem|expected-bank|expected-error|expected-warning|expected-remark|expected-note|ptxas-unchecked)(@[+-]\d+)?\s*(.*?)(?=\s+(?:sm_\w+-)?(?:expected-|ptxas-unchecked)|$))");
   static const std::regex Braced(R"(^\s*\{\{(.*?)\}\})");
 
   llvm::SmallVector<llvm::StringRef, 0> Lines;
@@ -172,6 +173,20 @@ Fixture parseFixture(const std::string &Path) {
             E.K != Expectation::Kind::Launch &&
             E.K != Expectation::Kind::Occupancy) {
           Bad("expected key=value figures");
+          continue;
+        }
+      } else if (Kind == "expected-bank") {
+        E.K = Expectation::Kind::Bank;
+        std::string Access;
+        if (!TakeBraced(Access) || (Access != "load" && Access != "store")) {
+          Bad("expected {{load}} or {{store}} and a degree");
+          continue;
+        }
+        E.Var = Access;
+        E.Text = llvm::StringRef(Args).trim().str();
+        if (E.Text != "conflict-free" && E.Text != "not-analysed" &&
+            !llvm::StringRef(E.Text).ends_with("-way")) {
+          Bad("expected conflict-free, N-way or not-analysed");
           continue;
         }
       } else if (Kind == "ptxas-unchecked") {
@@ -489,6 +504,54 @@ std::vector<std::string> verify(const Fixture &F, const Report &R) {
       }
     }
   }
+
+  // Bank conflicts: every access of a file that expects any has its degree
+  // on its line, and every analysed access's degree is the oracle's
+  // (BankOracle.h), whatever the file expects.
+  const bool BanksStrict = std::any_of(
+      F.Expectations.begin(), F.Expectations.end(),
+      [](const Expectation &E) { return E.K == Expectation::Kind::Bank; });
+  std::set<const Expectation *> BankMatched;
+  for (const KernelReport &K : R.Kernels)
+    for (const BankAccessReport &B : K.BankAccesses) {
+      const std::string Kind = B.Access.Store ? "store" : "load";
+      const std::string At = K.Arch + ": kernel '" + K.Name + "': " + Kind +
+                             " `" + B.Access.Text + "` at line " +
+                             std::to_string(B.Access.Loc.Line);
+      if (B.Verdict.Analysed) {
+        BankOracleResult O = bankOracle(B);
+        if (!O.Ok)
+          Problems.push_back(At + ": the oracle cannot evaluate it (" + O.Why +
+                             ") but tilefit did");
+        else if (O.Degree != B.Verdict.Degree)
+          Problems.push_back(
+              At + ": tilefit says " + std::to_string(B.Verdict.Degree) +
+              " wavefronts, the oracle " + std::to_string(O.Degree));
+      }
+      if (!BanksStrict || B.Access.Loc.File != Self)
+        continue;
+      const std::string Got = !B.Verdict.Analysed ? "not-analysed"
+                              : B.Verdict.Degree <= 1
+                                  ? "conflict-free"
+                                  : std::to_string(B.Verdict.Degree) + "-way";
+      const Expectation *Exp = nullptr;
+      for (const Expectation &E : F.Expectations)
+        if (E.K == Expectation::Kind::Bank && E.Line == B.Access.Loc.Line &&
+            E.Var == Kind && appliesTo(E, K.Arch) && (!Exp || !E.Arch.empty()))
+          Exp = &E;
+      if (!Exp)
+        Problems.push_back(At + " is " + Got + " (add expected-bank {{" + Kind +
+                           "}} " + Got + ")");
+      else if (Exp->Text != Got)
+        Problems.push_back(
+            At + " is " + Got + ", expected " + Exp->Text +
+            (B.Verdict.Analysed ? "" : " (" + describe(B.Verdict.Why) + ")"));
+      else
+        BankMatched.insert(Exp);
+    }
+  for (const Expectation &E : F.Expectations)
+    if (E.K == Expectation::Kind::Bank && !BankMatched.count(&E))
+      Problems.push_back(Where(E) + ": no such access");
 
   // The other scopes: every kernel with per-thread arrays (when the file
   // expects any), every kernel with Tensor Memory requests and every unit with

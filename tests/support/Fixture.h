@@ -47,6 +47,14 @@
 //                                        (none: the architecture has none);
 //                                        every kernel that allocates some needs
 //                                        one
+//   expected-bank {{load|store}} conflict-free|N-way|not-analysed
+//                                        the bank conflicts of every such
+//                                        access on this line (every kernel,
+//                                        one directive for all); every
+//                                        access needs one when the file has
+//                                        any. Every analysed access's degree
+//                                        is checked against the oracle
+//                                        (BankOracle.h) in every fixture
 //   expected-error {{TEXT}}  expected-warning {{TEXT}}  expected-remark
 //   {{TEXT}} expected-note {{TEXT}}
 //                                        a diagnostic on this line
@@ -85,6 +93,7 @@ struct Expectation {
     Registers,
     Constant,
     Tmem,
+    Bank,
     Error,
     Warning,
     Remark,

@@ -71,7 +71,8 @@ TEST(ChecksTest, TheRegistryHoldsEveryKernelCheckOfTheTableInItsOrder) {
   EXPECT_EQ(Names, (std::vector<std::string>{
                        "tilefit-static-limit", "tilefit-capacity",
                        "tilefit-budget", "tilefit-optin", "tilefit-occupancy",
-                       "tilefit-registers", "tilefit-tmem"}));
+                       "tilefit-registers", "tilefit-tmem",
+                       "tilefit-bank-conflict"}));
   ASSERT_EQ(kernelChecks().size(), Names.size());
   for (size_t I = 0; I < Names.size(); ++I)
     EXPECT_NE(kernelChecks()[I], nullptr) << Names[I];

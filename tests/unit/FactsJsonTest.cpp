@@ -45,6 +45,9 @@ Reason reason(ReasonKind K, unsigned S) {
 // are 0 and 1, which the unit below keeps in range (two of each thing they
 // refer to).
 
+/// IndexExpr's node, by a name the field lists can paste.
+using IndexNode = IndexExpr::Node;
+
 #define FIELDS_SourcePos(F)                                                    \
   F(File, text("dir/k.cu", S))                                                 \
   F(Line, 12 + S)                                                              \
@@ -114,6 +117,7 @@ Reason reason(ReasonKind K, unsigned S) {
   F(DynamicBytes, 65536 + S)                                                   \
   F(UnknownReason, reason(ReasonKind::DynamicSizeNotConstant, S))              \
   F(BlockThreads, 256 + S)                                                     \
+  F(BlockShape, {32 + S, 8, 1})                                                \
   F(StatedBy, text("comment", S))                                              \
   F(Written, make<WrittenLaunch>(S))
 
@@ -156,7 +160,39 @@ Reason reason(ReasonKind K, unsigned S) {
   F(LocalArrayScopes, {2})                                                     \
   F(CallScopes, {{1, 2}, {0, 1}})                                              \
   F(Tmem, {make<TmemAllocation>(S + 1100)})                                    \
-  F(UninstantiatedStatements, 3 + S)
+  F(UninstantiatedStatements, 3 + S)                                           \
+  F(Accesses, {make<SharedAccess>(S + 1300)})                                  \
+  F(Loops, {make<AccessLoop>(S + 1400)})
+
+#define FIELDS_IndexNode(F)                                                    \
+  F(O, IndexExpr::Op::Select)                                                  \
+  F(Value, -5 - int64_t(S))                                                    \
+  F(A, 0)                                                                      \
+  F(B, 1)                                                                      \
+  F(C, 2)
+
+#define FIELDS_IndexExpr(F) F(Nodes, {make<IndexNode>(S)})
+
+#define FIELDS_AccessLoop(F)                                                   \
+  F(Loc, make<SourcePos>(S + 1200))                                            \
+  F(Counter, text("j", S))                                                     \
+  F(Init, make<IndexExpr>(S + 1))                                              \
+  F(Condition, make<IndexExpr>(S + 2))                                         \
+  F(Next, make<IndexExpr>(S + 3))
+
+#define FIELDS_SharedAccess(F)                                                 \
+  F(Loc, make<SourcePos>(S + 1250))                                            \
+  F(Text, text("tile[threadIdx.x][j]", S))                                     \
+  F(Var, 1)                                                                    \
+  F(Store, true)                                                               \
+  F(Width, 16 + S)                                                             \
+  F(Subscripts, {make<IndexExpr>(S + 4)})                                      \
+  F(Offset, make<IndexExpr>(S + 5))                                            \
+  F(Guards, {make<IndexExpr>(S + 6)})                                          \
+  F(Assumed, {text("k < K", S)})                                               \
+  F(Loops, {0})                                                                \
+  F(InLoop, true)                                                              \
+  F(NotAnalysable, reason(ReasonKind::AccessValueAtRunTime, S))
 
 #define FIELDS_BodySlicing(F)                                                  \
   F(Enabled, true)                                                             \
@@ -320,6 +356,10 @@ struct Fields {
   TILEFIT_STRUCT(LaunchBounds)
   TILEFIT_STRUCT(ErrorTouch)
   TILEFIT_STRUCT(ExtentConstraint)
+  TILEFIT_STRUCT(IndexNode)
+  TILEFIT_STRUCT(IndexExpr)
+  TILEFIT_STRUCT(AccessLoop)
+  TILEFIT_STRUCT(SharedAccess)
   TILEFIT_STRUCT(FunctionFacts)
   TILEFIT_STRUCT(BodySlicing)
   TILEFIT_STRUCT(KernelFacts)
@@ -446,6 +486,10 @@ TEST(FactsJsonTest, EveryStoredFieldIsListed) {
       where<ErrorTouch>("ErrorTouch", "/Kernels/0/Error"),
       where<ExtentConstraint>("ExtentConstraint", "/Kernels/0/Constraints/0"),
       where<FunctionFacts>("FunctionFacts", "/Functions/0"),
+      where<SharedAccess>("SharedAccess", "/Functions/0/Accesses/0"),
+      where<AccessLoop>("AccessLoop", "/Functions/0/Loops/0"),
+      where<IndexExpr>("IndexExpr", "/Functions/0/Loops/0/Init"),
+      where<IndexNode>("IndexNode", "/Functions/0/Loops/0/Init/Nodes/0"),
       where<BodySlicing>("BodySlicing", "/Slicing"),
       where<Diagnostic>("Diagnostic", "/Diagnostics/0"),
       where<Note>("Note", "/Diagnostics/0/Notes/0"),

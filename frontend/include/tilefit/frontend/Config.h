@@ -17,6 +17,9 @@
 //   DynamicSharedMemory:                   # sizes tilefit cannot compute
 //     - Kernel: 'softmax_*'                # a glob over kernel names
 //       Bytes: 4096                        # per launch of unknown size
+//   BlockShapes:                           # for the bank analysis, where no
+//     - Kernel: 'reduce*'                  # launch gives a constant block
+//       Shape: [256, 1, 1]
 //   PrecompileIncludes: ['cub/*']          # leading #include lines to
 //                                          # precompile (IncludePrefix.h)
 //
@@ -54,6 +57,9 @@ struct Config {
   /// Dynamic shared memory sizes the user states per kernel glob
   /// (AnalysisOptions::DynamicSizes).
   std::optional<std::vector<KernelDynamicSize>> DynamicSharedMemory;
+  /// Block shapes per kernel glob, for the bank analysis
+  /// (AnalysisOptions::BlockShapes).
+  std::optional<std::vector<KernelBlockShape>> BlockShapes;
   /// Globs over the names of #include lines (`cub/*`, `"common.cuh"` is
   /// `common.cuh`): a unit whose leading #include lines name one has them
   /// precompiled, up to the last one named, with the CUDA runtime headers, even

@@ -62,6 +62,14 @@ struct KernelDynamicSize {
   uint64_t Bytes = 0;
 };
 
+/// The block shape the user states for the kernels whose name matches a glob,
+/// for the bank analysis where no launch gives one (BlockShapes in
+/// .tilefit.yaml).
+struct KernelBlockShape {
+  std::string Kernel; ///< Glob over kernel names.
+  uint64_t X = 1, Y = 1, Z = 1;
+};
+
 struct AnalysisOptions {
   /// tilefit-budget warns above this fraction of the per-block opt-in maximum.
   double Budget = 0.9;
@@ -71,6 +79,9 @@ struct AnalysisOptions {
   /// launches whose size is not a compile-time constant, or of one launch
   /// where the unit has none.
   std::vector<KernelDynamicSize> DynamicSizes;
+  /// The first one whose glob matches a kernel gives its block's shape to the
+  /// bank analysis where no launch has a constant one.
+  std::vector<KernelBlockShape> BlockShapes;
   /// The checks that report (clang-tidy's glob list); problems with the unit
   /// itself (tilefit-input, clang-diagnostic-error) always do.
   std::string Checks = "*";
