@@ -56,6 +56,7 @@ std::vector<Unit> units() {
        {"-forward-unknown-to-host-compiler", "-I" + Root + "/sgemm/src"}},
       {"samples/async_copy.cu", Samples},
       {"samples/transpose.cu", Samples},
+      {"samples/reduction.cu", Samples},
       {"samples/image_filters.cu", Samples},
       {"samples/timing.cu", Samples},
       {"samples/openmp.cu", With({"-Xcompiler=-fopenmp"})},
@@ -177,26 +178,29 @@ TEST_F(RealCodeTest, BodySlicingChangesNoFigure) {
 // 7), the conflict is a warning on its line and its fix is not, and every
 // analysed access's degree is the oracle's.
 TEST_F(RealCodeTest, BankConflictsAreWhereTheirAuthorsSawThem) {
-  writeDatabase({"sgemm/src/runner.cu", "samples/transpose.cu"});
-  CommandResult R =
-      tilefit({"-p", Dir + "/build", "--format=json", "--no-cache"});
+  writeDatabase(
+      {"sgemm/src/runner.cu", "samples/transpose.cu", "samples/reduction.cu"});
+  // The reduction sample chooses its block at run time: the configuration
+  // states the one its benchmark runs.
+  CommandResult R = tilefit(
+      {"-p", Dir + "/build", "--format=json", "--no-cache",
+       "--config={BlockShapes: [{Kernel: 'reduce*', Shape: [256, 1, 1]}]}"});
   ASSERT_LE(R.Status, 1) << R.Err;
   auto Report = readJsonReport(R.Out, "report");
   ASSERT_TRUE(static_cast<bool>(Report)) << Report.error();
-  // The degree of the one access of \p Kind written \p Text in the kernel
-  // whose name begins with \p Kernel; 0 where it is not analysed or absent.
+  // The degree of the access of \p Kind written \p Text in the kernels whose
+  // name begins with \p Kernel (the same in each); 0 where it is not
+  // analysed.
   auto Degree = [&](const std::string &Kernel, const std::string &Text,
                     bool Store) {
-    unsigned Found = 0, Count = 0;
+    std::set<unsigned> Found;
     for (const KernelReport &K : Report->Kernels)
       if (K.Name.rfind(Kernel, 0) == 0)
         for (const BankAccessReport &B : K.BankAccesses)
-          if (B.Access.Text == Text && B.Access.Store == Store) {
-            ++Count;
-            Found = B.Verdict.Analysed ? B.Verdict.Degree : 0;
-          }
-    EXPECT_EQ(Count, 1u) << Kernel << ": " << Text;
-    return Found;
+          if (B.Access.Text == Text && B.Access.Store == Store)
+            Found.insert(B.Verdict.Analysed ? B.Verdict.Degree : 0);
+    EXPECT_EQ(Found.size(), 1u) << Kernel << ": " << Text;
+    return Found.empty() ? ~0u : *Found.begin();
   };
   const std::string Column = "tile[threadIdx.x][threadIdx.y + i]";
   const std::string Row = "tile[threadIdx.y + i][threadIdx.x]";
@@ -210,6 +214,14 @@ TEST_F(RealCodeTest, BankConflictsAreWhereTheirAuthorsSawThem) {
   EXPECT_EQ(Degree("sgemmResolveBankConflicts",
                    "Bs[(dotIdx * 8 + i) * 16 + threadCol]", false),
             1u);
+  // The reduction: interleaved addressing conflicts (8-way at its worst step
+  // for 256 threads), sequential addressing does not; the first kernel's
+  // divergent branch leaves each lane its own bank.
+  EXPECT_EQ(Degree("reduce1", "sdata[index]", false), 8u);
+  EXPECT_EQ(Degree("reduce1", "sdata[index + s]", false), 8u);
+  EXPECT_EQ(Degree("reduce2", "sdata[tid]", false), 1u);
+  EXPECT_EQ(Degree("reduce2", "sdata[tid + s]", false), 1u);
+  EXPECT_EQ(Degree("reduce0", "sdata[tid + s]", false), 1u);
   // The sample's shared-memory copy reads and writes rows under a bounds
   // check on run-time sizes and thread indices: not analysed, never reported.
   EXPECT_EQ(Degree("copySharedMem", "tile[threadIdx.y][threadIdx.x]", false),
@@ -222,6 +234,8 @@ TEST_F(RealCodeTest, BankConflictsAreWhereTheirAuthorsSawThem) {
     ++Warnings;
     OnTheFix += D.Kernel.rfind("transposeNoBankConflicts", 0) == 0 ||
                 D.Kernel.rfind("copySharedMem", 0) == 0 ||
+                D.Kernel.rfind("reduce2", 0) == 0 ||
+                D.Kernel.rfind("reduce0", 0) == 0 ||
                 (D.Kernel.rfind("sgemmResolveBankConflicts", 0) == 0 &&
                  D.Message.find("read `Bs") != std::string::npos);
     if (D.Kernel.rfind("transposeCoalesced", 0) == 0)

@@ -251,7 +251,10 @@ TEST_F(LspSession, EditOverTheLimitAndBack) {
                             {"text", "* 16"}}})}});
   P = nextDiagnostics(*C, K);
   EXPECT_EQ(P["version"], 2);
-  ASSERT_EQ(P["diagnostics"].size(), 1u) << P.dump();
+  ASSERT_EQ(P["diagnostics"].size(), 2u) << P.dump();
+  // The 512-float rows put the column read in one bank: a warning after the
+  // error.
+  EXPECT_EQ(P["diagnostics"][1]["code"], "tilefit-bank-conflict") << P.dump();
   json D = P["diagnostics"][0];
   EXPECT_EQ(D["source"], "tilefit");
   EXPECT_EQ(D["code"], "tilefit-static-limit");
@@ -354,7 +357,9 @@ template __global__ void staged<64>(const float *, float *);
   auto C = start({"--arch=sm_90"});
   open(*C, K, Source);
   json P = nextDiagnostics(*C, K);
-  ASSERT_EQ(P["diagnostics"].size(), 1u) << P.dump();
+  ASSERT_EQ(P["diagnostics"].size(), 2u) << P.dump();
+  // Its column read of the third extent is a bank conflict too.
+  EXPECT_EQ(P["diagnostics"][1]["code"], "tilefit-bank-conflict") << P.dump();
   const json D = P["diagnostics"][0];
   EXPECT_EQ(D["code"], "tilefit-static-limit");
   json Actions = result(
@@ -513,8 +518,10 @@ TEST_F(LspSession, TheUnsavedBufferIsAnalysedNotTheFile) {
   auto C = start({"--arch=sm_90"});
   open(*C, K, Big);
   json P = nextDiagnostics(*C, K);
-  ASSERT_EQ(P["diagnostics"].size(), 1u)
+  ASSERT_EQ(P["diagnostics"].size(), 2u)
       << "the disk holds the small tile: " << P.dump();
+  // The wide tile's column read is a bank conflict too (tilefit-bank-conflict).
+  EXPECT_EQ(P["diagnostics"][1]["code"], "tilefit-bank-conflict") << P.dump();
   // A new file that is not on disk at all.
   std::string New = Dir + "/new/unsaved.cu";
   open(*C, New, TransposeKernel);

@@ -93,7 +93,9 @@ template __global__ void transpose<32>(const float *, float *);
   nlohmann::json J = nlohmann::json::parse((*Buf)->getBuffer().str());
   EXPECT_EQ(J["filetype"], "cuda");
   ASSERT_EQ(J["received"], true) << J.dump();
-  ASSERT_EQ(J["diagnostics"].size(), 1u) << J.dump();
+  // The error, and the warning for the wide tile's column read.
+  ASSERT_EQ(J["diagnostics"].size(), 2u) << J.dump();
+  EXPECT_EQ(J["diagnostics"][1]["code"], "tilefit-bank-conflict") << J.dump();
   const nlohmann::json &D = J["diagnostics"][0];
   EXPECT_EQ(D["source"], "tilefit");
   EXPECT_EQ(D["code"], "tilefit-static-limit");
