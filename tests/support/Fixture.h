@@ -54,7 +54,10 @@
 //                                        access needs one when the file has
 //                                        any. Every analysed access's degree
 //                                        is checked against the oracle
-//                                        (BankOracle.h) in every fixture
+//                                        (BankOracle.h) in every fixture;
+//                                        tilefit-bank-conflict warnings are
+//                                        expected only in a file that has
+//                                        expected-bank directives
 //   expected-error {{TEXT}}  expected-warning {{TEXT}}  expected-remark
 //   {{TEXT}} expected-note {{TEXT}}
 //                                        a diagnostic on this line
