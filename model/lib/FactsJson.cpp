@@ -1,6 +1,7 @@
 //===- FactsJson.cpp - Translation-unit facts to JSON and back ------------===//
 #include "tilefit/model/FactsJson.h"
 #include "ReasonJson.h"
+#include "tilefit/model/Banks.h"
 
 #include <nlohmann/json.hpp>
 
@@ -103,32 +104,20 @@ TILEFIT_JSON_ENUM(ExtentConstraint::Kind,
                    {ExtentConstraint::Kind::AtMost, "at_most"},
                    {ExtentConstraint::Kind::PowerOfTwo, "power_of_two"}})
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ExtentConstraint, Name, Is, Value)
-TILEFIT_JSON_ENUM(IndexExpr::Op, {{IndexExpr::Op::Const, "const"},
-                                  {IndexExpr::Op::ThreadIdx, "thread_idx"},
-                                  {IndexExpr::Op::BlockDim, "block_dim"},
-                                  {IndexExpr::Op::Counter, "counter"},
-                                  {IndexExpr::Op::Add, "add"},
-                                  {IndexExpr::Op::Sub, "sub"},
-                                  {IndexExpr::Op::Mul, "mul"},
-                                  {IndexExpr::Op::Div, "div"},
-                                  {IndexExpr::Op::Rem, "rem"},
-                                  {IndexExpr::Op::Shl, "shl"},
-                                  {IndexExpr::Op::Shr, "shr"},
-                                  {IndexExpr::Op::And, "and"},
-                                  {IndexExpr::Op::Or, "or"},
-                                  {IndexExpr::Op::Xor, "xor"},
-                                  {IndexExpr::Op::Lt, "lt"},
-                                  {IndexExpr::Op::Le, "le"},
-                                  {IndexExpr::Op::Gt, "gt"},
-                                  {IndexExpr::Op::Ge, "ge"},
-                                  {IndexExpr::Op::Eq, "eq"},
-                                  {IndexExpr::Op::Ne, "ne"},
-                                  {IndexExpr::Op::LAnd, "l_and"},
-                                  {IndexExpr::Op::LOr, "l_or"},
-                                  {IndexExpr::Op::LNot, "l_not"},
-                                  {IndexExpr::Op::Neg, "neg"},
-                                  {IndexExpr::Op::Not, "not"},
-                                  {IndexExpr::Op::Select, "select"}})
+// The operations by the names the report uses too (Banks.h).
+[[maybe_unused]] static void to_json(nlohmann::json &J,
+                                     const IndexExpr::Op &O) {
+  J = indexOpName(O);
+}
+[[maybe_unused]] static void from_json(const nlohmann::json &J,
+                                       IndexExpr::Op &O) {
+  std::optional<IndexExpr::Op> Named;
+  if (J.is_string())
+    Named = indexOpNamed(J.get<std::string>());
+  if (!Named)
+    throw UnknownEnumerator{};
+  O = *Named;
+}
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(IndexExpr::Node, O, Value, A, B, C)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(IndexExpr, Nodes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(AccessLoop, Loc, Counter, Init, Condition,
