@@ -240,6 +240,7 @@ private:
   struct Loop {
     const VarDecl *Counter = nullptr;
     int Index = -1; ///< Into F.Loops; -1: not a counter tilefit enumerates.
+    Reason Why;     ///< Why not, where more precise than AccessCounterChanges.
   };
 
   template <typename Fn> bool inLoop(Fn Traverse) {
@@ -323,7 +324,9 @@ private:
           if (It->Counter == VD) {
             if (It->Index >= 0)
               return addNode(Out, Op::Counter, It->Index);
-            Why = {ReasonKind::AccessCounterChanges, {VD->getName().str()}};
+            Why = It->Why.empty() ? Reason(ReasonKind::AccessCounterChanges,
+                                           {VD->getName().str()})
+                                  : It->Why;
             return -1;
           }
         if (VD->isLocalVarDecl() && !isa<ParmVarDecl>(VD) && VD->getInit() &&
@@ -481,6 +484,17 @@ private:
       L.Index = -1;
       return L;
     }
+    // `for (int i = threadIdx.x; i < n; i += blockDim.x)`: each thread counts
+    // its own values, which one counter for the block cannot stand for.
+    for (const IndexExpr *E : {&A.Init, &A.Condition, &A.Next})
+      for (const IndexExpr::Node &N : E->Nodes)
+        if (N.O == Op::ThreadIdx) {
+          L.Index = -1;
+          L.Why = {ReasonKind::AccessNotEvaluable,
+                   {"each thread counts its own values of the loop counter '" +
+                    A.Counter + "'"}};
+          return L;
+        }
     F.Loops.push_back(std::move(A));
     return L;
   }

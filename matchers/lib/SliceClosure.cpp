@@ -9,7 +9,8 @@
 //    declarations, so that every overload and every ADL candidate counts.
 //    Type declarations are closed alongside (those that lead to a class whose
 //    default constructor reaches), then what holds per-thread arrays; where
-//    Clang calls a reaching function without its name written, nothing is
+//    Clang calls a reaching function without its name or symbol written (a
+//    constructor with arguments, a destructor, a conversion), nothing is
 //    sliced.
 //
 //===----------------------------------------------------------------------===//
@@ -66,6 +67,23 @@ public:
       Types.push_back(R);
     return true;
   }
+  /// A device lambda outside device code (an extended lambda written in host
+  /// code, passed to a kernel): a function of its own, named `operator()`,
+  /// since no function of the inventory holds it. Those inside device
+  /// functions count for them (FunctionNode::Lambdas).
+  bool VisitLambdaExpr(LambdaExpr *E) {
+    CXXMethodDecl *Call = E->getCallOperator();
+    if (!Call || !Call->doesThisDeclarationHaveABody() || !deviceCallable(Call))
+      return true;
+    const DeclContext *DC = E->getLambdaClass()->getDeclContext();
+    while (DC && !isa<FunctionDecl>(DC))
+      DC = DC->getParent();
+    const auto *Holder = dyn_cast_or_null<FunctionDecl>(DC);
+    if (!Holder ||
+        !(deviceCallable(Holder) || Holder->hasAttr<CUDAGlobalAttr>()))
+      Functions.push_back(Call);
+    return true;
+  }
   bool VisitTypedefNameDecl(TypedefNameDecl *T) {
     Types.push_back(T);
     return true;
@@ -82,7 +100,8 @@ public:
 /// UnitClosure::Functions: the closures follow these edges backwards.
 struct CallerIndex {
   llvm::DenseMap<const FunctionDecl *, std::vector<size_t>> CalledBy;
-  llvm::StringMap<std::vector<size_t>> CalledByName;
+  /// Callers by name, each with the numbers of arguments it calls it with.
+  llvm::StringMap<std::vector<std::pair<size_t, Arities>>> CalledByName;
   llvm::DenseMap<const Decl *, std::vector<size_t>> MentionedBy;
 };
 
@@ -174,12 +193,31 @@ CallerIndex scanFunctions(const ASTContext &Ctx, const Inventory &Inv,
       for (const FunctionDecl *C : N->Calls)
         Callers.CalledBy[C].push_back(I);
       for (const auto &C : N->Unresolved)
-        Callers.CalledByName[C.getKey()].push_back(I);
+        Callers.CalledByName[C.getKey()].push_back({I, C.getValue()});
       for (const Decl *D : N->DefaultConstructed)
         Callers.MentionedBy[D].push_back(I);
     }
   }
   return Callers;
+}
+
+/// \p FD joins \p C: the callers by name that can now call it (its name, with
+/// a number of arguments it accepts and no function of \p C had accepted).
+std::vector<size_t> newCallersByName(const FunctionDecl *FD, Closure &C,
+                                     const CallerIndex &Callers) {
+  const std::string Name = nameOf(FD->getDeclName());
+  uint32_t &Known = C.ByName[Name];
+  const Arities New = aritiesOf(FD) & ~Known;
+  std::vector<size_t> Out;
+  if (!New)
+    return Out;
+  Known |= New;
+  if (auto It = Callers.CalledByName.find(Name);
+      It != Callers.CalledByName.end())
+    for (const auto &[Caller, Called] : It->second)
+      if (Called & New)
+        Out.push_back(Caller);
+  return Out;
 }
 
 /// The closure: a function reaches when it names a `__shared__` variable,
@@ -230,12 +268,8 @@ void closeReaching(const std::vector<FunctionNode> &All,
         It != Callers.CalledBy.end())
       for (size_t C : It->second)
         Mark(C);
-    const std::string Name = nameOf(FD->getDeclName());
-    if (Reach.ByName.insert(Name).second)
-      if (auto It = Callers.CalledByName.find(Name);
-          It != Callers.CalledByName.end())
-        for (size_t C : It->second)
-          Mark(C);
+    for (size_t C : newCallersByName(FD, Reach, Callers))
+      Mark(C);
     if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(FD);
         Ctor && Ctor->isDefaultConstructor()) {
       Reach.DefaultConstructor = true;
@@ -266,12 +300,9 @@ void closeCallers(Closure &C, bool UseNames,
         It != Callers.CalledBy.end())
       for (size_t C2 : It->second)
         Add(C2);
-    const std::string Name = nameOf(FD->getDeclName());
-    if (UseNames && C.ByName.insert(Name).second)
-      if (auto It = Callers.CalledByName.find(Name);
-          It != Callers.CalledByName.end())
-        for (size_t C2 : It->second)
-          Add(C2);
+    if (UseNames)
+      for (size_t C2 : newCallersByName(FD, C, Callers))
+        Add(C2);
   }
 }
 
@@ -342,9 +373,12 @@ Reason unnamedCall(const std::vector<FunctionNode> &All, const Reaching &Reach,
     // such a class among their arguments are checked afterwards
     // (BodySlicer::sound).
     const auto *Ctor = dyn_cast<CXXConstructorDecl>(F.Fn);
+    // An operator is called where its symbol is written, which the
+    // statements' names record (operators on dependent operands, `->` on a
+    // dependent base, range `for`'s implicit calls, C++20's rewritten
+    // comparisons, an implicit operator's members': SliceNames.cpp).
     if ((Ctor && !Ctor->isDefaultConstructor()) ||
-        isa<CXXDestructorDecl, CXXConversionDecl>(F.Fn) ||
-        F.Fn->isOverloadedOperator())
+        isa<CXXDestructorDecl, CXXConversionDecl>(F.Fn))
       return Reason(ReasonKind::SliceUnnamedCall,
                     {plainName(F.Fn), chain(All, Through, I)});
   }
@@ -453,7 +487,8 @@ bool Closure::calls(const Names &N) const {
     if (Functions.count(F))
       return true;
   for (const auto &U : N.Unresolved)
-    if (ByName.count(U.getKey()))
+    if (auto It = ByName.find(U.getKey());
+        It != ByName.end() && (It->second & U.getValue()))
       return true;
   return false;
 }

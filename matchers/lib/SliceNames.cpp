@@ -20,6 +20,12 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
+#include "clang/Basic/TargetInfo.h"
+#include "clang/Basic/TargetOptions.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
 
 namespace tilefit {
 namespace matchers {
@@ -42,6 +48,26 @@ const FunctionDecl *nodeOf(const FunctionDecl *FD) {
 }
 
 std::string nameOf(const DeclarationName &N) { return N.getAsString(); }
+
+Arities arityOf(unsigned N) { return Arities(1) << std::min(N, 31u); }
+
+Arities aritiesOf(const FunctionDecl *FD) {
+  if (isa<CXXConstructorDecl, CXXConversionDecl>(FD) ||
+      FD->hasCXXExplicitFunctionObjectParameter())
+    return AnyArity;
+  const unsigned Min = std::min(FD->getMinRequiredArguments(), 31u);
+  unsigned Max = FD->getNumParams();
+  if (FD->isVariadic() ||
+      llvm::any_of(FD->parameters(),
+                   [](const ParmVarDecl *P) { return P->isParameterPack(); }))
+    Max = 31;
+  Max = std::min(Max, 31u);
+  if (Max < Min)
+    return AnyArity;
+  // Bits Min..Max.
+  const Arities UpToMax = Max == 31 ? AnyArity : (Arities(1) << (Max + 1)) - 1;
+  return UpToMax & ~((Arities(1) << Min) - 1);
+}
 
 const Decl *normalizedType(const Decl *D) {
   if (!D)
@@ -146,6 +172,20 @@ public:
   bool VisitVarDecl(VarDecl *VD) {
     if (VD->hasAttr<CUDASharedAttr>())
       direct();
+    // A tuple-like binding calls `get` where no name is written.
+    if (isa<DecompositionDecl>(VD))
+      unresolved(DeclarationName(&Ctx.Idents.get("get")));
+    // A range `for`'s begin, end, comparison, increment and dereference are
+    // implicit code, which the traversal skips (or, dependent, not yet
+    // made): any of those names may run. Its loop variable is among the
+    // statement's own parts wherever the loop is scanned.
+    if (VD->isCXXForRangeDecl()) {
+      for (const char *Name : {"begin", "end"})
+        unresolved(DeclarationName(&Ctx.Idents.get(Name)));
+      for (OverloadedOperatorKind K :
+           {OO_ExclaimEqual, OO_EqualEqual, OO_PlusPlus, OO_Star})
+        unresolvedOperator(K);
+    }
     if (isa<ParmVarDecl>(VD) || !VD->isLocalVarDecl())
       return true;
     Out.Declares.insert(VD);
@@ -201,6 +241,7 @@ public:
   bool VisitCXXNewExpr(CXXNewExpr *E) {
     if (E->getAllocatedType()->isDependentType())
       defaultConstructs(E->getAllocatedTypeSourceInfo());
+    unresolvedOperator(E->isArray() ? OO_Array_New : OO_New);
     return true;
   }
   bool VisitCXXUnresolvedConstructExpr(CXXUnresolvedConstructExpr *E) {
@@ -225,27 +266,64 @@ public:
       else if (const auto *FT =
                    dyn_cast<FunctionTemplateDecl>(D->getUnderlyingDecl()))
         calls(FT->getTemplatedDecl());
-    // ADL, or members of a type known only when instantiated.
-    const auto *L = dyn_cast<UnresolvedLookupExpr>(E);
-    if (!L || L->requiresADL() || E->getNumDecls() == 0)
-      unresolved(E->getName());
-    else if (const auto *M = dyn_cast<UnresolvedMemberExpr>(E);
-             M && M->getBaseType()->isDependentType())
-      unresolved(E->getName());
+    if (const auto *L = dyn_cast<UnresolvedLookupExpr>(E)) {
+      // A variable template named with dependent arguments.
+      for (const NamedDecl *D : E->decls())
+        if (const auto *VT = dyn_cast<VarTemplateDecl>(D->getUnderlyingDecl());
+            VT && isShared(VT->getTemplatedDecl()))
+          direct();
+      // ADL: any function of the name.
+      if (L->requiresADL() || E->getNumDecls() == 0)
+        unresolved(E->getName(), /*Unqualified=*/true, arityAsCallee(E));
+      return true;
+    }
+    // A member: of a type known only when instantiated, or overloaded.
+    const auto *M = cast<UnresolvedMemberExpr>(E);
+    unresolved(E->getName(), false, arityAsCallee(E));
+    if (M->isArrow() && !M->isImplicitAccess() &&
+        M->getBaseType()->isDependentType() &&
+        !M->getBaseType()->isPointerType())
+      unresolvedOperator(OO_Arrow);
     return true;
   }
   bool VisitCXXDependentScopeMemberExpr(CXXDependentScopeMemberExpr *E) {
-    unresolved(E->getMember());
+    unresolved(E->getMember(), false, arityAsCallee(E));
+    // `p->x` on a dependent `p`: a class's operator-> may run.
+    if (E->isArrow() && !E->isImplicitAccess() &&
+        !E->getBaseType()->isPointerType())
+      unresolvedOperator(OO_Arrow);
     return true;
   }
   bool VisitDependentScopeDeclRefExpr(DependentScopeDeclRefExpr *E) {
-    unresolved(E->getDeclName());
+    unresolved(E->getDeclName(), false, arityAsCallee(E));
     return true;
   }
   // Operators on operands of dependent type are looked up when instantiated.
   bool VisitBinaryOperator(BinaryOperator *E) {
+    if (E->isTypeDependent() && E->isComparisonOp())
+      rewrittenCandidates(E->getOpcode());
     return dependentOperator(
         E, BinaryOperator::getOverloadedOperator(E->getOpcode()));
+  }
+  // A dependent comparison Clang found candidates for at the template.
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *E) {
+    if (E->isTypeDependent() && E->isComparisonOp())
+      rewrittenCandidates(
+          BinaryOperator::getOverloadedOpcode(E->getOperator()));
+    return true;
+  }
+  // C++20's `a != b` as `!(a == b)`, `a < b` as `(a <=> b) < 0`: the call is
+  // in the semantic form, which a traversal without implicit code skips.
+  bool VisitCXXRewrittenBinaryOperator(CXXRewrittenBinaryOperator *E) {
+    unresolvedOperator(BinaryOperator::getOverloadedOperator(E->getOperator()));
+    rewrittenCandidates(E->getOperator());
+    return true;
+  }
+  bool VisitCXXDeleteExpr(CXXDeleteExpr *E) {
+    unresolved(E->getOperatorDelete()
+                   ? E->getOperatorDelete()->getDeclName()
+                   : Ctx.DeclarationNames.getCXXOperatorName(OO_Delete));
+    return true;
   }
   bool VisitUnaryOperator(UnaryOperator *E) {
     return dependentOperator(
@@ -255,16 +333,23 @@ public:
     return dependentOperator(E, OO_Subscript);
   }
   bool VisitCallExpr(CallExpr *E) {
+    Arities A = arityOf(E->getNumArgs());
+    for (const Expr *Arg : E->arguments())
+      if (isa<PackExpansionExpr>(Arg))
+        A = AnyArity;
+    // An operator's members take one argument fewer than its call has.
+    if (!isa<CXXOperatorCallExpr>(E) && E->getCallee())
+      CallArity[E->getCallee()->IgnoreParens()] = A;
     // A call through an object (a functor, a lambda) or a pointer: its call
     // operator has no name here.
     const Expr *Callee = E->getCallee()->IgnoreParenImpCasts();
     if (const auto *R = dyn_cast<DeclRefExpr>(Callee);
         R && !isa<FunctionDecl>(R->getDecl()))
-      unresolved(Ctx.DeclarationNames.getCXXOperatorName(OO_Call));
-    else if (!isa<DeclRefExpr, OverloadExpr, MemberExpr,
-                  CXXDependentScopeMemberExpr, DependentScopeDeclRefExpr>(
-                 Callee))
-      unresolved(Ctx.DeclarationNames.getCXXOperatorName(OO_Call));
+      unresolved(Ctx.DeclarationNames.getCXXOperatorName(OO_Call), false, A);
+    else if (!isa<DeclRefExpr, OverloadExpr, MemberExpr>(Callee))
+      // Also `x.op(a)` and `T::op(a)`, where `op` may turn out to be an
+      // object (a data member) whose call operator runs.
+      unresolved(Ctx.DeclarationNames.getCXXOperatorName(OO_Call), false, A);
     return true;
   }
   bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *) {
@@ -275,7 +360,8 @@ public:
     return true;
   }
   bool VisitGCCAsmStmt(GCCAsmStmt *S) {
-    if (S->getAsmString()->getString().contains("tcgen05.alloc"))
+    if (S->getAsmString()->getString().contains("tcgen05.alloc") &&
+        tensorMemory())
       direct();
     return true;
   }
@@ -325,9 +411,20 @@ private:
   }
   Names &target() { return InLambda ? Lambdas : Out; }
   bool dependentOperator(const Expr *E, OverloadedOperatorKind K) {
-    if (E->isTypeDependent() && K != OO_None)
-      unresolved(Ctx.DeclarationNames.getCXXOperatorName(K));
+    if (E->isTypeDependent())
+      unresolvedOperator(K);
     return true;
+  }
+  void unresolvedOperator(OverloadedOperatorKind K) {
+    if (K != OO_None)
+      unresolved(Ctx.DeclarationNames.getCXXOperatorName(K));
+  }
+  /// What C++20 may call for the comparison \p Op instead of its own
+  /// operator: `==` reversed or for `!=`, `<=>` for the relational ones.
+  void rewrittenCandidates(BinaryOperatorKind Op) {
+    unresolvedOperator(OO_EqualEqual);
+    if (BinaryOperator::isRelationalOp(Op) || Op == BO_Cmp)
+      unresolvedOperator(OO_Spaceship);
   }
   /// A default construction of a dependent type: what its type as written
   /// names says which classes it may be.
@@ -346,12 +443,27 @@ private:
     target().DefaultConstructed.insert(Named.begin(), Named.end());
   }
   void direct() { target().Direct = true; }
+  /// Whether the architecture parsed for can have Tensor Memory: below
+  /// sm_100 none can, and the report leaves allocations out (the capacity
+  /// database gives those architectures 0 columns), so an allocation there
+  /// reaches nothing a figure depends on.
+  bool tensorMemory() const {
+    unsigned Number = 0;
+    llvm::StringRef CPU = Ctx.getTargetInfo().getTargetOpts().CPU;
+    return !CPU.consume_front("sm_") || CPU.consumeInteger(10, Number) ||
+           Number >= 100;
+  }
   void calls(const FunctionDecl *FD) {
-    if (isTmemAllocator(FD))
+    if (isTmemAllocator(FD) && tensorMemory())
       direct();
     else if (FD->getDeclName().isIdentifier() && keptByName(FD->getName()))
       target().KeptHere = true;
     target().Calls.insert(nodeOf(FD));
+    // An implicit or defaulted operator (a class's copy assignment, a
+    // defaulted comparison) has no body in the inventory: it calls its
+    // members' and bases' operators of the same name.
+    if (FD->isOverloadedOperator() && (FD->isImplicit() || FD->isDefaulted()))
+      unresolved(FD->getDeclName());
   }
   /// A construction runs the constructor, and an implicit one the default
   /// constructors of the members and bases it has no initializer for.
@@ -386,15 +498,27 @@ private:
     for (const CXXBaseSpecifier &B : R->bases())
       Inner(B.getType());
   }
-  void unresolved(const DeclarationName &N) {
+  /// A name Clang resolves only when instantiating. \p Unqualified: looked up
+  /// as written (ADL); else a member's or a qualified name's, which a
+  /// `__shared__` variable never is (nvcc and Clang refuse a memory space on
+  /// a data member).
+  void unresolved(const DeclarationName &N, bool Unqualified = false,
+                  Arities A = AnyArity) {
     if (N.isEmpty())
       return;
     const std::string S = nameOf(N);
-    if (N.isIdentifier() && SharedNames.count(S))
+    if (Unqualified && N.isIdentifier() && SharedNames.count(S))
       direct();
     if (keptByName(S))
       target().KeptHere = true;
-    target().Unresolved.insert(S);
+    target().Unresolved[S] |= A;
+  }
+  /// The numbers of arguments \p Callee is called with: the call's, where it
+  /// is a call's callee without a pack expanded into the arguments; every
+  /// number otherwise.
+  Arities arityAsCallee(const Expr *Callee) const {
+    auto It = CallArity.find(Callee);
+    return It == CallArity.end() ? AnyArity : It->second;
   }
   void refersTo(const Decl *D) {
     if (!D || !Fn)
@@ -422,6 +546,8 @@ private:
   Names &Lambdas;
   const bool Relocatable;
   unsigned InLambda = 0;
+  /// Callees of the calls seen so far (a call is visited before its callee).
+  llvm::DenseMap<const Expr *, Arities> CallArity;
 };
 
 } // namespace

@@ -17,7 +17,10 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/PointerUnion.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
+
+#include <cstdint>
 
 #include <string>
 
@@ -42,8 +45,10 @@ struct Names {
   llvm::SmallPtrSet<const clang::FunctionDecl *, 8> Calls;
   /// The names it calls unresolved: dependent names, ADL, members of
   /// dependent types, operators on dependent operands. Any function of the
-  /// name may be the one.
-  llvm::StringSet<> Unresolved;
+  /// name that accepts the call's number of arguments may be the one: each
+  /// name with the numbers a call of it here has (an Arities mask; every one
+  /// where the name is not called, or a pack is expanded into the call).
+  llvm::StringMap<uint32_t> Unresolved;
   /// Default-constructs an object whose class it cannot tell from the
   /// spelling of its type (decltype, `{}` passed to an unresolved call): any
   /// class's default constructor may run.
@@ -74,6 +79,17 @@ struct Names {
 };
 
 namespace slicing {
+
+/// Numbers of arguments, as a mask: bit N for N arguments, the last bit for
+/// 31 or more. A call by name matches a function whose mask shares a bit.
+using Arities = uint32_t;
+constexpr Arities AnyArity = ~Arities(0);
+/// The call of \p N arguments.
+Arities arityOf(unsigned N);
+/// The numbers of arguments a call of \p FD by its name can have (a member's
+/// object is not among them); every number for a constructor, a conversion
+/// or a function with an explicit object parameter.
+Arities aritiesOf(const clang::FunctionDecl *FD);
 
 /// Device code can call it: a device or host-device function, not a kernel.
 bool deviceCallable(const clang::FunctionDecl *FD);

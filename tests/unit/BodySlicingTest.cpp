@@ -78,10 +78,11 @@ TEST_P(SlicedFixture, LeavesOutWhatCannotReachSharedMemory) {
 
 INSTANTIATE_TEST_SUITE_P(
     Slicing, SlicedFixture,
-    ::testing::Values(Case{"adl_reached_static.cu", "tiles::stage", "scaled"},
-                      Case{"file_scope_in_callee.cu", "fill", "scale"},
-                      Case{"launch_in_header_helper.cu", "scaled_copy",
-                           "weight"}),
+    ::testing::Values(
+        Case{"adl_reached_static.cu", "tiles::stage", "scaled"},
+        Case{"file_scope_in_callee.cu", "fill", "scale"},
+        Case{"launch_in_header_helper.cu", "scaled_copy", "weight"},
+        Case{"operators_reached.cu", "tiles::operator+", "scaled"}),
     [](const ::testing::TestParamInfo<Case> &I) {
       std::string N = I.param.Fixture;
       N = N.substr(0, N.find('.'));
@@ -159,6 +160,101 @@ template __global__ void k<3>(float *);
             Reason(ReasonKind::SliceUnnamedCall,
                    {"Tile::Tile", "through relay, stage"}))
       << describe(Facts.front().Slicing.Fallback);
+}
+
+// C++20 calls `operator==` for `a != b` (a rewritten comparison): an
+// `operator==` that reaches shared memory keeps the statement with `!=`, and
+// the figure is the whole parse's (ptxas: 128 bytes).
+TEST_F(BodySlicingDir, ARewrittenComparisonKeepsItsStatement) {
+  const std::string Source = R"(
+struct Key { int v; };
+__device__ bool operator==(Key a, Key b) {
+  __shared__ int seen[32];
+  seen[threadIdx.x % 32] = a.v;
+  __syncthreads();
+  return seen[(threadIdx.x + 1) % 32] == b.v;
+}
+template <class T> __device__ T twice(T v) { return v * 2; }
+template <class K> __global__ void k(int *out, const int *in) {
+  K a{in[0]}, b{in[1]};
+  bool differ = a != b;
+  int t = twice(in[2]);
+  out[0] = differ;
+  out[1] = t;
+}
+template __global__ void k<Key>(int *, const int *);
+)";
+  const std::string File = write("rewritten.cu", Source);
+  auto Sliced = parseFile(File, {"-std=c++20"}, {"sm_80"}, environment());
+  auto Whole = parseFile(File, {"-std=c++20"}, {"sm_80"}, whole());
+  ASSERT_EQ(Sliced.size(), 1u);
+  ASSERT_EQ(Whole.size(), 1u);
+  const TranslationUnitFacts &S = Sliced.front();
+  ASSERT_FALSE(S.Failed);
+  EXPECT_TRUE(S.Slicing.Fallback.empty()) << describe(S.Slicing.Fallback);
+  EXPECT_GT(S.Slicing.Statements, 0u);
+  EXPECT_TRUE(instantiated(S, "operator=="));
+  EXPECT_FALSE(instantiated(S, "twice"));
+  EXPECT_TRUE(instantiated(Whole.front(), "twice"));
+  for (const std::string &D :
+       slicingDifferences(Sliced, Whole, builtinDatabase()))
+    ADD_FAILURE() << D;
+  const Report R =
+      analyzeFile(File, {"-std=c++20"}, {"sm_80"}, builtinDatabase());
+  ASSERT_EQ(R.Kernels.size(), 1u);
+  EXPECT_EQ(R.Kernels.front().StaticBytes, std::optional<uint64_t>(128));
+}
+
+// A device lambda written in host code and passed to a kernel template calls
+// a device function that names a `__shared__` buffer. No device function
+// holds it: it is a function of the inventory of its own, named
+// `operator()`, so the kernel's `f(o)` is kept and the buffer counted
+// (ptxas: 256 bytes). A lambda's type names it by its file and line, so this
+// is a test, not a fixture.
+TEST_F(BodySlicingDir, ADeviceLambdaFromHostCodeKeepsItsCall) {
+  const std::string Source = R"(
+__shared__ float buf[64];
+__device__ float stage(float v) {
+  buf[threadIdx.x % 64] = v;
+  __syncthreads();
+  return buf[(threadIdx.x + 1) % 64];
+}
+template <class T> __device__ T twice(T v) { return v * 2; }
+template <class F> __global__ void apply(F f, float *o) {
+  float t = twice(o[threadIdx.x]);
+  f(o);
+  o[threadIdx.x + 64] = t;
+}
+void launch(float *o) {
+  apply<<<1, 64>>>([] __device__(float *p) { p[threadIdx.x] = stage(p[threadIdx.x]); }, o);
+}
+)";
+  const std::string File = write("host_lambda.cu", Source);
+  // Clang accepts `__device__` on a lambda without nvcc's --extended-lambda.
+  const std::vector<std::string> Flags = {"-std=c++17"};
+  auto Sliced = parseFile(File, Flags, {"sm_80"}, environment());
+  auto Whole = parseFile(File, Flags, {"sm_80"}, whole());
+  ASSERT_EQ(Sliced.size(), 1u);
+  ASSERT_EQ(Whole.size(), 1u);
+  const TranslationUnitFacts &S = Sliced.front();
+  ASSERT_FALSE(S.Failed);
+  EXPECT_TRUE(S.Slicing.Fallback.empty()) << describe(S.Slicing.Fallback);
+  EXPECT_GT(S.Slicing.Statements, 0u);
+  EXPECT_TRUE(instantiated(S, "stage"));
+  EXPECT_FALSE(instantiated(S, "twice"));
+  for (const std::string &D :
+       slicingDifferences(Sliced, Whole, builtinDatabase()))
+    ADD_FAILURE() << D;
+  const Report R = analyzeFile(File, Flags, {"sm_80"}, builtinDatabase());
+  ASSERT_EQ(R.Kernels.size(), 1u);
+  EXPECT_EQ(R.Kernels.front().StaticBytes, std::optional<uint64_t>(256));
+  if (haveNvcc()) {
+    PtxasFigures P =
+        ptxasFigures(File, {"-std=c++17", "--extended-lambda"}, {"sm_80"});
+    ASSERT_TRUE(P.Error.empty()) << P.Error;
+    ASSERT_EQ(P.Figures["sm_80"].size(), 1u);
+    EXPECT_EQ(P.Figures["sm_80"].begin()->second, 256u);
+  }
 }
 
 } // namespace

@@ -1,4 +1,5 @@
-//===- BodySlicer.h - Instantiate only what can reach shared memory -*- C++ -*-===//
+//===- BodySlicer.h - Instantiate only what can reach shared memory -*- C++
+//-*-===//
 //
 // Most of a CuTe or CUTLASS kernel's parse goes into instantiating its body:
 // deducing the types of register fragments and views that no shared-memory
@@ -20,9 +21,14 @@
 // Control statements around a kept statement are kept with their conditions.
 //
 // Nothing is sliced where the closure cannot be trusted: a constructor with
-// arguments, a destructor, a conversion or an operator that can reach shared
-// memory (Clang calls them where no name is written), a field initializer
-// that names one, or an error Clang reported before instantiating. A function
+// arguments, a destructor or a conversion that can reach shared memory (Clang
+// calls them where no name is written), a field initializer that names one,
+// or an error Clang reported before instantiating. An operator that can reach
+// is called where its symbol is written: a statement with an operator on
+// dependent operands counts as naming it (and, for a comparison, C++20's
+// rewritten candidates), as does `->` on a dependent base, a range `for`
+// (begin, end and the iterator's operators) and a call of an implicit
+// operator (its members' operators of the same name). A function
 // holding a lambda that reaches is instantiated whole. After instantiation,
 // BodySlicer::sound checks the one thing the spelling of a template cannot
 // show: a sliced template instantiated with a type that leads to such a
@@ -44,7 +50,10 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
+
+#include <cstdint>
 
 #include <string>
 #include <utility>
@@ -68,7 +77,9 @@ struct Names;
 struct Closure {
   /// Their templates' patterns, canonical.
   llvm::DenseSet<const clang::FunctionDecl *> Functions;
-  llvm::StringSet<> ByName;
+  /// Their names, each with the numbers of arguments a call of one of them
+  /// can have (an Arities mask, SliceNames.h).
+  llvm::StringMap<uint32_t> ByName;
   /// Whether code that names \p N may call one of them.
   bool calls(const Names &N) const;
 };
