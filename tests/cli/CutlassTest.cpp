@@ -29,6 +29,16 @@ struct Tutorial {
 
 class CutlassTest : public CliTest {};
 
+/// The flags CUTLASS's CMake gives nvcc for its examples.
+std::vector<std::string> cutlassFlags(const std::string &Root) {
+  return {"-std=c++17",
+          "--expt-relaxed-constexpr",
+          "-DCUTLASS_ENABLE_TENSOR_CORE_MMA=1",
+          "-I" + Root + "/include",
+          "-I" + Root + "/tools/util/include",
+          "-I" + Root + "/examples/common"};
+}
+
 TEST_F(CutlassTest, CuteTutorialsMatchPtxasAndTheirLaunchesAreRead) {
   const char *Env = std::getenv("TILEFIT_CUTLASS_DIR");
   const std::string Root = Env ? Env : "";
@@ -40,12 +50,7 @@ TEST_F(CutlassTest, CuteTutorialsMatchPtxasAndTheirLaunchesAreRead) {
   if (!haveNvcc())
     GTEST_SKIP()
         << "nvcc is not on PATH: the figures are not compared with ptxas's";
-  const std::vector<std::string> Flags = {"-std=c++17",
-                                          "--expt-relaxed-constexpr",
-                                          "-DCUTLASS_ENABLE_TENSOR_CORE_MMA=1",
-                                          "-I" + Root + "/include",
-                                          "-I" + Root + "/tools/util/include",
-                                          "-I" + Root + "/examples/common"};
+  const std::vector<std::string> Flags = cutlassFlags(Root);
   for (const Tutorial &T : {Tutorial{"sgemm_sm80.cu", "sm_80"},
                             Tutorial{"hopper/wgmma_sm90.cu", "sm_90a"},
                             Tutorial{"hopper/wgmma_tma_sm90.cu", "sm_90a"}}) {
@@ -130,12 +135,7 @@ TEST_F(CutlassTest, Example48IsSlicedAndMatchesPtxas) {
   if (!haveNvcc())
     GTEST_SKIP()
         << "nvcc is not on PATH: the figures are not compared with ptxas's";
-  const std::vector<std::string> Flags = {"-std=c++17",
-                                          "--expt-relaxed-constexpr",
-                                          "-DCUTLASS_ENABLE_TENSOR_CORE_MMA=1",
-                                          "-I" + Root + "/include",
-                                          "-I" + Root + "/tools/util/include",
-                                          "-I" + Root + "/examples/common"};
+  const std::vector<std::string> Flags = cutlassFlags(Root);
   std::vector<std::string> Args = {"/usr/local/cuda/bin/nvcc"};
   Args.insert(Args.end(), Flags.begin(), Flags.end());
   for (const char *A : {"-arch=sm_90a", "-c"})

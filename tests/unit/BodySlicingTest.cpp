@@ -113,6 +113,27 @@ TEST(BodySlicing, ATypeThatLeadsToSharedStorageIsParsedAgainWhole) {
 // facts say why.
 class BodySlicingDir : public TempDirTest {};
 
+/// \p File is sliced (nothing falls back), \p Kept is instantiated and
+/// \p Skipped only without slicing, and the report is the whole parse's.
+void expectSlicedAsWhole(const std::string &File,
+                         const std::vector<std::string> &Flags,
+                         const char *Kept, const char *Skipped) {
+  auto Sliced = parseFile(File, Flags, {"sm_80"}, environment());
+  auto Whole = parseFile(File, Flags, {"sm_80"}, whole());
+  ASSERT_EQ(Sliced.size(), 1u);
+  ASSERT_EQ(Whole.size(), 1u);
+  const TranslationUnitFacts &S = Sliced.front();
+  ASSERT_FALSE(S.Failed);
+  EXPECT_TRUE(S.Slicing.Fallback.empty()) << describe(S.Slicing.Fallback);
+  EXPECT_GT(S.Slicing.Statements, 0u);
+  EXPECT_TRUE(instantiated(S, Kept));
+  EXPECT_FALSE(instantiated(S, Skipped));
+  EXPECT_TRUE(instantiated(Whole.front(), Skipped));
+  for (const std::string &D :
+       slicingDifferences(Sliced, Whole, builtinDatabase()))
+    ADD_FAILURE() << D;
+}
+
 TEST_F(BodySlicingDir, AConstructorThatReachesSharedMemoryStopsSlicing) {
   const std::string Source = R"(
 struct Tile {
@@ -185,20 +206,7 @@ template <class K> __global__ void k(int *out, const int *in) {
 template __global__ void k<Key>(int *, const int *);
 )";
   const std::string File = write("rewritten.cu", Source);
-  auto Sliced = parseFile(File, {"-std=c++20"}, {"sm_80"}, environment());
-  auto Whole = parseFile(File, {"-std=c++20"}, {"sm_80"}, whole());
-  ASSERT_EQ(Sliced.size(), 1u);
-  ASSERT_EQ(Whole.size(), 1u);
-  const TranslationUnitFacts &S = Sliced.front();
-  ASSERT_FALSE(S.Failed);
-  EXPECT_TRUE(S.Slicing.Fallback.empty()) << describe(S.Slicing.Fallback);
-  EXPECT_GT(S.Slicing.Statements, 0u);
-  EXPECT_TRUE(instantiated(S, "operator=="));
-  EXPECT_FALSE(instantiated(S, "twice"));
-  EXPECT_TRUE(instantiated(Whole.front(), "twice"));
-  for (const std::string &D :
-       slicingDifferences(Sliced, Whole, builtinDatabase()))
-    ADD_FAILURE() << D;
+  expectSlicedAsWhole(File, {"-std=c++20"}, "operator==", "twice");
   const Report R =
       analyzeFile(File, {"-std=c++20"}, {"sm_80"}, builtinDatabase());
   ASSERT_EQ(R.Kernels.size(), 1u);
@@ -232,19 +240,7 @@ void launch(float *o) {
   const std::string File = write("host_lambda.cu", Source);
   // Clang accepts `__device__` on a lambda without nvcc's --extended-lambda.
   const std::vector<std::string> Flags = {"-std=c++17"};
-  auto Sliced = parseFile(File, Flags, {"sm_80"}, environment());
-  auto Whole = parseFile(File, Flags, {"sm_80"}, whole());
-  ASSERT_EQ(Sliced.size(), 1u);
-  ASSERT_EQ(Whole.size(), 1u);
-  const TranslationUnitFacts &S = Sliced.front();
-  ASSERT_FALSE(S.Failed);
-  EXPECT_TRUE(S.Slicing.Fallback.empty()) << describe(S.Slicing.Fallback);
-  EXPECT_GT(S.Slicing.Statements, 0u);
-  EXPECT_TRUE(instantiated(S, "stage"));
-  EXPECT_FALSE(instantiated(S, "twice"));
-  for (const std::string &D :
-       slicingDifferences(Sliced, Whole, builtinDatabase()))
-    ADD_FAILURE() << D;
+  expectSlicedAsWhole(File, Flags, "stage", "twice");
   const Report R = analyzeFile(File, Flags, {"sm_80"}, builtinDatabase());
   ASSERT_EQ(R.Kernels.size(), 1u);
   EXPECT_EQ(R.Kernels.front().StaticBytes, std::optional<uint64_t>(256));
