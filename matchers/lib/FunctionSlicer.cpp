@@ -58,11 +58,13 @@ public:
   FunctionSlicer(ASTContext &Ctx, FunctionDecl *Fn,
                  const llvm::StringSet<> &SharedNames,
                  const llvm::DenseSet<const VarDecl *> &SharedAliases,
+                 const llvm::DenseSet<const FunctionDecl *> &ParamsMatter,
                  const Reaching &Reach, OutsideArrays &Outside,
                  bool Relocatable)
       : Ctx(Ctx), Fn(Fn), SharedNames(SharedNames),
-        SharedAliases(SharedAliases), Reach(Reach), Outside(Outside),
-        Relocatable(Relocatable), Kernel(Fn->hasAttr<CUDAGlobalAttr>()) {}
+        SharedAliases(SharedAliases), ParamsMatter(ParamsMatter), Reach(Reach),
+        Outside(Outside), Relocatable(Relocatable),
+        Kernel(Fn->hasAttr<CUDAGlobalAttr>()) {}
 
   /// Slices the body; false where nothing was dropped (or nothing could be).
   bool run(unsigned &Dropped, unsigned &MaybeArrays,
@@ -72,6 +74,34 @@ public:
     for (const auto &U : Units)
       if (U->Own.HasLabel)
         return false;
+    // Uses of parameters are kept where the function may receive a
+    // `__shared__` variable; elsewhere too where leaving them out would cost
+    // an exact register view that keeping them keeps (a fill of a WMMA
+    // fragment's elements: a local of dependent type set from a parameter).
+    KeepParameterUses = ParamsMatter.count(nodeOf(Fn)) > 0;
+    decide(Root);
+    if (!KeepParameterUses && droppedMaybeArrays() > 0) {
+      KeepParameterUses = true;
+      decide(Root);
+      if (droppedMaybeArrays() > 0) {
+        KeepParameterUses = false;
+        decide(Root);
+      }
+    }
+    for (const auto &U : Units)
+      if (!U->Kept && U->Parent && U->Parent->Kept) {
+        ++Dropped;
+        MaybeArrays += maybeArraysIn(*U);
+        Replaced.push_back({U->Slot, *U->Slot});
+        *U->Slot = new (Ctx) NullStmt((*U->Slot)->getBeginLoc());
+      }
+    return Dropped > 0;
+  }
+
+  /// Which statements are kept (Unit::Kept), to a fixed point.
+  void decide(Unit *Root) {
+    for (const auto &U : Units)
+      U->Kept = false;
     // A fixed point: keeping a statement needs the declarations it uses.
     llvm::SmallPtrSet<const Decl *, 32> Needed, Tainted;
     for (bool Changed = true; Changed;) {
@@ -99,14 +129,15 @@ public:
       }
     }
     Root->Kept = true;
+  }
+
+  /// The statements decide() leaves out that may hold per-thread arrays.
+  unsigned droppedMaybeArrays() const {
+    unsigned N = 0;
     for (const auto &U : Units)
-      if (!U->Kept && U->Parent && U->Parent->Kept) {
-        ++Dropped;
-        MaybeArrays += maybeArraysIn(*U);
-        Replaced.push_back({U->Slot, *U->Slot});
-        *U->Slot = new (Ctx) NullStmt((*U->Slot)->getBeginLoc());
-      }
-    return Dropped > 0;
+      if (!U->Kept && U->Parent && U->Parent->Kept)
+        N += maybeArraysIn(*U);
+    return N;
   }
 
 private:
@@ -187,7 +218,9 @@ private:
       return true;
     if (N.StaticAssert && !N.NamesNonConstant)
       return true;
-    if (N.NamesParameter && !Kernel)
+    // Whether a parameter is used decides whether a `__shared__` variable
+    // passed as its argument counts; kernels receive none.
+    if (N.NamesParameter && !Kernel && KeepParameterUses)
       return true;
     for (const Decl *D : N.Declares)
       if (Needed.count(D))
@@ -211,10 +244,12 @@ private:
   FunctionDecl *Fn;
   const llvm::StringSet<> &SharedNames;
   const llvm::DenseSet<const VarDecl *> &SharedAliases;
+  const llvm::DenseSet<const FunctionDecl *> &ParamsMatter;
   const Reaching &Reach;
   OutsideArrays &Outside;
   const bool Relocatable;
   const bool Kernel;
+  bool KeepParameterUses = true;
   std::vector<std::unique_ptr<Unit>> Units;
   std::vector<Unit *> PostOrder;
 };
@@ -225,8 +260,8 @@ bool sliceFunction(ASTContext &Ctx, FunctionDecl *Fn, UnitClosure &Closed,
                    const Reaching &Reach, bool Relocatable, unsigned &Dropped,
                    unsigned &MaybeArrays,
                    std::vector<std::pair<Stmt **, Stmt *>> &Replaced) {
-  FunctionSlicer S(Ctx, Fn, Closed.SharedNames, Closed.SharedAliases, Reach,
-                   *Closed.Outside, Relocatable);
+  FunctionSlicer S(Ctx, Fn, Closed.SharedNames, Closed.SharedAliases,
+                   Closed.ParamsMatter, Reach, *Closed.Outside, Relocatable);
   return S.run(Dropped, MaybeArrays, Replaced);
 }
 

@@ -331,6 +331,58 @@ void closeArrays(const ASTContext &Ctx, UnitClosure &Unit,
       Unit.Functions, Callers);
 }
 
+/// The functions whose parameters' uses are kept (UnitClosure::ParamsMatter):
+/// closed forwards, from the receivers of `__shared__` arguments (and of the
+/// parameters lambdas pass on, whose callers cannot be told) to the receivers
+/// of the parameters each receiver passes on.
+void closeParamsMatter(UnitClosure &Unit) {
+  const std::vector<FunctionNode> &All = Unit.Functions;
+  llvm::DenseMap<const FunctionDecl *, std::vector<size_t>> ByNode;
+  llvm::StringMap<std::vector<size_t>> ByName;
+  std::vector<size_t> Constructors;
+  for (size_t I = 0; I < All.size(); ++I) {
+    ByNode[nodeOf(All[I].Fn)].push_back(I);
+    ByName[nameOf(All[I].Fn->getDeclName())].push_back(I);
+    if (isa<CXXConstructorDecl>(All[I].Fn))
+      Constructors.push_back(I);
+  }
+  std::vector<size_t> Work;
+  bool AllConstructors = false;
+  auto Add = [&](size_t I) {
+    if (Unit.ParamsMatter.insert(nodeOf(All[I].Fn)).second)
+      Work.push_back(I);
+  };
+  auto Receive = [&](const Receivers &R) {
+    if (R.Any)
+      for (size_t I = 0; I < All.size(); ++I)
+        Add(I);
+    for (const FunctionDecl *FD : R.Calls)
+      if (auto It = ByNode.find(FD); It != ByNode.end())
+        for (size_t I : It->second)
+          Add(I);
+    for (const auto &[Name, Called] : R.ByName)
+      if (auto It = ByName.find(Name); It != ByName.end())
+        for (size_t I : It->second)
+          if (aritiesOf(All[I].Fn) & Called)
+            Add(I);
+    if (R.Constructors && !AllConstructors) {
+      AllConstructors = true;
+      for (size_t I : Constructors)
+        Add(I);
+    }
+  };
+  for (const FunctionNode &F : All) {
+    Receive(F.N.SharedArgsTo);
+    Receive(F.Lambdas.SharedArgsTo);
+    Receive(F.Lambdas.ParamArgsTo);
+  }
+  while (!Work.empty()) {
+    const size_t I = Work.back();
+    Work.pop_back();
+    Receive(All[I].N.ParamArgsTo);
+  }
+}
+
 /// How \p I came to reach: the functions, each calling the next, down to one
 /// that names shared memory itself (or whose default construction reaches).
 /// \p D's qualified name without template arguments (a partial
@@ -418,6 +470,7 @@ Reason closeOver(ASTContext &Ctx, llvm::ArrayRef<Decl *> Scope,
   if (!Fallback.empty())
     return Fallback;
   wholeFunctions(Unit, Reach);
+  closeParamsMatter(Unit);
   return Reason();
 }
 

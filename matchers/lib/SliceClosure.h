@@ -83,6 +83,12 @@ struct UnitClosure {
   std::optional<OutsideArrays> Outside;
   /// Functions that hold a lambda that reaches: instantiated whole.
   llvm::SmallPtrSet<const clang::FunctionDecl *, 8> Whole;
+  /// Functions whose uses of their parameters are kept (their closure
+  /// nodes): those that may receive a `__shared__` variable as an argument,
+  /// and those such a function passes a parameter on to (Names::SharedArgsTo,
+  /// Names::ParamArgsTo). Whether a parameter is used decides whether such an
+  /// argument counts; elsewhere it decides nothing.
+  llvm::DenseSet<const clang::FunctionDecl *> ParamsMatter;
 };
 
 /// Steps 1 and 2 over \p Scope (the declarations the unit's traversal

@@ -189,6 +189,9 @@ public:
     if (isa<ParmVarDecl>(VD) || !VD->isLocalVarDecl())
       return true;
     Out.Declares.insert(VD);
+    if (const Expr *Init = VD->getInit(); Init && mayConstruct(VD->getType()))
+      passes(llvm::ArrayRef<const Expr *>(Init),
+             [](Receivers &R) { R.Constructors = true; });
     const QualType T = VD->getType();
     if (T->isDependentType() && !T->getContainedAutoType() &&
         !T->isReferenceType() && !T->isPointerType() && defaultInit(VD))
@@ -236,17 +239,30 @@ public:
   }
   bool VisitCXXConstructExpr(CXXConstructExpr *E) {
     constructs(E->getConstructor(), 0);
+    passes(E->arguments(), [&](Receivers &R) {
+      if (const CXXConstructorDecl *Ctor = E->getConstructor())
+        R.Calls.insert(nodeOf(Ctor));
+    });
+    return true;
+  }
+  bool VisitParenListExpr(ParenListExpr *E) {
+    passes(E->exprs(), [](Receivers &R) { R.Constructors = true; });
     return true;
   }
   bool VisitCXXNewExpr(CXXNewExpr *E) {
     if (E->getAllocatedType()->isDependentType())
       defaultConstructs(E->getAllocatedTypeSourceInfo());
     unresolvedOperator(E->isArray() ? OO_Array_New : OO_New);
+    passes(E->placement_arguments(), [&](Receivers &R) {
+      R.ByName[nameOf(Ctx.DeclarationNames.getCXXOperatorName(
+          E->isArray() ? OO_Array_New : OO_New))] |= AnyArity;
+    });
     return true;
   }
   bool VisitCXXUnresolvedConstructExpr(CXXUnresolvedConstructExpr *E) {
     if (E->getNumArgs() == 0 || E->isListInitialization())
       defaultConstructs(E->getTypeSourceInfo());
+    passes(E->arguments(), [](Receivers &R) { R.Constructors = true; });
     return true;
   }
   /// A braced list: of a type known here, it default-initializes the members
@@ -257,6 +273,7 @@ public:
       target().DefaultConstructsUnknown = true;
     else if (const CXXRecordDecl *R = E->getType()->getAsCXXRecordDecl())
       defaultConstructsRecord(R, 0);
+    passes(E->inits(), [](Receivers &R) { R.Constructors = true; });
     return true;
   }
   bool VisitOverloadExpr(OverloadExpr *E) {
@@ -337,6 +354,7 @@ public:
     for (const Expr *Arg : E->arguments())
       if (isa<PackExpansionExpr>(Arg))
         A = AnyArity;
+    passes(E->arguments(), [&](Receivers &R) { callReceivers(E, A, R); });
     // An operator's members take one argument fewer than its call has.
     if (!isa<CXXOperatorCallExpr>(E) && E->getCallee())
       CallArity[E->getCallee()->IgnoreParens()] = A;
@@ -365,9 +383,14 @@ public:
       direct();
     return true;
   }
-  bool VisitReturnStmt(ReturnStmt *) {
+  bool VisitReturnStmt(ReturnStmt *S) {
     if (!InLambda)
       Out.Returns = true;
+    // `return p;` in a function returning a class: its constructor receives p.
+    if (const Expr *Value = S->getRetValue();
+        Value && (InLambda || !Fn || mayConstruct(Fn->getReturnType())))
+      passes(llvm::ArrayRef<const Expr *>(Value),
+             [](Receivers &R) { R.Constructors = true; });
     return true;
   }
   // `if (c) continue;` decides which threads make the accesses after it (the
@@ -410,10 +433,143 @@ private:
     return true;
   }
   Names &target() { return InLambda ? Lambdas : Out; }
+  /// Whether initializing an object of type \p T may call a constructor.
+  static bool mayConstruct(QualType T) {
+    return T.isNull() || T->isDependentType() || T->isUndeducedType() ||
+           T->getContainedAutoType() || T->isRecordType();
+  }
   bool dependentOperator(const Expr *E, OverloadedOperatorKind K) {
-    if (E->isTypeDependent())
-      unresolvedOperator(K);
+    if (!E->isTypeDependent())
+      return true;
+    unresolvedOperator(K);
+    if (K == OO_None)
+      return true;
+    llvm::SmallVector<const Expr *, 2> Operands;
+    for (const Stmt *C : E->children())
+      if (const auto *Operand = dyn_cast_or_null<Expr>(C))
+        Operands.push_back(Operand);
+    passes(Operands, [&](Receivers &R) {
+      R.ByName[nameOf(Ctx.DeclarationNames.getCXXOperatorName(K))] |= AnyArity;
+      // C++20's rewritten comparisons (rewrittenCandidates).
+      if (const auto *B = dyn_cast<BinaryOperator>(E); B && B->isComparisonOp())
+        for (OverloadedOperatorKind Other : {OO_EqualEqual, OO_Spaceship})
+          R.ByName[nameOf(Ctx.DeclarationNames.getCXXOperatorName(Other))] |=
+              AnyArity;
+    });
     return true;
+  }
+  /// Where one of \p Args is a `__shared__` variable or a parameter as the
+  /// model reads an argument (SharedMemoryCollector.cpp: the variable itself,
+  /// through parentheses, casts and `&`), what may receive it, as \p Fill
+  /// says, into the stretch's SharedArgsTo or ParamArgsTo. A conversion the
+  /// template does not resolve (`T(p)`) may be a constructor's call too.
+  template <typename Range, typename Fill>
+  void passes(const Range &Args, Fill F) {
+    for (const Expr *Arg : Args) {
+      bool Converts = false;
+      Receivers *To = nullptr;
+      switch (argumentOf(Arg, Converts)) {
+      case Argument::Shared:
+        To = &target().SharedArgsTo;
+        break;
+      case Argument::Parameter:
+        To = &target().ParamArgsTo;
+        break;
+      case Argument::Other:
+        continue;
+      }
+      F(*To);
+      To->Constructors |= Converts;
+    }
+  }
+  enum class Argument { Other, Shared, Parameter };
+  Argument argumentOf(const Expr *E, bool &Converts) const {
+    for (unsigned Depth = 0; E && Depth < 16; ++Depth) {
+      E = E->IgnoreParenImpCasts();
+      if (const auto *C = dyn_cast<ExplicitCastExpr>(E)) {
+        E = C->getSubExpr();
+      } else if (const auto *U = dyn_cast<UnaryOperator>(E);
+                 U && U->getOpcode() == UO_AddrOf) {
+        E = U->getSubExpr();
+      } else if (const auto *P = dyn_cast<PackExpansionExpr>(E)) {
+        E = P->getPattern();
+      } else if (const auto *C = dyn_cast<CXXUnresolvedConstructExpr>(E);
+                 C && C->getNumArgs() == 1) {
+        // `T(p)`: a cast, or a construction.
+        Converts = true;
+        E = C->getArg(0);
+      } else if (const auto *P = dyn_cast<ParenListExpr>(E);
+                 P && P->getNumExprs() == 1) {
+        Converts = true;
+        E = P->getExpr(0);
+      } else {
+        break;
+      }
+    }
+    if (const auto *R = dyn_cast_or_null<DeclRefExpr>(E)) {
+      const ValueDecl *D = R->getDecl();
+      if (isShared(D))
+        return Argument::Shared;
+      // A template argument may be a `__shared__` variable's address.
+      if (const auto *P = dyn_cast<NonTypeTemplateParmDecl>(D);
+          P &&
+          (P->getType()->isPointerType() || P->getType()->isReferenceType() ||
+           P->getType()->isDependentType()))
+        return Argument::Shared;
+      if (isa<ParmVarDecl>(D))
+        return Argument::Parameter;
+    } else if (const auto *L = dyn_cast_or_null<UnresolvedLookupExpr>(E)) {
+      for (const NamedDecl *D : L->decls())
+        if (const auto *VT = dyn_cast<VarTemplateDecl>(D->getUnderlyingDecl());
+            VT && isShared(VT->getTemplatedDecl()))
+          return Argument::Shared;
+      if (L->getName().isIdentifier() &&
+          SharedNames.count(nameOf(L->getName())))
+        return Argument::Shared;
+    }
+    return Argument::Other;
+  }
+  /// What \p E, with arguments \p A, may call.
+  void callReceivers(const CallExpr *E, Arities A, Receivers &R) const {
+    const std::string Call =
+        nameOf(Ctx.DeclarationNames.getCXXOperatorName(OO_Call));
+    if (const FunctionDecl *FD = E->getDirectCallee())
+      R.Calls.insert(nodeOf(FD));
+    // Resolved when instantiated: an argument may be converted to the
+    // parameter's class then.
+    if (E->isInstantiationDependent())
+      R.Constructors = true;
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
+      R.ByName[nameOf(Ctx.DeclarationNames.getCXXOperatorName(
+          Op->getOperator()))] |= AnyArity;
+      return;
+    }
+    const Expr *Callee = E->getCallee()->IgnoreParenImpCasts();
+    if (const auto *O = dyn_cast<OverloadExpr>(Callee)) {
+      for (const NamedDecl *D : O->decls())
+        if (const auto *FD = dyn_cast<FunctionDecl>(D->getUnderlyingDecl()))
+          R.Calls.insert(nodeOf(FD));
+        else if (const auto *FT =
+                     dyn_cast<FunctionTemplateDecl>(D->getUnderlyingDecl()))
+          R.Calls.insert(nodeOf(FT->getTemplatedDecl()));
+      R.ByName[nameOf(O->getName())] |= A;
+    } else if (const auto *M = dyn_cast<CXXDependentScopeMemberExpr>(Callee)) {
+      R.ByName[nameOf(M->getMember())] |= A;
+      R.ByName[Call] |= A; // a data member's call operator
+    } else if (const auto *D = dyn_cast<DependentScopeDeclRefExpr>(Callee)) {
+      R.ByName[nameOf(D->getDeclName())] |= A;
+      R.ByName[Call] |= A;
+    } else if (const auto *Ref = dyn_cast<DeclRefExpr>(Callee)) {
+      if (isa<NonTypeTemplateParmDecl>(Ref->getDecl()))
+        R.Any = true; // a function passed as a template argument
+      else if (!isa<FunctionDecl>(Ref->getDecl()))
+        R.ByName[Call] |= A; // a functor
+    } else if (const auto *M = dyn_cast<MemberExpr>(Callee)) {
+      if (!isa<FunctionDecl>(M->getMemberDecl()))
+        R.ByName[Call] |= A;
+    } else if (!E->getDirectCallee()) {
+      R.ByName[Call] |= A; // an object of a type known when instantiated
+    }
   }
   void unresolvedOperator(OverloadedOperatorKind K) {
     if (K != OO_None)

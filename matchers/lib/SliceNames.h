@@ -35,6 +35,18 @@ class VarDecl;
 namespace tilefit {
 namespace matchers {
 
+/// The functions that may receive an argument: resolved (their closure
+/// nodes), by name (each with the numbers of arguments, as in
+/// Names::Unresolved), any constructor (a construction or conversion whose
+/// class is known only when instantiated), or any function at all (a call
+/// through a template argument).
+struct Receivers {
+  llvm::SmallPtrSet<const clang::FunctionDecl *, 2> Calls;
+  llvm::StringMap<uint32_t> ByName;
+  bool Constructors = false;
+  bool Any = false;
+};
+
 /// What one stretch of code names and does, seen through everything Clang
 /// keeps of it: expressions, types written (decltype, sizeof), lambda bodies.
 struct Names {
@@ -65,6 +77,14 @@ struct Names {
   /// them, or one that leads to it.
   llvm::SmallPtrSet<const clang::Decl *, 8> Mentions;
   bool NamesParameter = false;
+  /// Where a `__shared__` variable is itself an argument (`f(tile)`,
+  /// `f(&tile)`, through casts): the model counts it only where the callee
+  /// uses that parameter (SharedMemoryCollector.cpp), so the callee's uses
+  /// of its parameters must not be sliced away.
+  Receivers SharedArgsTo;
+  /// The same for a parameter passed on as an argument (of the function, or
+  /// of a lambda in it): a parameter passed only where it is unused is unused.
+  Receivers ParamArgsTo;
   /// Kept where it is written, without reaching shared memory itself: a
   /// launch (device-side launches need -rdc), an allocator call by name.
   bool KeptHere = false;

@@ -82,7 +82,11 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"adl_reached_static.cu", "tiles::stage", "scaled"},
         Case{"file_scope_in_callee.cu", "fill", "scale"},
         Case{"launch_in_header_helper.cu", "scaled_copy", "weight"},
-        Case{"operators_reached.cu", "tiles::operator+", "scaled"}),
+        Case{"operators_reached.cu", "tiles::operator+", "scaled"},
+        // `consume` receives a tile and keeps its use of it; `finish`
+        // receives none and loses its call of `weight`, which only names
+        // parameters.
+        Case{"shared_arguments.cu", "consume", "weight"}),
     [](const ::testing::TestParamInfo<Case> &I) {
       std::string N = I.param.Fixture;
       N = N.substr(0, N.find('.'));

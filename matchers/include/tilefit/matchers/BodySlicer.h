@@ -15,9 +15,12 @@
 // be of a class whose default constructor reaches one (CUB's block
 // primitives), or uses such an object; launches a kernel; allocates Tensor
 // Memory; returns; declares a per-thread array or calls a function that does;
-// is a `using` or a `static_assert` on constants; names a parameter (of a
-// function other than a kernel: whether a parameter is used decides whether a
-// `__shared__` argument counts); or declares a local a kept statement uses.
+// is a `using` or a `static_assert` on constants; names a parameter of a
+// function that may receive a `__shared__` variable as an argument, or that
+// one passes a parameter on to (whether a parameter is used decides whether
+// such an argument counts; SliceClosure.h's ParamsMatter), or of a function
+// whose register view stays exact only so; or declares a local a kept
+// statement uses.
 // Control statements around a kept statement are kept with their conditions.
 //
 // Nothing is sliced where the closure cannot be trusted: a constructor with
