@@ -41,10 +41,14 @@ public:
         continue;
       Decls.push_back(D);
       // Variables Sema instantiates (static data members, variable
-      // templates) bring no function and no __shared__ name of their own.
+      // templates) bring no function and no __shared__ name of their own;
+      // nor do the precompiled header's declarations the AST reader hands
+      // over as it reads them (those it finds "interesting"), which the
+      // slicing's scope already held.
       if (const auto *VD = llvm::dyn_cast<clang::VarDecl>(D);
-          !VD ||
-          !clang::isTemplateInstantiation(VD->getTemplateSpecializationKind()))
+          !D->isFromASTFile() &&
+          (!VD || !clang::isTemplateInstantiation(
+                      VD->getTemplateSpecializationKind())))
         ++Written;
     }
   }
