@@ -37,6 +37,7 @@ public:
   bool VisitDeclRefExpr(DeclRefExpr *E);
   bool VisitMemberExpr(MemberExpr *E);
   bool VisitCXXConstructExpr(CXXConstructExpr *E);
+  void implicitCall(const FunctionDecl *FD) { referenced(FD); }
   bool TraverseLambdaExpr(LambdaExpr *E);
   bool TraverseCXXRecordDecl(CXXRecordDecl *RD);
   bool

@@ -304,6 +304,7 @@ public:
     dropUnusedArguments(E);
     return true;
   }
+  void implicitCall(const FunctionDecl *FD) { call(FD); }
   bool VisitCXXNewExpr(CXXNewExpr *E) {
     if (const FunctionDecl *FD = E->getOperatorNew())
       call(FD);

@@ -225,12 +225,17 @@ std::vector<size_t> newCallersByName(const FunctionDecl *FD, Closure &C,
 /// resolved), or names a type that leads to a class whose default constructor
 /// reaches (CUB's block primitives, whose PrivateStorage is a `__shared__`
 /// static).
+/// \p Types: type declarations whose default construction reaches other than
+/// through a constructor of the inventory (closeOverInitializers); a closure
+/// made before is carried on.
 void closeReaching(const std::vector<FunctionNode> &All,
                    const CallerIndex &Callers, const TypeLeads &LedToBy,
-                   Reaching &Reach, std::vector<long> &Through) {
+                   llvm::ArrayRef<const Decl *> Types, Reaching &Reach,
+                   std::vector<long> &Through) {
   std::vector<size_t> Work;
   std::vector<const Decl *> TypeWork;
-  Through.assign(All.size(), -1);
+  if (Through.size() != All.size())
+    Through.assign(All.size(), -1);
   long From = -1;
   auto Mark = [&](size_t I) {
     const FunctionDecl *FD = All[I].Fn;
@@ -246,6 +251,8 @@ void closeReaching(const std::vector<FunctionNode> &All,
   for (size_t I = 0; I < All.size(); ++I)
     if (All[I].N.Direct || All[I].Lambdas.Direct)
       Mark(I);
+  for (const Decl *D : Types)
+    Leads(D);
   while (!Work.empty() || !TypeWork.empty()) {
     if (!TypeWork.empty()) {
       const Decl *D = TypeWork.back();
@@ -276,6 +283,38 @@ void closeReaching(const std::vector<FunctionNode> &All,
       Leads(normalizedType(Ctor->getParent()));
     }
   }
+}
+
+/// The closure with the classes' default member initializers: a class whose
+/// initializer reaches is made reaching shared memory wherever it is made
+/// without a constructor of the inventory (an implicit or defaulted one), as a
+/// default constructor that reaches makes it (the inventory's constructors read
+/// the initializers themselves, SliceNames.cpp). Until nothing changes: such a
+/// class may lead to another initializer's.
+void closeOverInitializers(const ASTContext &Ctx, const Inventory &Inv,
+                           const UnitClosure &Unit, bool Relocatable,
+                           const std::vector<FunctionNode> &All,
+                           const CallerIndex &Callers,
+                           const TypeLeads &LedToBy, Reaching &Reach,
+                           std::vector<long> &Through) {
+  std::vector<Names> Inits(Inv.Fields.size());
+  for (size_t I = 0; I < Inv.Fields.size(); ++I)
+    scanNames(Ctx, Unit.SharedNames, Unit.SharedAliases, nullptr,
+              Inv.Fields[I]->getInClassInitializer(), Inits[I], Inits[I],
+              Relocatable);
+  std::vector<bool> Reaches(Inv.Fields.size(), false);
+  std::vector<const Decl *> Types;
+  do {
+    closeReaching(All, Callers, LedToBy, Types, Reach, Through);
+    Types.clear();
+    for (size_t I = 0; I < Inv.Fields.size(); ++I)
+      if (!Reaches[I] && Reach.reaches(Inits[I])) {
+        Reaches[I] = true;
+        Reach.DefaultConstructor = true;
+        if (const Decl *T = normalizedType(Inv.Fields[I]->getParent()))
+          Types.push_back(T);
+      }
+  } while (!Types.empty());
 }
 
 /// Closes \p C over callers, from the functions whose Names \p Seed accepts:
@@ -464,7 +503,8 @@ Reason closeOver(ASTContext &Ctx, llvm::ArrayRef<Decl *> Scope,
   const TypeLeads LedToBy = typeLeads(Inv);
   const CallerIndex Callers = scanFunctions(Ctx, Inv, Unit, Relocatable);
   std::vector<long> Through;
-  closeReaching(Unit.Functions, Callers, LedToBy, Reach, Through);
+  closeOverInitializers(Ctx, Inv, Unit, Relocatable, Unit.Functions, Callers,
+                        LedToBy, Reach, Through);
   closeArrays(Ctx, Unit, Callers, Reach);
   Fallback = unnamedCall(Unit.Functions, Reach, Through);
   if (!Fallback.empty())

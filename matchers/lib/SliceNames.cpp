@@ -653,7 +653,25 @@ private:
       Inner(F->getType());
     for (const CXXBaseSpecifier &B : R->bases())
       Inner(B.getType());
+    initializersOf(R);
   }
+
+public:
+  /// The default member initializers of \p R's fields: what its
+  /// constructors run where they do not initialize a member themselves (an
+  /// implicit or defaulted one, or a user's that leaves the member out),
+  /// written in the class, not in the constructor. Each class once.
+  void initializersOf(const CXXRecordDecl *R) {
+    if (!R || !R->hasDefinition() ||
+        !InitializersRead.insert(R->getCanonicalDecl()).second)
+      return;
+    for (const FieldDecl *F : R->fields())
+      if (F->hasInClassInitializer())
+        if (Expr *Init = F->getInClassInitializer())
+          TraverseStmt(Init);
+  }
+
+private:
   /// A name Clang resolves only when instantiating. \p Unqualified: looked up
   /// as written (ADL); else a member's or a qualified name's, which a
   /// `__shared__` variable never is (nvcc and Clang refuse a memory space on
@@ -704,6 +722,8 @@ private:
   unsigned InLambda = 0;
   /// Callees of the calls seen so far (a call is visited before its callee).
   llvm::DenseMap<const Expr *, Arities> CallArity;
+  /// The classes whose default member initializers were read (initializersOf).
+  llvm::SmallPtrSet<const CXXRecordDecl *, 4> InitializersRead;
 };
 
 } // namespace
@@ -718,9 +738,12 @@ void scanNames(const ASTContext &Ctx, const llvm::StringSet<> &SharedNames,
                const FunctionDecl *Fn, llvm::PointerUnion<Decl *, Stmt *> Code,
                Names &Out, Names &Lambdas, bool Relocatable) {
   NameScan Scan(Ctx, SharedNames, SharedAliases, Fn, Out, Lambdas, Relocatable);
-  if (auto *D = Code.dyn_cast<Decl *>())
+  if (auto *D = Code.dyn_cast<Decl *>()) {
     Scan.TraverseDecl(D);
-  else
+    // A constructor runs its class's default member initializers.
+    if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(D))
+      Scan.initializersOf(Ctor->getParent());
+  } else
     Scan.TraverseStmt(Code.dyn_cast<Stmt *>());
 }
 

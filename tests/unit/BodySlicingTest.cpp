@@ -81,6 +81,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         Case{"adl_reached_static.cu", "tiles::stage", "scaled"},
         Case{"file_scope_in_callee.cu", "fill", "scale"},
+        // The classes' default member initializers reach: the objects' declarations are kept.
+        Case{"field_initializer_reached.cu", "stage_b", "scaled"},
         Case{"launch_in_header_helper.cu", "scaled_copy", "weight"},
         Case{"operators_reached.cu", "tiles::operator+", "scaled"},
         // `consume` receives a tile and keeps its use of it; `finish`
@@ -110,6 +112,22 @@ TEST(BodySlicing, ATypeThatLeadsToSharedStorageIsParsedAgainWhole) {
   EXPECT_NE(describe(TU.Slicing.Fallback).find("parsed again whole"),
             std::string::npos);
   EXPECT_TRUE(instantiated(TU, "total"));
+}
+
+// The same for a class whose default member initializer reaches shared
+// memory, made as a template argument's type.
+TEST(BodySlicing, AnInitializerThatReachesMakesItsClassParsedAgainWhole) {
+  for (const char *Std : {"-std=c++17", "-std=c++20"}) {
+    SCOPED_TRACE(Std);
+    auto Facts = parseFile(slicingFixture("field_initializer_argument.cu"),
+                           {Std}, {"sm_80"}, environment());
+    ASSERT_EQ(Facts.size(), 1u);
+    const TranslationUnitFacts &TU = Facts.front();
+    ASSERT_FALSE(TU.Failed);
+    EXPECT_EQ(TU.Slicing.Fallback.Kind, ReasonKind::SliceUnsoundArgument)
+        << describe(TU.Slicing.Fallback);
+    EXPECT_TRUE(instantiated(TU, "stage_a"));
+  }
 }
 
 // Where a constructor with arguments reaches shared memory, Clang calls it

@@ -6,7 +6,10 @@
 // sees it: unevaluated operands (sizeof, alignof, decltype, noexcept, typeid of
 // a non-polymorphic operand) and the discarded branch of `if constexpr` are
 // skipped, and the bodies of lambdas and local classes are left to the derived
-// visitor (they are functions of their own).
+// visitor (they are functions of their own). The destructors code generation
+// calls without a name written (a local's at the end of its scope, a
+// temporary's, a deleted object's, and a destructor's members' and bases') are
+// handed to the derived visitor's implicitCall.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEFIT_MATCHERS_EVALUATEDCODEVISITOR_H
@@ -29,12 +32,54 @@ public:
   bool shouldVisitImplicitCode() const { return true; }
   bool shouldVisitTemplateInstantiations() const { return false; }
 
-  /// Walks \p FD's member initializers and body.
+  /// Walks \p FD's member initializers and body; for a destructor, then the
+  /// destructors of its members and bases, which it calls after its body.
   void walkFunction(const clang::FunctionDecl *FD) {
     if (const auto *Ctor = llvm::dyn_cast<clang::CXXConstructorDecl>(FD))
       for (const clang::CXXCtorInitializer *Init : Ctor->inits())
         derived().TraverseStmt(Init->getInit());
     derived().TraverseStmt(FD->getBody());
+    if (const auto *Dtor = llvm::dyn_cast<clang::CXXDestructorDecl>(FD)) {
+      const clang::CXXRecordDecl *RD = Dtor->getParent();
+      llvm::SmallVector<const clang::FieldDecl *, 8> Fields(RD->fields());
+      for (auto It = Fields.rbegin(); It != Fields.rend(); ++It)
+        destroys((*It)->getType());
+      for (auto It = RD->bases_end(); It != RD->bases_begin();) {
+        --It;
+        destroys(It->getType());
+      }
+      for (const clang::CXXBaseSpecifier &B : RD->vbases())
+        destroys(B.getType());
+    }
+  }
+
+  /// The derived visitor's: a function code generation calls where no name
+  /// is written (a destructor).
+  void implicitCall(const clang::FunctionDecl *) {}
+
+  /// A local variable is destroyed at the end of its scope.
+  bool TraverseVarDecl(clang::VarDecl *VD) {
+    if (!Base::TraverseVarDecl(VD))
+      return false;
+    if (VD->hasLocalStorage() && !VD->getType()->isReferenceType())
+      destroys(VD->getType());
+    return true;
+  }
+  bool TraverseCXXBindTemporaryExpr(clang::CXXBindTemporaryExpr *E) {
+    if (!Base::TraverseCXXBindTemporaryExpr(E))
+      return false;
+    if (const clang::CXXTemporary *T = E->getTemporary())
+      if (const clang::CXXDestructorDecl *Dtor = T->getDestructor())
+        derived().implicitCall(Dtor);
+    return true;
+  }
+  bool TraverseCXXDeleteExpr(clang::CXXDeleteExpr *E) {
+    if (!Base::TraverseCXXDeleteExpr(E))
+      return false;
+    const clang::QualType T = E->getDestroyedType();
+    if (!T.isNull() && !T->isDependentType())
+      destroys(T);
+    return true;
   }
 
   // Unevaluated operands generate no code.
@@ -115,6 +160,16 @@ protected:
              alwaysLeaves(If->getElse(), Depth + 1);
     }
     return false;
+  }
+
+  /// An object of type \p T (or an array of them) is destroyed: its class's
+  /// destructor runs, unless trivial.
+  void destroys(clang::QualType T) {
+    const auto *RD = Ctx.getBaseElementType(T)->getAsCXXRecordDecl();
+    if (!RD || !RD->hasDefinition() || RD->hasTrivialDestructor())
+      return;
+    if (const clang::CXXDestructorDecl *Dtor = RD->getDestructor())
+      derived().implicitCall(Dtor);
   }
 
   Derived &derived() { return *static_cast<Derived *>(this); }
