@@ -85,9 +85,11 @@ class Session:
             self.proc.wait()
 
 
-def time_session(tilefit, extra_args, file, root, edits):
-    """Opens `file` in a server started with `extra_args`, then edits it `edits` times.
-    Returns {"open_s", "edits_s": [...], "median_edit_s", "diagnostics"}."""
+def time_session(tilefit, extra_args, file, root, edits, edit="comment"):
+    """Opens `file` in a server started with `extra_args`, then edits it `edits` times: each
+    edit appends a comment (`edit="comment"`: no line of code changes, the server's memo may
+    answer it) or a host function (`edit="code"`: the file is parsed again, every kernel
+    unchanged). Returns {"open_s", "edits_s": [...], "median_edit_s", "diagnostics"}."""
     argv = [tilefit, "lsp", "--lsp-debounce-ms=0"] + list(extra_args)
     s = Session(argv, root)
     uri = "file://" + os.path.abspath(file)
@@ -110,8 +112,11 @@ def time_session(tilefit, extra_args, file, root, edits):
         opened = time.perf_counter() - t0
         times = []
         for v in range(2, edits + 2):
-            # A comment at the end: the same kernels, new text.
-            edited = text + "\n// edit %d\n" % v
+            # At the end: the same kernels, new text.
+            if edit == "code":
+                edited = text + "\nvoid tilefit_bench_edit_%d() {}\n" % v
+            else:
+                edited = text + "\n// edit %d\n" % v
             t0 = time.perf_counter()
             s.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": v},
                                                 "contentChanges": [{"text": edited}]})

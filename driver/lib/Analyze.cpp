@@ -87,6 +87,7 @@ bool environmentFor(const AnalyzeRequest &Req, Session &Ses,
   Env.Unsaved = Ses.Unsaved;
   Env.Cancelled = Ses.Cancelled;
   Env.Preambles = Ses.preambles();
+  Env.Memo = Ses.memo();
   Env.SliceBodies = Req.SliceBodies;
   // A crash on a fast path costs a second parse, not the unit: said once a
   // run.

@@ -10,6 +10,7 @@
 #include "ParseCommand.h"
 
 #include "tilefit/frontend/Parse.h"
+#include "tilefit/frontend/FactsMemo.h"
 #include "tilefit/frontend/IncludePrefix.h"
 #include "tilefit/frontend/ResultCache.h"
 
@@ -46,6 +47,7 @@ public:
                 bool KeepInputs)
       : Jobs(Jobs), Env(Env), Progress(Progress), Consume(Consume),
         KeepInputs(KeepInputs), Results(Jobs.size()), Keys(Jobs.size()),
+        MemoKeys(Jobs.size()), MainTexts(Jobs.size()),
         Cached(Jobs.size(), 0), Group(Jobs.size()) {
     std::map<std::pair<std::string, std::vector<std::string>>, size_t> GroupOf;
     for (size_t I = 0; I < Jobs.size(); ++I) {
@@ -61,10 +63,10 @@ public:
     findSharedIncludes();
   }
 
-  /// Earlier parses of the same command over the same files: their facts are
-  /// final.
+  /// Earlier parses of the same command over the same files, or over the
+  /// same lines of code (the memo): their facts are final.
   void lookUpCache() {
-    for (size_t I = 0; Cache && I < Jobs.size(); ++I) {
+    for (size_t I = 0; (Cache || Env.Memo) && I < Jobs.size(); ++I) {
       std::optional<std::string> Main = readSource(Env, Jobs[I].Command.File);
       if (!Main || !Jobs[I].Flags.IsCuda)
         continue;
@@ -75,12 +77,30 @@ public:
           parseCommandLine(Jobs[I], Env, /*HostSide=*/true),
           // Slicing changes what the facts hold (FunctionFacts).
           {Env.SliceBodies ? "slice-bodies" : "whole-bodies"}};
-      Keys[I] = ResultCache::key(Lines, *Main);
-      if (std::optional<TranslationUnitFacts> Hit = Cache->lookup(Keys[I])) {
-        Cached[I] = 1;
-        progress(I);
-        hand(I, std::move(*Hit));
+      if (Env.Memo) {
+        for (const std::vector<std::string> &Line : Lines)
+          for (const std::string &A : Line)
+            MemoKeys[I] += A + '\n';
+        MemoKeys[I] += Env.NvccCompatibility ? "compatible" : "plain";
+        if (std::optional<TranslationUnitFacts> Hit = Env.Memo->lookup(
+                MemoKeys[I], Jobs[I].Command.File, *Main, Env.Unsaved)) {
+          Cached[I] = 1;
+          progress(I);
+          hand(I, std::move(*Hit));
+          continue;
+        }
       }
+      if (Cache) {
+        Keys[I] = ResultCache::key(Lines, *Main);
+        if (std::optional<TranslationUnitFacts> Hit = Cache->lookup(Keys[I])) {
+          Cached[I] = 1;
+          progress(I);
+          hand(I, std::move(*Hit));
+          continue;
+        }
+      }
+      if (Env.Memo)
+        MainTexts[I] = std::move(*Main);
     }
     for (size_t G = 0; G < Members.size(); ++G)
       for (size_t I : Members[G])
@@ -151,7 +171,7 @@ public:
       Final = --Groups[G].Pending == 0 && !Groups[G].NeedsHost;
     }
     if (Final)
-      finish(G, {}, {}, {});
+      finish(G, {}, {}, {}, false);
   }
 
   bool needsHost(size_t G) const { return Groups[G].NeedsHost; }
@@ -161,9 +181,11 @@ public:
     std::vector<HostKernelCalls> Host;
     std::vector<Diagnostic> Problems;
     std::vector<std::string> Inputs;
+    bool LineDependent = false;
     if (!(Env.Cancelled && *Env.Cancelled))
-      Host = parseHostSide(Jobs[Members[G].front()], Env, Problems, &Inputs);
-    finish(G, Host, Problems, Inputs);
+      Host = parseHostSide(Jobs[Members[G].front()], Env, Problems, &Inputs,
+                           &LineDependent);
+    finish(G, Host, Problems, Inputs, LineDependent);
   }
 
   std::vector<TranslationUnitFacts> &results() { return Results; }
@@ -191,26 +213,35 @@ private:
 
   void finish(size_t G, const std::vector<HostKernelCalls> &Host,
               const std::vector<Diagnostic> &HostProblems,
-              const std::vector<std::string> &HostInputs) {
+              const std::vector<std::string> &HostInputs,
+              bool HostLineDependent) {
     for (size_t I : Members[G]) {
       if (Cached[I])
         continue;
       TranslationUnitFacts &F = Results[I];
       if (!F.Failed) {
         mergeHostCalls(F, Host);
+        F.LineDependent |= HostLineDependent;
         for (Diagnostic D : HostProblems) {
           D.Arch = F.Arch;
           F.Diagnostics.push_back(std::move(D));
         }
         // Stored only when complete: a failed host-side parse is not
         // remembered.
-        if (Cache && !Keys[I].empty() && HostProblems.empty() &&
-            !(Env.Cancelled && *Env.Cancelled)) {
+        const bool Complete =
+            HostProblems.empty() && !(Env.Cancelled && *Env.Cancelled);
+        const bool Store = Cache && !Keys[I].empty(),
+                   Memo = Env.Memo && !MemoKeys[I].empty();
+        if (Complete && (Store || Memo)) {
           std::vector<std::string> Inputs = F.Inputs;
           Inputs.insert(Inputs.end(), HostInputs.begin(), HostInputs.end());
           std::sort(Inputs.begin(), Inputs.end());
           Inputs.erase(std::unique(Inputs.begin(), Inputs.end()), Inputs.end());
-          Cache->store(Keys[I], F, Inputs);
+          if (Store)
+            Cache->store(Keys[I], F, Inputs);
+          if (Memo)
+            Env.Memo->store(MemoKeys[I], Jobs[I].Command.File, MainTexts[I], F,
+                            Inputs, Env.Unsaved);
         }
       }
       hand(I, std::move(F));
@@ -226,6 +257,7 @@ private:
   ResultCache *Cache = nullptr;
   std::vector<TranslationUnitFacts> Results;
   std::vector<std::string> Keys;
+  std::vector<std::string> MemoKeys, MainTexts; ///< Per job, with a memo.
   std::vector<char> Cached;
   std::vector<size_t> Group;
   std::vector<std::vector<size_t>> Members;

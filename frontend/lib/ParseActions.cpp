@@ -12,14 +12,17 @@
 
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Frontend/CompilerInstance.h"
+#include "clang/Lex/PPCallbacks.h"
 #include "clang/Sema/ExternalSemaSource.h"
 #include "clang/Sema/Sema.h"
 #include "clang/Sema/TemplateInstCallback.h"
 
 #include <functional>
 #include <optional>
+#include <set>
 
 namespace tilefit {
 namespace frontend {
@@ -94,6 +97,10 @@ public:
   /// instantiations left out: a body slicing over them stays valid until this
   /// changes.
   size_t written() const { return Written; }
+
+  /// The top-level declarations the parse handed over, instantiated functions
+  /// left out.
+  const std::vector<clang::Decl *> &handed() const { return Decls; }
 
 private:
   LoadedHeaders Loaded;
@@ -171,6 +178,130 @@ private:
   std::function<void()> Run;
 };
 
+/// Records where `__LINE__` is expanded in the main file (written there, or
+/// in a macro used there): the `__LINE__` tokens' locations.
+class LineWatcher : public clang::PPCallbacks {
+public:
+  LineWatcher(const clang::SourceManager &SM,
+              std::vector<clang::SourceLocation> &Found)
+      : SM(SM), Found(Found) {}
+  void MacroExpands(const clang::Token &Name, const clang::MacroDefinition &,
+                    clang::SourceRange, const clang::MacroArgs *) override {
+    if (Name.getIdentifierInfo() &&
+        Name.getIdentifierInfo()->getName() == "__LINE__" &&
+        SM.isWrittenInMainFile(SM.getExpansionLoc(Name.getLocation())))
+      Found.push_back(Name.getLocation());
+  }
+
+private:
+  const clang::SourceManager &SM;
+  std::vector<clang::SourceLocation> &Found;
+};
+
+/// The `__LINE__` values (\p Tokens: where each was expanded) that go where
+/// no fact can read them: an argument a C function of a system header takes
+/// by value and gives nothing back from (a variadic argument of printf or
+/// fprintf, the line of assert's __assert_fail). The literal Clang makes of a
+/// `__LINE__` is an expansion of it.
+class LineSinks : public clang::RecursiveASTVisitor<LineSinks> {
+public:
+  LineSinks(const clang::SourceManager &SM,
+            const std::vector<clang::SourceLocation> &Tokens)
+      : SM(SM) {
+    for (clang::SourceLocation T : Tokens)
+      Pending.insert(T.getRawEncoding());
+  }
+  bool VisitCallExpr(clang::CallExpr *Call) {
+    llvm::SmallVector<const clang::FunctionDecl *, 2> Callees;
+    if (!candidates(Call, Callees))
+      return true;
+    for (unsigned I = 0; I < Call->getNumArgs(); ++I) {
+      const auto *Literal = llvm::dyn_cast<clang::IntegerLiteral>(
+          Call->getArg(I)->IgnoreParenImpCasts());
+      if (!Literal || !Literal->getLocation().isMacroID())
+        continue;
+      if (llvm::all_of(Callees, [&](const clang::FunctionDecl *F) {
+            return takesByValue(F, I);
+          }))
+        Pending.erase(SM.getImmediateExpansionRange(Literal->getLocation())
+                          .getBegin()
+                          .getRawEncoding());
+    }
+    return true;
+  }
+  /// Whether a `__LINE__` is left that may reach a fact.
+  bool anyLeft() const { return !Pending.empty(); }
+
+private:
+  /// Every function \p Call can call, where each is a C function of a system
+  /// header: its callee, or in a template the functions its name found, where
+  /// no argument can add one by ADL (none is of a class or enumeration type;
+  /// a dependent one is `__PRETTY_FUNCTION__`, as in assert).
+  bool candidates(const clang::CallExpr *Call,
+                  llvm::SmallVectorImpl<const clang::FunctionDecl *> &Out) {
+    if (const clang::FunctionDecl *F = Call->getDirectCallee()) {
+      Out.push_back(F);
+    } else if (const auto *Lookup = llvm::dyn_cast<clang::UnresolvedLookupExpr>(
+                   Call->getCallee()->IgnoreParenImpCasts())) {
+      for (const clang::NamedDecl *D : Lookup->decls()) {
+        const auto *F =
+            llvm::dyn_cast<clang::FunctionDecl>(D->getUnderlyingDecl());
+        if (!F)
+          return false;
+        Out.push_back(F);
+      }
+      for (const clang::Expr *Arg : Call->arguments()) {
+        if (Arg->isTypeDependent()) {
+          if (!llvm::isa<clang::PredefinedExpr>(Arg->IgnoreParenImpCasts()))
+            return false;
+          continue;
+        }
+        clang::QualType T = Arg->getType().getNonReferenceType();
+        while (!T.isNull() && (T->isPointerType() || T->isArrayType()))
+          T = T->isPointerType() ? T->getPointeeType()
+                                 : clang::QualType(
+                                       T->getPointeeOrArrayElementType(), 0);
+        if (T.isNull() || !T->isBuiltinType())
+          return false;
+      }
+    }
+    if (Out.empty())
+      return false;
+    return llvm::all_of(Out, [&](const clang::FunctionDecl *F) {
+      return !llvm::isa<clang::CXXMethodDecl>(F) && F->isInExternCContext() &&
+             SM.isInSystemHeader(SM.getExpansionLoc(F->getLocation()));
+    });
+  }
+
+  /// Whether \p F takes its argument \p I by value and gives nothing back
+  /// from it: a variadic argument, or any of a function returning void.
+  static bool takesByValue(const clang::FunctionDecl *F, unsigned I) {
+    if (I >= F->getNumParams())
+      return F->isVariadic();
+    return F->getReturnType()->isVoidType() &&
+           !F->getParamDecl(I)->getType()->isReferenceType();
+  }
+
+  const clang::SourceManager &SM;
+  std::set<clang::SourceLocation::UIntTy> Pending;
+};
+
+/// Whether a `__LINE__` expanded in the main file (\p Tokens) may make a fact
+/// depend on where a line is (FactsMemo.h): one that is not only printed, or
+/// that the AST does not hold (a `#if`, a body not parsed).
+bool lineDependent(clang::ASTContext &Ctx,
+                   llvm::ArrayRef<clang::Decl *> Decls,
+                   const std::vector<clang::SourceLocation> &Tokens) {
+  if (Tokens.empty())
+    return false;
+  const clang::SourceManager &SM = Ctx.getSourceManager();
+  LineSinks Sinks(SM, Tokens);
+  for (clang::Decl *D : Decls)
+    if (SM.isWrittenInMainFile(SM.getExpansionLoc(D->getLocation())))
+      Sinks.TraverseDecl(D);
+  return Sinks.anyLeft();
+}
+
 class CollectConsumer : public clang::ASTConsumer {
 public:
   CollectConsumer(TranslationUnitFacts &Out,
@@ -218,6 +349,7 @@ public:
 
   void HandleTranslationUnit(clang::ASTContext &Ctx) override {
     Out.Inputs = filesRead(Ctx.getSourceManager());
+    Outcome.LineDependent = lineDependent(Ctx, TopLevel.handed(), Outcome.Lines);
     // A unit with errors is analysed as Clang built it (ParseErrors.h), unless
     // its errors are constructs nvcc accepts that a rewrite makes Clang accept
     // too: it is then parsed again, rewritten, and this parse's facts are not
@@ -274,6 +406,8 @@ public:
   CreateASTConsumer(clang::CompilerInstance &CI, llvm::StringRef) override {
     watchNvccOnlyCode(CI.getPreprocessor(), Outcome.NvccOnly);
     watchSkippedHostCalls(CI.getPreprocessor(), Outcome.SkippedHostCalls);
+    CI.getPreprocessor().addPPCallbacks(
+        std::make_unique<LineWatcher>(CI.getSourceManager(), Outcome.Lines));
     watchArchConditionals(CI.getPreprocessor(), Outcome.Arch,
                           Outcome.ResourceInclude);
     // The headers a precompiled prefix holds are not preprocessed here: what
@@ -338,6 +472,7 @@ public:
   }
   void HandleTranslationUnit(clang::ASTContext &Ctx) override {
     Inputs = filesRead(Ctx.getSourceManager());
+    Outcome.LineDependent = lineDependent(Ctx, TopLevel.handed(), Outcome.Lines);
     // Launches in code without errors are real whatever else is broken.
     TopLevel.limitTraversal(Ctx);
     clang::ast_matchers::MatchFinder Finder;
@@ -371,7 +506,9 @@ public:
              ParseOutcome &Outcome)
       : Out(Out), Inputs(Inputs), Loaded(std::move(Loaded)), Outcome(Outcome) {}
   std::unique_ptr<clang::ASTConsumer>
-  CreateASTConsumer(clang::CompilerInstance &, llvm::StringRef) override {
+  CreateASTConsumer(clang::CompilerInstance &CI, llvm::StringRef) override {
+    CI.getPreprocessor().addPPCallbacks(
+        std::make_unique<LineWatcher>(CI.getSourceManager(), Outcome.Lines));
     return std::make_unique<HostConsumer>(Out, Inputs, Loaded, Outcome);
   }
 

@@ -18,6 +18,7 @@
 #include "tilefit/matchers/KernelNames.h"
 #include "tilefit/model/Facts.h"
 
+#include "clang/Basic/SourceLocation.h"
 #include "clang/Frontend/FrontendAction.h"
 
 #include <memory>
@@ -47,6 +48,10 @@ struct ParseOutcome {
   /// The parse skipped a block of the project's own with launches
   /// (NvccOnlyCode.h).
   bool SkippedHostCalls = false;
+  /// Where `__LINE__` was expanded in the main file (its tokens).
+  std::vector<clang::SourceLocation> Lines;
+  /// One of them may reach a fact (FactsMemo.h).
+  bool LineDependent = false;
   /// The unit's `__CUDA_ARCH__` conditionals, for nvcc's module id, outside
   /// tilefit's own headers (under ResourceInclude).
   matchers::ArchConditionals Arch;

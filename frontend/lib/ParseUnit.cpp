@@ -210,6 +210,7 @@ static void finishFacts(TranslationUnitFacts &Facts, const UnitJob &Job,
   Facts.Diagnostics.insert(Facts.Diagnostics.end(), Outcome.NvccOnly.begin(),
                            Outcome.NvccOnly.end());
   Facts.SkippedHostCalls = Outcome.SkippedHostCalls;
+  Facts.LineDependent = Outcome.LineDependent;
   Factory.addInputs(Facts.Inputs);
   if (Ok && Errors.getNumErrors() == 0)
     return;
@@ -335,7 +336,8 @@ std::optional<std::string> readSource(const ParseEnvironment &Env,
 static std::vector<HostKernelCalls>
 parseHostSideWith(const UnitJob &Job, const ParseEnvironment &Env,
                   std::vector<Diagnostic> &Problems,
-                  std::vector<std::string> *Inputs, unsigned FixupsLeft) {
+                  std::vector<std::string> *Inputs, unsigned FixupsLeft,
+                  bool *LineDependent) {
   std::vector<HostKernelCalls> Calls;
   std::vector<std::string> Read;
   std::vector<Diagnostic> Errors;
@@ -356,15 +358,17 @@ parseHostSideWith(const UnitJob &Job, const ParseEnvironment &Env,
     // The parse without the precompiled header or preamble decides.
     size_t Before = Problems.size();
     auto Again = parseHostSideWith(Job, withoutFastPaths(Env), Problems, Inputs,
-                                   FixupsLeft);
+                                   FixupsLeft, LineDependent);
     if (Problems.size() == Before || Factory.rejected(Errors))
       Factory.discard();
     return Again;
   }
   if (Ran && !Outcome.Fixups.empty())
     return parseHostSideWith(Job, withFixups(Env, Outcome.Fixups), Problems,
-                             Inputs, FixupsLeft - 1);
+                             Inputs, FixupsLeft - 1, LineDependent);
   Factory.addInputs(Read);
+  if (LineDependent)
+    *LineDependent = Outcome.LineDependent;
   if (!Ran || !Ok || Collector.getNumErrors() > 0) {
     Diagnostic D = inputError(
         Job.Command.File,
@@ -392,9 +396,11 @@ parseHostSideWith(const UnitJob &Job, const ParseEnvironment &Env,
 std::vector<HostKernelCalls> parseHostSide(const UnitJob &Job,
                                            const ParseEnvironment &Env,
                                            std::vector<Diagnostic> &Problems,
-                                           std::vector<std::string> *Inputs) {
+                                           std::vector<std::string> *Inputs,
+                                           bool *LineDependent) {
   return parseHostSideWith(Job, Env, Problems, Inputs,
-                           Env.NvccCompatibility ? FixupRounds : 0);
+                           Env.NvccCompatibility ? FixupRounds : 0,
+                           LineDependent);
 }
 
 void mergeHostCalls(TranslationUnitFacts &Facts,

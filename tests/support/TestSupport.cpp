@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -238,6 +239,18 @@ std::string TempDirTest::write(const std::string &Name,
   EXPECT_FALSE(EC) << P << ": " << EC.message();
   OS << Text;
   return P;
+}
+
+void TempDirTest::rewrite(const std::string &Path, const std::string &Text) {
+  write(Path.substr(Dir.size() + 1), Text);
+  llvm::sys::fs::file_status S;
+  ASSERT_FALSE(llvm::sys::fs::status(Path, S));
+  int FD;
+  ASSERT_FALSE(llvm::sys::fs::openFileForWrite(
+      Path, FD, llvm::sys::fs::CD_OpenExisting, llvm::sys::fs::OF_Append));
+  llvm::sys::fs::setLastAccessAndModificationTime(
+      FD, S.getLastModificationTime() + std::chrono::seconds(2));
+  llvm::sys::fs::closeFile(FD);
 }
 
 std::string fixtureTestName(const ::testing::TestParamInfo<std::string> &Info) {

@@ -139,6 +139,9 @@ protected:
   /// Writes \p Text to \p Name (relative to the folder, parents created);
   /// returns its path.
   std::string write(const std::string &Name, const std::string &Text);
+  /// Gives the file at \p Path (in the folder) the new content \p Text and a
+  /// modification time 2 s after its last one, the clock's resolution aside.
+  void rewrite(const std::string &Path, const std::string &Text);
   std::string Dir;
 };
 

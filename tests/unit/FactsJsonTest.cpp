@@ -255,6 +255,7 @@ using IndexNode = IndexExpr::Node;
   F(Partial, true)                                                             \
   F(ParseStopped, true)                                                        \
   F(SkippedHostCalls, true)                                                    \
+  F(LineDependent, true)                                                       \
   F(ModuleIdCaveat, reason(ReasonKind::ModuleIdUnderArch, S))                  \
   F(Slicing, make<BodySlicing>(S + 17))                                        \
   F(Vars, {make<SharedVar>(S + 1), make<SharedVar>(S + 2)})                    \

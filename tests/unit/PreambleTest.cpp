@@ -13,7 +13,6 @@
 
 #include "llvm/Support/FileSystem.h"
 
-#include <chrono>
 #include <thread>
 
 namespace tilefit {
@@ -96,20 +95,6 @@ protected:
     EXPECT_EQ(With, Without);
     EXPECT_EQ(Errors, ErrorsWithout);
     return With;
-  }
-
-  /// A file's new content with a new modification time (the clock's resolution
-  /// aside).
-  void rewrite(const std::string &Path, const std::string &Text) {
-    write(Path.substr(Dir.size() + 1), Text);
-    llvm::sys::fs::file_status S;
-    ASSERT_FALSE(llvm::sys::fs::status(Path, S));
-    int FD;
-    ASSERT_FALSE(llvm::sys::fs::openFileForWrite(
-        Path, FD, llvm::sys::fs::CD_OpenExisting, llvm::sys::fs::OF_Append));
-    llvm::sys::fs::setLastAccessAndModificationTime(
-        FD, S.getLastModificationTime() + std::chrono::seconds(2));
-    llvm::sys::fs::closeFile(FD);
   }
 
   PreambleStore Store;

@@ -11,6 +11,7 @@
 #ifndef TILEFIT_DRIVER_SESSION_H
 #define TILEFIT_DRIVER_SESSION_H
 
+#include "tilefit/frontend/FactsMemo.h"
 #include "tilefit/frontend/PreambleStore.h"
 
 #include <atomic>
@@ -73,6 +74,8 @@ public:
   frontend::PreambleStore *preambles() {
     return Opts.KeepPreambles ? &Preambles : nullptr;
   }
+  /// The facts kept for edits that change no code; null unless KeepPreambles.
+  frontend::FactsMemo *memo() { return Opts.KeepPreambles ? &Memo : nullptr; }
 
   /// For the next run: unsaved editor buffers by absolute path, read instead of
   /// the files on disk (the result cache stays out of a run that has any), and
@@ -86,6 +89,7 @@ private:
   std::unique_ptr<frontend::ResultCache> Cache;
   std::unique_ptr<frontend::HeaderPchStore> Pch;
   frontend::PreambleStore Preambles;
+  frontend::FactsMemo Memo;
 };
 
 } // namespace driver

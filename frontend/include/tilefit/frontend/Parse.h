@@ -17,6 +17,7 @@
 namespace tilefit {
 namespace frontend {
 
+class FactsMemo;
 class HeaderPchStore;
 class PreambleStore;
 class ResultCache;
@@ -55,6 +56,10 @@ struct ParseEnvironment {
   /// none). A parse that loads one does not load the precompiled runtime
   /// headers: the preamble holds them.
   PreambleStore *Preambles = nullptr;
+  /// The last facts of each command, answering an edit that changes no line
+  /// of code (the language server; null: none). Used with unsaved buffers
+  /// too: it checks every file read.
+  FactsMemo *Memo = nullptr;
   /// Told (from any job's thread) when Clang crashed on a parse that loaded
   /// something precompiled (runtime headers, an #include prefix, a preamble):
   /// the unit was parsed again without it, and the message says whether
@@ -108,11 +113,13 @@ std::vector<std::string> parseCommandLine(const UnitJob &Job,
 
 /// The launches and attribute calls of a host-side parse of \p Job's unit.
 /// Problems are appended to \p Problems (a failed host parse only means those
-/// launches stay unseen).
+/// launches stay unseen). \p LineDependent, where given, is set when a
+/// `__LINE__` in the unit's file may reach a launch (FactsMemo.h).
 std::vector<HostKernelCalls>
 parseHostSide(const UnitJob &Job, const ParseEnvironment &Env,
                 std::vector<Diagnostic> &Problems,
-                std::vector<std::string> *Inputs = nullptr);
+                std::vector<std::string> *Inputs = nullptr,
+                bool *LineDependent = nullptr);
 
 /// Adds to \p Facts' kernels the host-side launches and calls the device-side
 /// parse missed.

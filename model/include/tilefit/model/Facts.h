@@ -582,6 +582,11 @@ struct TranslationUnitFacts {
   /// sets a kernel's attributes (`<<<`, cudaLaunchKernel, cudaFuncSetAttribute
   /// under `#ifndef __CUDA_ARCH__`): only a host-side parse can read it.
   bool SkippedHostCalls = false;
+  /// A `__LINE__` expanded in the unit's own file (written there or in a
+  /// macro used there) may reach a fact: it does more than go to printf or
+  /// assert. An edit that only moves lines is then analysed again
+  /// (frontend/FactsMemo.h).
+  bool LineDependent = false;
   /// Why nvcc's module id, in the -rdc names of kernels of internal linkage
   /// (KernelFacts::RelocatableMangled), may differ from the one tilefit
   /// derived; none when it does not.
