@@ -406,6 +406,8 @@ std::shared_ptr<const Report> Server::State::analyse(AnalysisJob Job) {
   const frontend::PreambleStore *Preambles = Session.preambles();
   const unsigned BuiltBefore = Preambles ? Preambles->builds() : 0,
                  ReusedBefore = Preambles ? Preambles->reuses() : 0;
+  const frontend::FactsMemo *Memo = Session.memo();
+  const unsigned KeptBefore = Memo ? Memo->hits() : 0;
   driver::AnalyzeResult Result =
       Opts.Analyze ? Opts.Analyze(Req, Session) : driver::analyze(Req, Session);
   Session.Cancelled = nullptr;
@@ -415,6 +417,11 @@ std::shared_ptr<const Report> Server::State::analyse(AnalysisJob Job) {
     log(MessageType::Log, "tilefit: preambles of " + Path + ": " +
                               std::to_string(Reused) + " reused, " +
                               std::to_string(Built) + " built");
+  if (unsigned Kept = Memo ? Memo->hits() - KeptBefore : 0)
+    log(MessageType::Log, "tilefit: facts of " + Path +
+                              " kept from the last analysis (no line of code "
+                              "changed): " +
+                              std::to_string(Kept) + " parses saved");
   if (CommandOrigins[Path] != Found.Command.Origin) {
     CommandOrigins[Path] = Found.Command.Origin;
     log(MessageType::Info,

@@ -655,6 +655,71 @@ TEST_F(LspSession, RepeatedAnalysesReuseThePreamble) {
   shutdown(*C);
 }
 
+TEST_F(LspSession, AnEditOfCommentsMovesTheFindingsWithoutAParse) {
+  const std::string Over = [] {
+    std::string T = TransposeKernel;
+    T.replace(T.find("TILE + 1"), 8, "TILE * 16");
+    return T;
+  }();
+  std::string K = write("k.cu", Over);
+  auto C = start({"--arch=sm_90"});
+  auto Kept = [&] {
+    return C->waitFor([&](const json &M) {
+      return M.value("method", "") == "window/logMessage" &&
+             M["params"]["message"].get<std::string>().rfind(
+                 "tilefit: facts of " + K + " kept", 0) == 0;
+    });
+  };
+  auto Change = [&](int Version, const std::string &Text) {
+    C->notify("textDocument/didChange",
+              {{"textDocument", {{"uri", lsp::pathToUri(K)}, {"version", Version}}},
+               {"contentChanges", json::array({{{"text", Text}}})}});
+    json P = nextDiagnostics(*C, K);
+    EXPECT_EQ(P["version"], Version);
+    return P["diagnostics"];
+  };
+  /// The static-limit finding's line and its note's at the tile.
+  auto Lines = [](const json &Diagnostics) {
+    for (const json &D : Diagnostics)
+      if (D["code"] == "tilefit-static-limit")
+        for (const json &R : D["relatedInformation"])
+          if (R["message"].get<std::string>().find("'tile' takes") !=
+              std::string::npos)
+            return std::make_pair(D["range"]["start"]["line"].get<int>(),
+                                  R["location"]["range"]["start"]["line"]
+                                      .get<int>());
+    return std::make_pair(-1, -1);
+  };
+  open(*C, K, Over);
+  json First = nextDiagnostics(*C, K)["diagnostics"];
+  EXPECT_EQ(Lines(First), std::make_pair(1, 3)) << First.dump();
+
+  // Three lines of comment above the kernel, one inside it: no line of code
+  // changed, the findings move with their lines.
+  std::string Commented = "// Transposes through shared memory.\n/*\n */\n" + Over;
+  Commented.insert(Commented.find("  tile[threadIdx.y]"), "  // store\n");
+  json Moved = Change(2, Commented);
+  EXPECT_TRUE(Kept().has_value()) << C->transcript();
+  EXPECT_EQ(Lines(Moved), std::make_pair(4, 6)) << Moved.dump();
+  // What a server that never saw the first text publishes for the same one.
+  {
+    auto Fresh = start({"--arch=sm_90"});
+    open(*Fresh, K, Commented);
+    EXPECT_EQ(nextDiagnostics(*Fresh, K)["diagnostics"], Moved);
+    shutdown(*Fresh);
+  }
+
+  // An edit of code is analysed: back under the limit.
+  std::string Fixed = Commented;
+  Fixed.replace(Fixed.find("TILE * 16"), 9, "TILE + 1");
+  EXPECT_EQ(Lines(Change(3, Fixed)), std::make_pair(-1, -1));
+  const std::string Log = C->transcript();
+  EXPECT_EQ(Log.find("kept from the last analysis"),
+            Log.rfind("kept from the last analysis"))
+      << "the code edit was parsed: " << Log;
+  shutdown(*C);
+}
+
 TEST_F(LspSession, SavingAHeaderAnalysesTheFilesThatIncludeIt) {
   std::string Header = write("tile.cuh", TileHeader);
   std::string Src = write("k.cu", TileSource);
