@@ -15,7 +15,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <map>
 #include <set>
+#include <utility>
 
 namespace tilefit {
 namespace frontend {
@@ -55,13 +57,6 @@ unsigned lineOf(const std::vector<size_t> &Starts, size_t Offset) {
       std::upper_bound(Starts.begin(), Starts.end(), Offset) - Starts.begin());
 }
 
-std::string lineText(const std::string &Text, const std::vector<size_t> &Starts,
-                     unsigned Line) {
-  const size_t Begin = Starts[Line - 1];
-  const size_t End = Line < Starts.size() ? Starts[Line] : Text.size();
-  return Text.substr(Begin, End - Begin);
-}
-
 /// Moves every position in \p File (its spellings) of the facts' document \p J to its line's
 /// new number (\p Moved); false when one is on a line that is not there, or in
 /// a file the facts were not read from.
@@ -97,14 +92,16 @@ bool movePositions(nlohmann::json &J, const std::set<std::string> &File,
   return true;
 }
 
-/// Whether \p Line is bound to the line after it: it ends with a backslash
+/// Ends a line of code (codeOf) whose newline a backslash splices away.
+constexpr llvm::StringLiteral SplicedMark = "\n\\";
+
+/// Whether \p Line (codeOf's) is bound to the line after it: it ends with a backslash
 /// (its newline is spliced away), or its comment speaks to a tool about the
 /// next line (`tilefit-dynamic-smem:` alone on the line above a launch,
 /// NOLINTNEXTLINE). A line put between them, or taken from between them,
 /// changes what they say.
 bool bindsNext(llvm::StringRef Line) {
-  Line = Line.rtrim("\r\n");
-  return Line.ends_with("\\") || speaksToTools(Line);
+  return Line.ends_with(SplicedMark) || speaksToTools(Line);
 }
 
 /// Whether the text may make a fact depend on where its lines are, beyond
@@ -187,10 +184,16 @@ std::set<std::string> namesOf(const std::set<std::string> &File) {
 
 } // namespace
 
-std::vector<unsigned> codeLines(const std::string &Text) {
+namespace {
+
+/// The lines of code of \p Text, each with its number and its text up to the
+/// end of its last token of code (the comments and spaces after it are not
+/// code: they move no column), SplicedMark added where a backslash ends it.
+std::vector<std::pair<unsigned, std::string>> codeOf(const std::string &Text) {
   const clang::LangOptions LO = lexingOptions();
   const std::vector<size_t> Starts = lineStarts(Text);
-  std::vector<unsigned> Lines;
+  // Where each line's code ends, by line.
+  std::map<unsigned, size_t> EndOf;
   const char *Begin = Text.c_str();
   clang::Lexer L(clang::SourceLocation(), LO, Begin, Begin,
                  Begin + Text.size());
@@ -208,12 +211,36 @@ std::vector<unsigned> codeLines(const std::string &Text) {
     if (T.is(clang::tok::comment) &&
         !speaksToTools(llvm::StringRef(Text).substr(Offset, Length)))
       continue;
+    const size_t End = std::min(Offset + Length, Text.size());
     const unsigned First = lineOf(Starts, Offset);
-    const unsigned Last = lineOf(Starts, Offset + (Length ? Length - 1 : 0));
-    for (unsigned Line = First; Line <= Last; ++Line)
-      if (Lines.empty() || Lines.back() < Line)
-        Lines.push_back(Line);
+    const unsigned Last = lineOf(Starts, Length ? End - 1 : Offset);
+    for (unsigned Line = First; Line <= Last; ++Line) {
+      const size_t LineEnd = Line < Starts.size() ? Starts[Line] - 1 : Text.size();
+      size_t &At = EndOf[Line];
+      At = std::max(At, std::min(End, LineEnd));
+    }
   }
+  std::vector<std::pair<unsigned, std::string>> Lines;
+  for (const auto &[Line, End] : EndOf) {
+    const size_t Start = Starts[Line - 1];
+    const size_t LineEnd = Line < Starts.size() ? Starts[Line] - 1 : Text.size();
+    std::string Code = Text.substr(Start, End - Start);
+    if (llvm::StringRef(Text)
+            .substr(Start, LineEnd - Start)
+            .rtrim(" \t\r\v\f")
+            .ends_with("\\"))
+      Code += SplicedMark;
+    Lines.emplace_back(Line, std::move(Code));
+  }
+  return Lines;
+}
+
+} // namespace
+
+std::vector<unsigned> codeLines(const std::string &Text) {
+  std::vector<unsigned> Lines;
+  for (const auto &Line : codeOf(Text))
+    Lines.push_back(Line.first);
   return Lines;
 }
 
@@ -246,10 +273,10 @@ void FactsMemo::store(const std::string &Key, const std::string &File,
   if (Facts.Failed || Facts.LineDependent)
     return;
   Entry E;
-  E.CodeAt = codeLines(Text);
-  const std::vector<size_t> Starts = lineStarts(Text);
-  for (unsigned Line : E.CodeAt)
-    E.Code.push_back(lineText(Text, Starts, Line));
+  for (auto &[Line, Code] : codeOf(Text)) {
+    E.CodeAt.push_back(Line);
+    E.Code.push_back(std::move(Code));
+  }
   E.File.insert(File);
   for (const std::string &In : Inputs) {
     if (In == File || llvm::sys::fs::equivalent(In, File)) {
@@ -292,13 +319,15 @@ FactsMemo::lookup(const std::string &Key, const std::string &File,
     It->second.Used = ++Clock;
     E = It->second;
   }
-  const std::vector<unsigned> At = codeLines(Text);
-  if (At.size() != E.CodeAt.size())
+  const std::vector<std::pair<unsigned, std::string>> Code = codeOf(Text);
+  if (Code.size() != E.CodeAt.size())
     return std::nullopt;
-  const std::vector<size_t> Starts = lineStarts(Text);
+  std::vector<unsigned> At;
+  for (const auto &Line : Code)
+    At.push_back(Line.first);
   std::map<unsigned, unsigned> Moved;
   for (size_t I = 0; I < At.size(); ++I) {
-    if (lineText(Text, Starts, At[I]) != E.Code[I])
+    if (Code[I].second != E.Code[I])
       return std::nullopt;
     // A line bound to the next (bindsNext) must stay next to it, or apart.
     if (bindsNext(E.Code[I])) {

@@ -150,9 +150,24 @@ TEST_P(FactsMemoTest, ACodeEditIsParsed) {
   std::vector<std::string> After;
   EXPECT_FALSE(answered(&After));
   EXPECT_NE(After[0].find("\"mine\""), std::string::npos);
-  // A comment on a line of code is part of the line.
+  // Code put on a comment's line.
   Text = unit("");
   Text.replace(Text.find("// Kernels."), 11, "int x; // Kernels.");
+  Env.Unsaved[MainPath] = Text;
+  EXPECT_FALSE(answered());
+}
+
+TEST_P(FactsMemoTest, ACommentAfterCodeOnItsLineIsNotCode) {
+  answered();
+  const std::string Line = "  __shared__ float mine[3];";
+  std::string Text = unit("");
+  Text.replace(Text.find(Line), Line.size(),
+               Line + "   // three floats /* and a note\n/* over\n   lines */");
+  Env.Unsaved[MainPath] = Text;
+  EXPECT_TRUE(answered());
+  // A comment before the code moves its columns.
+  Text = unit("");
+  Text.replace(Text.find(Line), Line.size(), "/* 3 */" + Line);
   Env.Unsaved[MainPath] = Text;
   EXPECT_FALSE(answered());
 }

@@ -11,7 +11,9 @@
 // A line of code holds a token that is not a comment (a preprocessor
 // directive's too, in a skipped block as well), found by Clang's raw lexer. A
 // comment that speaks to tilefit (`tilefit-dynamic-smem:`) or to a linter
-// (NOLINT) counts as code. Every other file the parse read must be as it was:
+// (NOLINT) counts as code. A line is compared up to the end of its last token
+// of code: a comment after it, or spaces, may change (they move no column),
+// and a backslash that ends it is kept. Every other file the parse read must be as it was:
 // an editor buffer by its content, a file on disk by its size and time.
 //
 // A name Clang makes of a place in the file (`(lambda at /src/main.cu:12:5)`,
@@ -85,7 +87,8 @@ private:
           const std::map<std::string, std::string> &Unsaved);
 
   struct Entry {
-    std::vector<std::string> Code;  ///< The lines of code, in order.
+    std::vector<std::string> Code;  ///< The lines of code, in order, as
+                                    ///< compared (FactsMemo.cpp's codeOf).
     std::vector<unsigned> CodeAt;   ///< Their numbers.
     std::string Facts;              ///< factsToJson's.
     std::vector<std::string> Inputs;
