@@ -182,10 +182,6 @@ std::set<std::string> namesOf(const std::set<std::string> &File) {
   return Names;
 }
 
-} // namespace
-
-namespace {
-
 /// The lines of code of \p Text, each with its number and its text up to the
 /// end of its last token of code (the comments and spaces after it are not
 /// code: they move no column), SplicedMark added where a backslash ends it.
