@@ -14,6 +14,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "tilefit/matchers/MatchInstantiated.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Lex/PPCallbacks.h"
 #include "clang/Sema/ExternalSemaSource.h"
@@ -378,7 +379,7 @@ public:
     if (Slicer)
       Collector.setSlicer(&*Slicer);
     Collector.registerMatchers(Finder);
-    Finder.matchAST(Ctx);
+    matchers::matchInstantiated(Finder, Ctx);
     Collector.finish(Ctx, Recorder, Errors, Out);
     // Whether an error came before the slicing or during instantiation (which
     // can depend on what is precompiled), nothing was sliced.
@@ -480,9 +481,13 @@ public:
     Launches.registerMatchers(Finder);
     const bool Fix = Outcome.AllowFixups && !Outcome.Errors->errors().empty();
     SharedVarList Shared;
-    if (Fix)
+    if (Fix) {
+      // The fix-ups want template patterns' variables as well.
       Shared.registerMatchers(Finder);
-    Finder.matchAST(Ctx);
+      Finder.matchAST(Ctx);
+    } else {
+      matchers::matchInstantiated(Finder, Ctx);
+    }
     if (Fix) {
       Outcome.Fixups = sourceFixups(Ctx, Outcome.Errors->reported(),
                                     Shared.Vars, Outcome.Relocatable);

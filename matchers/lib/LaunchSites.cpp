@@ -56,6 +56,10 @@ public:
     if (!isa<TranslationUnitDecl, NamespaceDecl, LinkageSpecDecl>(D) &&
         SM.isInSystemHeader(SM.getExpansionLoc(D->getLocation())))
       return true;
+    // A template pattern's code holds no launch run() keeps and no call site
+    // CallsTo records; the template's specializations are visited.
+    if (!isa<TemplateDecl>(D) && D->isTemplated())
+      return true;
     const auto *FD = dyn_cast<FunctionDecl>(D);
     if (FD && FD->doesThisDeclarationHaveABody())
       Open.push_back(FD);

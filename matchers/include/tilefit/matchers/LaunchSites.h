@@ -34,7 +34,8 @@ namespace matchers {
 class LaunchEvaluator;
 
 /// Collects launches and attribute calls; register its matchers, run the
-/// finder, then read.
+/// finder (MatchFinder::matchAST, or matchInstantiated: its matchers match
+/// calls, and what is in a template pattern is dropped), then read.
 class LaunchCollector : public clang::ast_matchers::MatchFinder::MatchCallback {
 public:
   void registerMatchers(clang::ast_matchers::MatchFinder &Finder);

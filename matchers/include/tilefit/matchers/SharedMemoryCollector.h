@@ -41,6 +41,8 @@ public:
   ~SharedMemoryCollector();
 
   /// Adds the matchers to \p Finder; the collector must outlive the match run.
+  /// They match variables, functions and calls, and keep nothing templated:
+  /// the finder may be run by matchInstantiated (MatchInstantiated.h).
   void registerMatchers(clang::ast_matchers::MatchFinder &Finder);
 
   /// After the finder has run over \p Ctx: walks each kernel's call graph and
