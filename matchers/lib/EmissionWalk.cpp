@@ -3,6 +3,7 @@
 
 #include "tilefit/matchers/EvaluatedCodeVisitor.h"
 #include "tilefit/matchers/InstantiationRecorder.h"
+#include "tilefit/model/Layout.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -368,7 +369,9 @@ bool BodyScanner::TraverseCXXRecordDecl(CXXRecordDecl *RD) {
 EmissionProgram
 buildEmissionProgram(ASTContext &Ctx, const VarMap &VarIndex,
                      const InstantiationRecorder &Instantiations) {
-  return Builder(Ctx, VarIndex, Instantiations).build();
+  EmissionProgram P = Builder(Ctx, VarIndex, Instantiations).build();
+  pruneEmission(P);
+  return P;
 }
 
 } // namespace matchers

@@ -190,6 +190,68 @@ std::vector<size_t> emissionOrder(const std::vector<SharedVar> &Vars,
   return EmissionSimulator(Vars, P).run();
 }
 
+void pruneEmission(EmissionProgram &P) {
+  const size_t N = P.Functions.size();
+  // A function can place a variable when it has one of its own, or when one
+  // it names can: closed over who names whom, backwards. A function the walk
+  // starts only takes steps within what its body names, so leaving out those
+  // that cannot changes no other function's state.
+  std::vector<std::vector<size_t>> NamedBy(N);
+  std::vector<char> Keep(N, 0);
+  std::vector<size_t> Work;
+  for (size_t F = 0; F < N; ++F) {
+    const EmissionFunction &Fn = P.Functions[F];
+    bool Own = !Fn.Statics.empty();
+    for (const EmissionEvent &E : Fn.Body) {
+      if (E.K == EmissionEvent::Kind::Variable)
+        Own = true;
+      else if (E.Index < N)
+        NamedBy[E.Index].push_back(F);
+    }
+    if (Own) {
+      Keep[F] = 1;
+      Work.push_back(F);
+    }
+  }
+  while (!Work.empty()) {
+    const size_t F = Work.back();
+    Work.pop_back();
+    for (size_t By : NamedBy[F])
+      if (!Keep[By]) {
+        Keep[By] = 1;
+        Work.push_back(By);
+      }
+  }
+  std::vector<size_t> NewIndex(N, 0);
+  size_t Kept = 0;
+  for (size_t F = 0; F < N; ++F)
+    if (Keep[F])
+      NewIndex[F] = Kept++;
+  // Events naming a function left out (or none: an index out of range, which
+  // the walk ignores) go; the others name the function's new index.
+  const auto Renumber = [&](std::vector<EmissionEvent> &Events) {
+    size_t Out = 0;
+    for (EmissionEvent E : Events) {
+      if (E.K != EmissionEvent::Kind::Variable) {
+        if (E.Index >= N || !Keep[E.Index])
+          continue;
+        E.Index = NewIndex[E.Index];
+      }
+      Events[Out++] = E;
+    }
+    Events.resize(Out);
+  };
+  std::vector<EmissionFunction> Functions;
+  Functions.reserve(Kept);
+  for (size_t F = 0; F < N; ++F)
+    if (Keep[F]) {
+      Functions.push_back(std::move(P.Functions[F]));
+      Renumber(Functions.back().Body);
+    }
+  P.Functions = std::move(Functions);
+  Renumber(P.TopLevel);
+}
+
 UnitLayout::UnitLayout(const TranslationUnitFacts &TU) : TU(TU) {
   Order = tilefit::emissionOrder(TU.Vars, TU.Emission);
   Rank.assign(TU.Vars.size(), 0);

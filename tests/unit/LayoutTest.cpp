@@ -285,5 +285,86 @@ TEST(EmissionOrderTest, RecursiveTemplatesTerminate) {
   EXPECT_EQ(B.order(), (Names{"r"}));
 }
 
+TEST(EmissionPruningTest, LeavesOutOnlyFunctionsThatCannotPlaceAVariable) {
+  UnitBuilder B;
+  const size_t S = B.var("s", 4, 4), T = B.var("t", 4, 4);
+  const size_t Leaf = B.function({}, true);      // names nothing
+  const size_t Owner = B.function({S}, true);    // has a static
+  const size_t Caller = B.function({}, true);    // reaches Owner
+  const size_t Idle = B.function({}, true);      // reaches only Leaf
+  const size_t Declares = B.function({});        // a variable in its body
+  B.fn(Caller).Body = {B.instantiate(Leaf), B.instantiate(Owner)};
+  B.fn(Idle).Body = {B.instantiate(Leaf), B.complete(Idle),
+                     B.instantiate(99)};
+  B.fn(Declares).Body = {B.declare(T)};
+  B.TU.Emission.TopLevel = {B.instantiate(Idle), B.instantiate(Caller),
+                            B.complete(Declares), B.instantiate(42)};
+  const Names Before = B.order();
+  pruneEmission(B.TU.Emission);
+  const EmissionProgram &P = B.TU.Emission;
+  ASSERT_EQ(P.Functions.size(), 3u);
+  EXPECT_EQ(P.Functions[0].Statics, std::vector<size_t>{S});
+  // Caller is renumbered 1 and names only Owner, now 0.
+  ASSERT_EQ(P.Functions[1].Body.size(), 1u);
+  EXPECT_EQ(P.Functions[1].Body[0].Index, 0u);
+  EXPECT_EQ(P.Functions[2].Body.size(), 1u);
+  ASSERT_EQ(P.TopLevel.size(), 2u);
+  EXPECT_EQ(P.TopLevel[0].Index, 1u);
+  EXPECT_EQ(P.TopLevel[1].Index, 2u);
+  EXPECT_EQ(B.order(), Before);
+  EXPECT_EQ(Before, (Names{"t", "s"}));
+}
+
+/// Programs drawn at random (references backwards and forwards, recursion,
+/// indices out of range, every flag) give the same order pruned or not.
+TEST(EmissionPruningTest, RandomProgramsKeepTheirOrder) {
+  uint64_t Seed = 0x9e3779b97f4a7c15ull;
+  const auto Next = [&](uint64_t Below) {
+    Seed = Seed * 6364136223846793005ull + 1442695040888963407ull;
+    return (Seed >> 33) % Below;
+  };
+  size_t Pruned = 0;
+  for (int Round = 0; Round < 3000; ++Round) {
+    UnitBuilder B;
+    const size_t Vars = 1 + Next(6), Functions = Next(14);
+    for (size_t V = 0; V < Vars; ++V)
+      B.var("v" + std::to_string(V), 4, 4,
+            Next(3) ? std::vector<unsigned>{} : std::vector<unsigned>{
+                                                    unsigned(Next(3))});
+    const auto Event = [&]() -> EmissionEvent {
+      switch (Next(5)) {
+      case 0:
+        return UnitBuilder::declare(Next(Vars + 1));
+      case 1:
+        return UnitBuilder::complete(Next(Functions + 2));
+      default:
+        return UnitBuilder::instantiate(Next(Functions + 2));
+      }
+    };
+    for (size_t F = 0; F < Functions; ++F) {
+      std::vector<size_t> Statics;
+      if (Next(4) == 0)
+        Statics.push_back(Next(Vars));
+      const size_t I = B.function(Statics, Next(3) != 0);
+      EmissionFunction &Fn = B.fn(I);
+      Fn.ReturnsAuto = Next(5) == 0;
+      Fn.Nested = Next(4) == 0;
+      Fn.ContainsLambda = Next(4) == 0;
+      Fn.InsideLambda = Next(5) == 0;
+      for (size_t E = Next(4); E > 0; --E)
+        Fn.Body.push_back(Event());
+    }
+    for (size_t E = 1 + Next(6); E > 0; --E)
+      B.TU.Emission.TopLevel.push_back(Event());
+    const Names Before = B.order();
+    const size_t Had = B.TU.Emission.Functions.size();
+    pruneEmission(B.TU.Emission);
+    Pruned += Had - B.TU.Emission.Functions.size();
+    ASSERT_EQ(B.order(), Before) << "round " << Round;
+  }
+  // The rounds did leave functions out.
+  EXPECT_GT(Pruned, 1000u);
+}
+
 } // namespace
 } // namespace tilefit

@@ -26,7 +26,8 @@ namespace matchers {
 class InstantiationRecorder;
 
 /// \p VarIndex maps each `__shared__` variable (canonical declaration) to its
-/// index in the unit's facts; variables not in it are ignored.
+/// index in the unit's facts; variables not in it are ignored. The functions
+/// that cannot place one of them are left out (pruneEmission, Layout.h).
 EmissionProgram buildEmissionProgram(
     clang::ASTContext &Ctx,
     const llvm::DenseMap<const clang::VarDecl *, size_t> &VarIndex,

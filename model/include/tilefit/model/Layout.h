@@ -49,6 +49,16 @@ struct KernelLayout {
 std::vector<size_t> emissionOrder(const std::vector<SharedVar> &Vars,
                                   const EmissionProgram &P);
 
+/// Leaves out of \p P the functions whose completion cannot place a variable:
+/// no statics of their own, no variable in their bodies, and no function their
+/// bodies complete or reference that can; and the events that name them. The
+/// walk then takes the same steps for every variable (emissionOrder gives the
+/// same order, whatever the variables), and the facts, the result cache and
+/// the language server's memo do not carry the rest: on CUTLASS example 48, 9
+/// of 10,934 functions can place a `__shared__` variable, 2 a `__constant__`
+/// one.
+void pruneEmission(EmissionProgram &P);
+
 /// The layout of every kernel of one translation unit (one architecture).
 class UnitLayout {
 public:
