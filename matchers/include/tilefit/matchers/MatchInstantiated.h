@@ -31,6 +31,8 @@ namespace matchers {
 /// specializations are visited). Only variables, functions and calls are
 /// offered to \p Finder: every matcher registered on it must match one of
 /// those kinds and nothing templated (or have its callback drop what is).
+/// The callbacks' onStartOfTranslationUnit and onEndOfTranslationUnit are
+/// not called (MatchFinder::match runs the matchers on one node).
 void matchInstantiated(clang::ast_matchers::MatchFinder &Finder,
                        clang::ASTContext &Ctx);
 
