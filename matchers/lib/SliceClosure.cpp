@@ -379,31 +379,46 @@ void closeParamsMatter(UnitClosure &Unit) {
   llvm::DenseMap<const FunctionDecl *, std::vector<size_t>> ByNode;
   llvm::StringMap<std::vector<size_t>> ByName;
   std::vector<size_t> Constructors;
+  std::vector<Arities> Accepts(All.size());
   for (size_t I = 0; I < All.size(); ++I) {
+    Accepts[I] = aritiesOf(All[I].Fn);
     ByNode[nodeOf(All[I].Fn)].push_back(I);
     ByName[nameOf(All[I].Fn->getDeclName())].push_back(I);
     if (isa<CXXConstructorDecl>(All[I].Fn))
       Constructors.push_back(I);
   }
   std::vector<size_t> Work;
-  bool AllConstructors = false;
+  // Any function, or any constructor, is added once: every later receiver of
+  // the kind adds nothing (on CUTLASS, thousands of functions pass a parameter
+  // to a call through a template argument).
+  bool AllFunctions = false, AllConstructors = false;
+  // Likewise each name with each number of arguments.
+  llvm::StringMap<Arities> NamesDone;
   auto Add = [&](size_t I) {
     if (Unit.ParamsMatter.insert(nodeOf(All[I].Fn)).second)
       Work.push_back(I);
   };
   auto Receive = [&](const Receivers &R) {
-    if (R.Any)
+    if (R.Any && !AllFunctions) {
+      AllFunctions = true;
       for (size_t I = 0; I < All.size(); ++I)
         Add(I);
+    }
     for (const FunctionDecl *FD : R.Calls)
       if (auto It = ByNode.find(FD); It != ByNode.end())
         for (size_t I : It->second)
           Add(I);
-    for (const auto &[Name, Called] : R.ByName)
+    for (const auto &[Name, Called] : R.ByName) {
+      Arities &Done = NamesDone[Name];
+      const Arities New = Called & ~Done;
+      if (!New)
+        continue;
+      Done |= New;
       if (auto It = ByName.find(Name); It != ByName.end())
         for (size_t I : It->second)
-          if (aritiesOf(All[I].Fn) & Called)
+          if (Accepts[I] & New)
             Add(I);
+    }
     if (R.Constructors && !AllConstructors) {
       AllConstructors = true;
       for (size_t I : Constructors)
