@@ -179,6 +179,30 @@ private:
   std::function<void()> Run;
 };
 
+/// The body slicer slices a template as Sema begins its first instantiation
+/// (BodySlicer::beforeInstantiating); it runs after BeforeEarlyInstantiation,
+/// which may have just decided what to slice.
+class SliceOnInstantiation : public clang::TemplateInstantiationCallback {
+public:
+  explicit SliceOnInstantiation(
+      std::function<void(const clang::FunctionDecl *)> Run)
+      : Run(std::move(Run)) {}
+  void initialize(const clang::Sema &) override {}
+  void finalize(const clang::Sema &) override {}
+  void atTemplateBegin(const clang::Sema &,
+                       const clang::Sema::CodeSynthesisContext &C) override {
+    if (C.Kind != clang::Sema::CodeSynthesisContext::TemplateInstantiation)
+      return;
+    if (const auto *FD = llvm::dyn_cast_or_null<clang::FunctionDecl>(C.Entity))
+      Run(FD);
+  }
+  void atTemplateEnd(const clang::Sema &,
+                     const clang::Sema::CodeSynthesisContext &) override {}
+
+private:
+  std::function<void(const clang::FunctionDecl *)> Run;
+};
+
 /// Records where `__LINE__` is expanded in the main file (written there, or
 /// in a macro used there): the `__LINE__` tokens' locations.
 class LineWatcher : public clang::PPCallbacks {
@@ -348,6 +372,12 @@ public:
                   Outcome.Relocatable);
   }
 
+  /// Sema is about to instantiate \p FD.
+  void beforeInstantiating(const clang::FunctionDecl *FD) {
+    if (Slicer)
+      Slicer->beforeInstantiating(FD);
+  }
+
   void HandleTranslationUnit(clang::ASTContext &Ctx) override {
     Out.Inputs = filesRead(Ctx.getSourceManager());
     Outcome.LineDependent = lineDependent(Ctx, TopLevel.handed(), Outcome.Lines);
@@ -440,6 +470,11 @@ public:
         [this, &CI] { Collect->sliceBodies(CI.getASTContext()); });
     BeforeEarlyInstantiation *EarlyHook = Early.get();
     CI.getSema().TemplateInstCallbacks.push_back(std::move(Early));
+    CI.getSema().TemplateInstCallbacks.push_back(
+        std::make_unique<SliceOnInstantiation>(
+            [this](const clang::FunctionDecl *FD) {
+              Collect->beforeInstantiating(FD);
+            }));
     Hook =
         llvm::makeIntrusiveRefCnt<BeforeInstantiation>([this, &CI, EarlyHook] {
           EarlyHook->Done = true;

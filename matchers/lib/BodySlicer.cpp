@@ -8,7 +8,8 @@
 //    allocates Tensor Memory), or names a name that reaches. Names, not
 //    declarations, so that every overload and every ADL candidate counts.
 // 3. Each device function template's body, statement by statement: what is
-//    kept, the declarations it needs, the rest replaced by empty statements.
+//    kept, the declarations it needs, the rest replaced by empty statements;
+//    done as Sema is about to instantiate it first (beforeInstantiating).
 //
 // This file drives them and checks instantiations afterwards (sound); what
 // code names is SliceNames.cpp's, steps 1 and 2 SliceClosure.cpp's, step 3
@@ -41,6 +42,9 @@ static void undo(std::vector<std::pair<Stmt **, Stmt *>> &Replaced) {
   Replaced.clear();
 }
 
+BodySlicer::BodySlicer() = default;
+BodySlicer::~BodySlicer() = default;
+
 void BodySlicer::slice(ASTContext &Ctx, llvm::ArrayRef<Decl *> Scope,
                        bool HadErrors, bool Relocatable) {
   // A slicing of the declarations parsed so far, for instantiations made
@@ -50,28 +54,54 @@ void BodySlicer::slice(ASTContext &Ctx, llvm::ArrayRef<Decl *> Scope,
   Reach = Reaching();
   Summary = BodySlicing();
   Summary.Enabled = true;
+  Unit.reset();
+  Unsliced.clear();
+  this->Ctx = &Ctx;
+  this->Relocatable = Relocatable;
   if (HadErrors) {
     Summary.Fallback = Reason(ReasonKind::SliceAfterError);
     return;
   }
-  UnitClosure Unit;
-  Summary.Fallback = closeOver(Ctx, Scope, Relocatable, Reach, Unit);
+  auto Closed = std::make_unique<UnitClosure>();
+  Summary.Fallback = closeOver(Ctx, Scope, Relocatable, Reach, *Closed);
   if (!Summary.Fallback.empty())
     return;
-
-  for (const FunctionNode &F : Unit.Functions) {
-    if (!sliceable(F.Fn) || Unit.Whole.count(F.Fn))
-      continue;
-    unsigned Dropped = 0, MaybeArrays = 0;
-    if (!sliceFunction(Ctx, F.Fn, Unit, Reach, Relocatable, Dropped,
-                       MaybeArrays, Replaced))
-      continue;
-    ++Summary.Functions;
-    Summary.Statements += Dropped;
-    // Instantiations made from an earlier slicing keep its count.
-    unsigned &Count = Sliced[F.Fn->getCanonicalDecl()];
-    Count = std::max(Count, MaybeArrays);
+  Unit = std::move(Closed);
+  summarize();
+  for (size_t I = 0; I < Unit->Functions.size(); ++I) {
+    FunctionDecl *Fn = Unit->Functions[I].Fn;
+    if (sliceable(Fn) && !Unit->Whole.count(Fn))
+      Unsliced.try_emplace(nodeOf(Fn), I);
   }
+}
+
+void BodySlicer::beforeInstantiating(const FunctionDecl *FD) {
+  if (Unsliced.empty())
+    return;
+  const FunctionDecl *Pattern = FD->getTemplateInstantiationPattern();
+  if (!Pattern)
+    return;
+  auto It = Unsliced.find(nodeOf(Pattern));
+  if (It == Unsliced.end())
+    return;
+  FunctionDecl *Fn = Unit->Functions[It->second].Fn;
+  Unsliced.erase(It);
+  unsigned Dropped = 0, MaybeArrays = 0;
+  if (!sliceFunction(*Ctx, Fn, *Unit, Reach, Relocatable, Dropped,
+                     MaybeArrays, Replaced))
+    return;
+  DroppedFrom[Fn->getCanonicalDecl()] = Dropped;
+  summarize();
+  // Instantiations made from an earlier slicing keep its count.
+  unsigned &Count = Sliced[Fn->getCanonicalDecl()];
+  Count = std::max(Count, MaybeArrays);
+}
+
+void BodySlicer::summarize() {
+  Summary.Functions = static_cast<unsigned>(DroppedFrom.size());
+  Summary.Statements = 0;
+  for (const auto &[Fn, Dropped] : DroppedFrom)
+    Summary.Statements += Dropped;
 }
 
 /// Whether \p T, or a type it is made of, is a class that leads to a default

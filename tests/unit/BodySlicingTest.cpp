@@ -275,6 +275,51 @@ void launch(float *o) {
   }
 }
 
+// A template is sliced as Sema first instantiates it (an explicit
+// instantiation while parsing, or at the end of the unit): one the unit never
+// instantiates is not sliced, so a precompiled header's templates are not read
+// for it. `never` would lose a statement as `used` and `later` do.
+TEST_F(BodySlicingDir, OnlyTheTemplatesInstantiatedAreSliced) {
+  const std::string Source = R"(
+__device__ float scaled(float v) { return v * 2; }
+template <int N> __global__ void used(float *out) {
+  __shared__ float tile[64];
+  tile[threadIdx.x % 64] = out[threadIdx.x];
+  __syncthreads();
+  out[threadIdx.x] = tile[(threadIdx.x + 1) % 64];
+  out[threadIdx.x + 64] = scaled(out[threadIdx.x]) * N;
+}
+template <int N> __global__ void never(float *out) {
+  __shared__ float tile[32];
+  tile[threadIdx.x % 32] = out[threadIdx.x];
+  __syncthreads();
+  out[threadIdx.x] = tile[(threadIdx.x + 1) % 32];
+  out[threadIdx.x + 32] = scaled(out[threadIdx.x]) * N;
+}
+template <int N> __global__ void later(float *out) {
+  __shared__ float tile[16];
+  tile[threadIdx.x % 16] = out[threadIdx.x];
+  __syncthreads();
+  out[threadIdx.x] = tile[(threadIdx.x + 1) % 16];
+  out[threadIdx.x + 16] = scaled(out[threadIdx.x]) * N;
+}
+template __global__ void used<2>(float *);
+void run(float *out) { later<3><<<1, 16>>>(out); }
+)";
+  const std::string File = write("lazy.cu", Source);
+  for (const char *Std : {"-std=c++17", "-std=c++20"}) {
+    SCOPED_TRACE(Std);
+    expectSlicedAsWhole(File, {Std}, "used", "scaled");
+    auto Facts = parseFile(File, {Std}, {"sm_80"}, environment());
+    ASSERT_EQ(Facts.size(), 1u);
+    const TranslationUnitFacts &TU = Facts.front();
+    // Each loses its call of `scaled` and its `__syncthreads()`.
+    EXPECT_EQ(TU.Slicing.Functions, 2u) << "used and later, not never";
+    EXPECT_EQ(TU.Slicing.Statements, 4u);
+    EXPECT_EQ(TU.Kernels.size(), 2u);
+  }
+}
+
 } // namespace
 } // namespace test
 } // namespace tilefit

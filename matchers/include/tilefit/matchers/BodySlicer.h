@@ -4,9 +4,11 @@
 // Most of a CuTe or CUTLASS kernel's parse goes into instantiating its body:
 // deducing the types of register fragments and views that no shared-memory
 // figure depends on. Before Sema instantiates anything at the end of the unit,
-// the slicer replaces, in each device function template's body (the pattern
-// every instantiation is made from), the statements that cannot change a
-// figure with empty statements, so that Clang never instantiates them.
+// the slicer decides what can reach shared memory; then, as Sema begins the
+// first instantiation of each device function template, it replaces in the
+// template's body (the pattern every instantiation is made from) the
+// statements that cannot change a figure with empty statements, so that Clang
+// never instantiates them. Templates never instantiated are left alone.
 //
 // A statement is kept when it declares or names a `__shared__` variable;
 // calls or names a function that can reach one (resolved, or for a call Clang
@@ -57,6 +59,7 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <cstdint>
+#include <memory>
 
 #include <string>
 #include <utility>
@@ -73,6 +76,9 @@ namespace tilefit {
 namespace matchers {
 
 struct Names;
+namespace slicing {
+struct UnitClosure;
+} // namespace slicing
 
 /// Functions closed over calls: those that do something, and those that call
 /// one that does (resolved, or by name where Clang resolves the call only when
@@ -117,14 +123,26 @@ struct Reaching : Closure {
 
 class BodySlicer {
 public:
-  /// Slices the device function templates among \p Scope (the declarations the
-  /// unit's traversal visits, at any depth): after the parse and before Sema's
-  /// pending instantiations, and before an instantiation made while parsing
-  /// (an explicit instantiation) with the declarations parsed so far, which
-  /// are all its lookups see. Each call undoes the one before. \p HadErrors:
-  /// Clang reported an error, and nothing is sliced.
+  BodySlicer();
+  ~BodySlicer();
+
+  /// Decides what can reach shared memory over \p Scope (the declarations the
+  /// unit's traversal visits, at any depth), for the device function templates
+  /// among them: after the parse and before Sema's pending instantiations,
+  /// and before an instantiation made while parsing (an explicit
+  /// instantiation) with the declarations parsed so far, which are all its
+  /// lookups see. Each call undoes the one before. \p HadErrors: Clang
+  /// reported an error, and nothing is sliced.
   void slice(clang::ASTContext &Ctx, llvm::ArrayRef<clang::Decl *> Scope,
              bool HadErrors, bool Relocatable);
+
+  /// Just before Sema instantiates \p FD (its definition, or as it begins any
+  /// instantiation of it): slices the template \p FD is made from, if it is
+  /// one of those slice() decided for and not sliced yet. A template is
+  /// sliced when it is first instantiated: on CuTe and CUTLASS most of those
+  /// a unit holds never are, and their bodies are then neither sliced nor
+  /// read.
+  void beforeInstantiating(const clang::FunctionDecl *FD);
 
   /// After instantiation: false when \p FD, instantiated from a sliced
   /// template, has a type among its template arguments (or its class's) that
@@ -136,7 +154,9 @@ public:
   /// uninstantiated that may hold per-thread arrays; 0 otherwise.
   unsigned uninstantiatedStatements(const clang::FunctionDecl *FD) const;
 
-  /// What slicing did to the unit, for its facts.
+  /// What slicing did to the unit, for its facts: the templates sliced (those
+  /// instantiated after a slice() that sliced), and their statements left out
+  /// (the latest slicing's); none where the last slice() sliced nothing.
   const BodySlicing &summary() const { return Summary; }
 
 private:
@@ -144,7 +164,19 @@ private:
   /// sliced template.
   int uninstantiatedCount(const clang::FunctionDecl *FD) const;
 
+  /// Summary's counts, from DroppedFrom.
+  void summarize();
+
   llvm::DenseMap<const clang::FunctionDecl *, unsigned> Sliced;
+  /// The templates sliced, with the statements their latest slicing left out.
+  llvm::DenseMap<const clang::FunctionDecl *, unsigned> DroppedFrom;
+  /// What the last slice() decided (null where it sliced nothing), and the
+  /// templates it decided for that are not sliced yet: their closure nodes,
+  /// each with its index among the closure's functions.
+  std::unique_ptr<slicing::UnitClosure> Unit;
+  llvm::DenseMap<const clang::FunctionDecl *, size_t> Unsliced;
+  clang::ASTContext *Ctx = nullptr;
+  bool Relocatable = false;
   /// Where a statement was replaced, and by what it was.
   std::vector<std::pair<clang::Stmt **, clang::Stmt *>> Replaced;
   Reaching Reach;
