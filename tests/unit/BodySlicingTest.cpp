@@ -277,8 +277,8 @@ void launch(float *o) {
 
 // A template is sliced as Sema first instantiates it (an explicit
 // instantiation while parsing, or at the end of the unit): one the unit never
-// instantiates is not sliced, so a precompiled header's templates are not read
-// for it. `never` would lose a statement as `used` and `later` do.
+// instantiates is not sliced (on CuTe and CUTLASS, most of a unit's).
+// `never` would lose statements as `used` and `later` do.
 TEST_F(BodySlicingDir, OnlyTheTemplatesInstantiatedAreSliced) {
   const std::string Source = R"(
 __device__ float scaled(float v) { return v * 2; }

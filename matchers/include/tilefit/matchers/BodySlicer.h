@@ -140,8 +140,8 @@ public:
   /// instantiation of it): slices the template \p FD is made from, if it is
   /// one of those slice() decided for and not sliced yet. A template is
   /// sliced when it is first instantiated: on CuTe and CUTLASS most of those
-  /// a unit holds never are, and their bodies are then neither sliced nor
-  /// read.
+  /// a unit holds never are, and are then not sliced. (The inventory that
+  /// decides still reads every template's body.)
   void beforeInstantiating(const clang::FunctionDecl *FD);
 
   /// After instantiation: false when \p FD, instantiated from a sliced
