@@ -396,7 +396,10 @@ struct FunctionFacts {
 /// shared-memory figure are not instantiated.
 struct BodySlicing {
   bool Enabled = false;    ///< Asked for (tilefit's default).
-  unsigned Functions = 0;  ///< Templates whose bodies were sliced.
+  /// Templates whose bodies were sliced: those instantiated in this parse
+  /// after the slicer decided (a precompiled header's own instantiations are
+  /// not among them).
+  unsigned Functions = 0;
   unsigned Statements = 0; ///< Statements left uninstantiated in them.
   /// Why nothing was sliced although asked for (or the unit was parsed again
   /// whole); none otherwise.
