@@ -68,11 +68,12 @@ void BodySlicer::slice(ASTContext &Ctx, llvm::ArrayRef<Decl *> Scope,
     return;
   Unit = std::move(Closed);
   summarize();
-  for (size_t I = 0; I < Unit->Functions.size(); ++I) {
-    FunctionDecl *Fn = Unit->Functions[I].Fn;
-    if (sliceable(Fn) && !Unit->Whole.count(Fn))
-      Unsliced.try_emplace(nodeOf(Fn), I);
-  }
+  for (const FunctionNode &F : Unit->Functions)
+    if (sliceable(F.Fn) && !Unit->Whole.count(F.Fn))
+      Unsliced.try_emplace(nodeOf(F.Fn), F.Fn);
+  // What each function names is the bulk of the closure, and slicing one
+  // needs none of it: not kept through the instantiations.
+  std::vector<FunctionNode>().swap(Unit->Functions);
 }
 
 void BodySlicer::beforeInstantiating(const FunctionDecl *FD) {
@@ -84,7 +85,7 @@ void BodySlicer::beforeInstantiating(const FunctionDecl *FD) {
   auto It = Unsliced.find(nodeOf(Pattern));
   if (It == Unsliced.end())
     return;
-  FunctionDecl *Fn = Unit->Functions[It->second].Fn;
+  FunctionDecl *Fn = It->second;
   Unsliced.erase(It);
   unsigned Dropped = 0, MaybeArrays = 0;
   if (!sliceFunction(*Ctx, Fn, *Unit, Reach, Relocatable, Dropped,

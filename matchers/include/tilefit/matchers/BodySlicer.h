@@ -170,11 +170,11 @@ private:
   llvm::DenseMap<const clang::FunctionDecl *, unsigned> Sliced;
   /// The templates sliced, with the statements their latest slicing left out.
   llvm::DenseMap<const clang::FunctionDecl *, unsigned> DroppedFrom;
-  /// What the last slice() decided (null where it sliced nothing), and the
-  /// templates it decided for that are not sliced yet: their closure nodes,
-  /// each with its index among the closure's functions.
+  /// What the last slice() decided (null where it sliced nothing; without
+  /// its functions' names), and the templates it decided for that are not
+  /// sliced yet: their closure nodes, each with the declaration with its body.
   std::unique_ptr<slicing::UnitClosure> Unit;
-  llvm::DenseMap<const clang::FunctionDecl *, size_t> Unsliced;
+  llvm::DenseMap<const clang::FunctionDecl *, clang::FunctionDecl *> Unsliced;
   clang::ASTContext *Ctx = nullptr;
   bool Relocatable = false;
   /// Where a statement was replaced, and by what it was.
