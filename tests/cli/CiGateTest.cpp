@@ -810,7 +810,20 @@ TEST_F(CiGate, LauncherBuildOfTheExampleProject) {
   CommandResult Merged = tilefit(Merge);
   CommandResult Direct = tilefit({"-p", Dir + "/ex", "--format=json"});
   EXPECT_EQ(Merged.Status, 1);
-  EXPECT_EQ(Merged.Out, Direct.Out)
+  // How many templates the body slicer sliced is what that parse did: it
+  // slices a template as the parse first instantiates it, and where something
+  // precompiled already holds an instantiation the parse does not make it;
+  // the launcher's parses (one unit each) and the direct run's do not
+  // precompile alike. Every other field is the same.
+  auto WithoutSlicingCounts = [](const std::string &Out) {
+    nlohmann::json J = nlohmann::json::parse(Out);
+    for (nlohmann::json &U : J["translation_units"]) {
+      U["body_slicing"].erase("functions");
+      U["body_slicing"].erase("statements");
+    }
+    return J.dump(1);
+  };
+  EXPECT_EQ(WithoutSlicingCounts(Merged.Out), WithoutSlicingCounts(Direct.Out))
       << "the launcher's reports merge into the same report";
 }
 
