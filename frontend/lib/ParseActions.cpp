@@ -416,7 +416,7 @@ public:
     if (!Errors.empty() && Out.Slicing.Enabled)
       Out.Slicing.Fallback = Reason(ReasonKind::SliceAfterError);
     if (Sliced && Collector.slicedUnsoundly())
-      Outcome.SliceAgain = Reason(ReasonKind::SliceUnsoundArgument);
+      Outcome.SliceAgain = *Collector.slicedUnsoundly();
   }
 
 private:

@@ -88,10 +88,13 @@ void BodySlicer::beforeInstantiating(const FunctionDecl *FD) {
   FunctionDecl *Fn = It->second;
   Unsliced.erase(It);
   unsigned Dropped = 0, MaybeArrays = 0;
+  Positions Params = 0;
   if (!sliceFunction(*Ctx, Fn, *Unit, Reach, Relocatable, Dropped,
-                     MaybeArrays, Replaced))
+                     MaybeArrays, Params, Replaced))
     return;
   DroppedFrom[Fn->getCanonicalDecl()] = Dropped;
+  // Instantiations made from an earlier slicing keep its parameters too.
+  DroppedParams[Fn->getCanonicalDecl()] |= Params;
   summarize();
   // Instantiations made from an earlier slicing keep its count.
   unsigned &Count = Sliced[Fn->getCanonicalDecl()];
@@ -148,6 +151,21 @@ bool BodySlicer::sound(const FunctionDecl *FD) const {
             leadsToReachingType(A.getAsType(), Reach, 0))
           return false;
   return true;
+}
+
+bool BodySlicer::droppedUses(const FunctionDecl *FD, unsigned Index) const {
+  const FunctionDecl *Pattern = FD->getTemplateInstantiationPattern();
+  if (!Pattern)
+    return false;
+  auto It = DroppedParams.find(Pattern->getCanonicalDecl());
+  if (It == DroppedParams.end() || !It->second)
+    return false;
+  // Where the pattern has a parameter pack, the instantiation's positions
+  // are not the pattern's: any parameter's dropped uses count.
+  if (llvm::any_of(Pattern->parameters(),
+                   [](const ParmVarDecl *P) { return P->isParameterPack(); }))
+    return true;
+  return (It->second & positionOf(Index)) != 0;
 }
 
 int BodySlicer::uninstantiatedCount(const FunctionDecl *FD) const {

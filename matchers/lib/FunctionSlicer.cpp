@@ -58,7 +58,7 @@ public:
   FunctionSlicer(ASTContext &Ctx, FunctionDecl *Fn,
                  const llvm::StringSet<> &SharedNames,
                  const llvm::DenseSet<const VarDecl *> &SharedAliases,
-                 const llvm::DenseSet<const FunctionDecl *> &ParamsMatter,
+                 const llvm::DenseMap<const FunctionDecl *, Positions> &ParamsMatter,
                  const Reaching &Reach, OutsideArrays &Outside,
                  bool Relocatable)
       : Ctx(Ctx), Fn(Fn), SharedNames(SharedNames),
@@ -67,24 +67,26 @@ public:
         Kernel(Fn->hasAttr<CUDAGlobalAttr>()) {}
 
   /// Slices the body; false where nothing was dropped (or nothing could be).
-  bool run(unsigned &Dropped, unsigned &MaybeArrays,
+  /// \p DroppedParams: the parameters named in the statements left out.
+  bool run(unsigned &Dropped, unsigned &MaybeArrays, Positions &DroppedParams,
            std::vector<std::pair<Stmt **, Stmt *>> &Replaced) {
     Stmt *Body = Fn->getBody();
     Unit *Root = build(nullptr, Body, nullptr);
     for (const auto &U : Units)
       if (U->Own.HasLabel)
         return false;
-    // Uses of parameters are kept where the function may receive a
-    // `__shared__` variable; elsewhere too where leaving them out would cost
-    // an exact register view that keeping them keeps (a fill of a WMMA
+    // Uses of a parameter are kept where it may receive a `__shared__`
+    // variable; every parameter's too where leaving them out would cost an
+    // exact register view that keeping them keeps (a fill of a WMMA
     // fragment's elements: a local of dependent type set from a parameter).
-    KeepParameterUses = ParamsMatter.count(nodeOf(Fn)) > 0;
+    const Positions Matter = ParamsMatter.lookup(nodeOf(Fn));
+    KeptParameters = Matter;
     decide(Root);
-    if (!KeepParameterUses && droppedMaybeArrays() > 0) {
-      KeepParameterUses = true;
+    if (KeptParameters != AnyPosition && droppedMaybeArrays() > 0) {
+      KeptParameters = AnyPosition;
       decide(Root);
       if (droppedMaybeArrays() > 0) {
-        KeepParameterUses = false;
+        KeptParameters = Matter;
         decide(Root);
       }
     }
@@ -92,6 +94,7 @@ public:
       if (!U->Kept && U->Parent && U->Parent->Kept) {
         ++Dropped;
         MaybeArrays += maybeArraysIn(*U);
+        DroppedParams |= paramsIn(*U);
         Replaced.push_back({U->Slot, *U->Slot});
         *U->Slot = new (Ctx) NullStmt((*U->Slot)->getBeginLoc());
       }
@@ -220,7 +223,7 @@ private:
       return true;
     // Whether a parameter is used decides whether a `__shared__` variable
     // passed as its argument counts; kernels receive none.
-    if (N.NamesParameter && !Kernel && KeepParameterUses)
+    if ((N.ParamsNamed & KeptParameters) && !Kernel)
       return true;
     for (const Decl *D : N.Declares)
       if (Needed.count(D))
@@ -229,6 +232,13 @@ private:
       if (C->Kept)
         return true;
     return false;
+  }
+
+  static Positions paramsIn(const Unit &U) {
+    Positions P = U.Own.ParamsNamed;
+    for (const Unit *C : U.Children)
+      P |= paramsIn(*C);
+    return P;
   }
 
   unsigned maybeArraysIn(const Unit &U) const {
@@ -244,12 +254,13 @@ private:
   FunctionDecl *Fn;
   const llvm::StringSet<> &SharedNames;
   const llvm::DenseSet<const VarDecl *> &SharedAliases;
-  const llvm::DenseSet<const FunctionDecl *> &ParamsMatter;
+  const llvm::DenseMap<const FunctionDecl *, Positions> &ParamsMatter;
   const Reaching &Reach;
   OutsideArrays &Outside;
   const bool Relocatable;
   const bool Kernel;
-  bool KeepParameterUses = true;
+  /// The parameters whose uses are kept.
+  Positions KeptParameters = AnyPosition;
   std::vector<std::unique_ptr<Unit>> Units;
   std::vector<Unit *> PostOrder;
 };
@@ -258,11 +269,11 @@ private:
 
 bool sliceFunction(ASTContext &Ctx, FunctionDecl *Fn, UnitClosure &Closed,
                    const Reaching &Reach, bool Relocatable, unsigned &Dropped,
-                   unsigned &MaybeArrays,
+                   unsigned &MaybeArrays, Positions &DroppedParams,
                    std::vector<std::pair<Stmt **, Stmt *>> &Replaced) {
   FunctionSlicer S(Ctx, Fn, Closed.SharedNames, Closed.SharedAliases,
                    Closed.ParamsMatter, Reach, *Closed.Outside, Relocatable);
-  return S.run(Dropped, MaybeArrays, Replaced);
+  return S.run(Dropped, MaybeArrays, DroppedParams, Replaced);
 }
 
 } // namespace slicing

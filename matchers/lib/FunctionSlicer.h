@@ -33,12 +33,13 @@ bool sliceable(const clang::FunctionDecl *FD);
 /// Slices \p Fn's body by what \p Closed and \p Reach say: each statement
 /// left out is replaced by an empty statement, and where and by what is
 /// appended to \p Replaced; \p Dropped counts them, \p MaybeArrays those that
-/// may hold per-thread arrays. False where nothing was dropped (or nothing
-/// could be). \p Closed's Outside must be set.
+/// may hold per-thread arrays; \p DroppedParams gets the parameters those
+/// name. False where nothing was dropped (or nothing could be). \p Closed's
+/// Outside must be set.
 bool sliceFunction(
     clang::ASTContext &Ctx, clang::FunctionDecl *Fn, UnitClosure &Closed,
     const Reaching &Reach, bool Relocatable, unsigned &Dropped,
-    unsigned &MaybeArrays,
+    unsigned &MaybeArrays, Positions &DroppedParams,
     std::vector<std::pair<clang::Stmt **, clang::Stmt *>> &Replaced);
 
 } // namespace slicing

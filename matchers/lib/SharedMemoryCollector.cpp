@@ -115,9 +115,14 @@ const DeclRefExpr *namedArgument(const Expr *Arg) {
 /// `block_tile_memory` on sm_80, whose scratch the reserved shared memory
 /// replaces: ptxas counts 0 bytes). A parameter passed on to another unused
 /// parameter is unused too. Unknown callees (no body, variadic) use theirs.
+/// A parameter found unused whose uses body slicing left out (BodySlicer::
+/// droppedUses) is recorded in \p Unsound: the unit is to be parsed again
+/// whole.
 class UnusedParameters {
 public:
-  explicit UnusedParameters(ASTContext &Ctx) : Ctx(Ctx) {}
+  UnusedParameters(ASTContext &Ctx, const BodySlicer *Slicer,
+                   std::optional<Reason> &Unsound)
+      : Ctx(Ctx), Slicer(Slicer), Unsound(Unsound) {}
 
   bool unused(const FunctionDecl *Callee, unsigned Index);
 
@@ -150,6 +155,8 @@ public:
 
 private:
   ASTContext &Ctx;
+  const BodySlicer *Slicer;
+  std::optional<Reason> &Unsound;
   llvm::DenseMap<const ParmVarDecl *, bool> Known;
 };
 
@@ -207,6 +214,9 @@ bool UnusedParameters::unused(const FunctionDecl *Callee, unsigned Index) {
   ParameterUses Uses(Ctx, P, *this);
   Uses.walkFunction(Def);
   Known[P] = !Uses.Used;
+  if (!Uses.Used && Slicer && !Unsound && Slicer->droppedUses(Def, Index))
+    Unsound = Reason(ReasonKind::SliceUnsoundParameter,
+                     {P->getNameAsString(), functionName(Def)});
   return !Uses.Used;
 }
 
@@ -415,10 +425,10 @@ class CallGraphBuilder {
 public:
   CallGraphBuilder(ASTContext &Ctx, llvm::ArrayRef<const VarDecl *> Vars,
                    llvm::DenseMap<const VarDecl *, size_t> &VarIndex,
-                   const BodySlicer *Slicer, bool &Unsound,
+                   const BodySlicer *Slicer, std::optional<Reason> &Unsound,
                    TranslationUnitFacts &Out)
       : Ctx(Ctx), VarIndex(VarIndex), Slicer(Slicer), Unsound(Unsound),
-        Out(Out), Unused(Ctx) {
+        Out(Out), Unused(Ctx, Slicer, Unsound) {
     for (const VarDecl *VD : Vars)
       if (VD->isLocalVarDecl())
         if (const auto *FD = dyn_cast<FunctionDecl>(VD->getDeclContext()))
@@ -502,7 +512,8 @@ private:
     collectSharedAccesses(Ctx, FD, VarIndex, F);
     if (Slicer) {
       F.UninstantiatedStatements = Slicer->uninstantiatedStatements(FD);
-      Unsound |= !Slicer->sound(FD);
+      if (!Unsound && !Slicer->sound(FD))
+        Unsound = Reason(ReasonKind::SliceUnsoundArgument);
     }
     return F;
   }
@@ -510,7 +521,7 @@ private:
   ASTContext &Ctx;
   llvm::DenseMap<const VarDecl *, size_t> &VarIndex;
   const BodySlicer *Slicer;
-  bool &Unsound;
+  std::optional<Reason> &Unsound;
   TranslationUnitFacts &Out;
   UnusedParameters Unused;
   llvm::DenseMap<const FunctionDecl *, std::unique_ptr<ReferenceScanner>> Scans;

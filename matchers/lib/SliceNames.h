@@ -14,9 +14,11 @@
 
 #include "clang/AST/DeclarationName.h"
 #include "clang/AST/TypeLoc.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/PointerUnion.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -35,16 +37,32 @@ class VarDecl;
 namespace tilefit {
 namespace matchers {
 
-/// The functions that may receive an argument: resolved (their closure
-/// nodes), by name (each with the numbers of arguments, as in
-/// Names::Unresolved), any constructor (a construction or conversion whose
-/// class is known only when instantiated), or any function at all (a call
-/// through a template argument).
+/// Parameter positions, as a mask: bit N for the parameter at index N (a
+/// function parameter pack's bit standing for every parameter it expands to),
+/// the last bit for 63 or more. In a call, the positions an argument may take
+/// (a member operator's object is not a parameter; a pack expanded before it
+/// moves it).
+using Positions = uint64_t;
+constexpr Positions AnyPosition = ~Positions(0);
+/// The position \p Index, or \p Index and every one after it (\p AndAfter).
+inline Positions positionOf(unsigned Index, bool AndAfter = false) {
+  const Positions At = Positions(1) << (Index < 63 ? Index : 63);
+  return AndAfter ? ~(At - 1) : At;
+}
+
+/// The functions that may receive an argument, each with the positions it
+/// may receive it at: resolved (their closure nodes), by name (each with the
+/// numbers of arguments, as in Names::Unresolved), any constructor (a
+/// construction or conversion whose class is known only when instantiated),
+/// or any function at all (a call through a template argument). No
+/// positions: none of that kind.
 struct Receivers {
-  llvm::SmallPtrSet<const clang::FunctionDecl *, 2> Calls;
-  llvm::StringMap<uint32_t> ByName;
-  bool Constructors = false;
-  bool Any = false;
+  llvm::SmallDenseMap<const clang::FunctionDecl *, Positions, 2> Calls;
+  /// Each name with the numbers of arguments and the positions (OR-ed over
+  /// the calls of that name).
+  llvm::StringMap<std::pair<uint32_t, Positions>> ByName;
+  Positions Constructors = 0;
+  Positions Any = 0;
 };
 
 /// What one stretch of code names and does, seen through everything Clang
@@ -76,15 +94,23 @@ struct Names {
   /// template whose default constructor reaches shared memory may be among
   /// them, or one that leads to it.
   llvm::SmallPtrSet<const clang::Decl *, 8> Mentions;
-  bool NamesParameter = false;
+  /// The parameters of the function scanned that it names (lambdas'
+  /// parameters are not among them).
+  Positions ParamsNamed = 0;
   /// Where a `__shared__` variable is itself an argument (`f(tile)`,
   /// `f(&tile)`, through casts): the model counts it only where the callee
   /// uses that parameter (SharedMemoryCollector.cpp), so the callee's uses
-  /// of its parameters must not be sliced away.
+  /// of that parameter must not be sliced away.
   Receivers SharedArgsTo;
-  /// The same for a parameter passed on as an argument (of the function, or
-  /// of a lambda in it): a parameter passed only where it is unused is unused.
-  Receivers ParamArgsTo;
+  /// The same for a parameter of the function scanned passed on as an
+  /// argument (in its own code, or in a lambda's): a parameter passed only
+  /// where it is unused is unused. Each entry: the parameters passed (a
+  /// Positions mask of the function's own) and where they go. What a lambda
+  /// passes its own parameters on to is not followed: who calls a lambda with
+  /// what cannot be told by name (CuTe's `for_each` hands every argument to
+  /// any `operator()`); the model's question is checked instead
+  /// (BodySlicer::droppedUses).
+  llvm::SmallVector<std::pair<Positions, Receivers>, 1> ParamArgsTo;
   /// Kept where it is written, without reaching shared memory itself: a
   /// launch (device-side launches need -rdc), an allocator call by name.
   bool KeptHere = false;
@@ -110,6 +136,12 @@ Arities arityOf(unsigned N);
 /// object is not among them); every number for a constructor, a conversion
 /// or a function with an explicit object parameter.
 Arities aritiesOf(const clang::FunctionDecl *FD);
+
+/// The parameters of \p FD (their positions in its declaration) that a call
+/// passing an argument at the positions \p At may give it to: a parameter
+/// pack takes every position from its own on, and so may the parameters
+/// after it; every one for a function with an explicit object parameter.
+Positions parametersAt(const clang::FunctionDecl *FD, Positions At);
 
 /// Device code can call it: a device or host-device function, not a kernel.
 bool deviceCallable(const clang::FunctionDecl *FD);

@@ -130,6 +130,28 @@ TEST(BodySlicing, AnInitializerThatReachesMakesItsClassParsedAgainWhole) {
   }
 }
 
+// A `__shared__` variable passed through a lambda's parameter to a sliced
+// template's parameter, whose uses the slicer does not keep (it does not
+// follow lambdas' parameters): the model finds the parameter unused, slicing
+// left its uses out, and the unit is parsed again whole, saying where.
+TEST(BodySlicing, AParameterSlicingLeftUnusedIsParsedAgainWhole) {
+  for (const char *Std : {"-std=c++17", "-std=c++20"}) {
+    SCOPED_TRACE(Std);
+    auto Facts = parseFile(slicingFixture("shared_argument_through_lambda.cu"),
+                           {Std}, {"sm_80"}, environment());
+    ASSERT_EQ(Facts.size(), 1u);
+    const TranslationUnitFacts &TU = Facts.front();
+    ASSERT_FALSE(TU.Failed);
+    EXPECT_EQ(TU.Slicing.Functions, 0u) << "the facts are the whole parse's";
+    EXPECT_EQ(TU.Slicing.Fallback.Kind, ReasonKind::SliceUnsoundParameter)
+        << describe(TU.Slicing.Fallback);
+    EXPECT_EQ(TU.Slicing.Fallback.Args,
+              (std::vector<std::string>{"buf", "store<3>"}));
+    ASSERT_EQ(TU.Vars.size(), 1u);
+    EXPECT_TRUE(instantiated(TU, "store<3>"));
+  }
+}
+
 // Where a constructor with arguments reaches shared memory, Clang calls it
 // where no name is written (a conversion, a copy): nothing is sliced, and the
 // facts say why.

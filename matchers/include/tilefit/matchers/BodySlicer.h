@@ -17,12 +17,12 @@
 // be of a class whose default constructor reaches one (CUB's block
 // primitives), or uses such an object; launches a kernel; allocates Tensor
 // Memory; returns; declares a per-thread array or calls a function that does;
-// is a `using` or a `static_assert` on constants; names a parameter of a
-// function that may receive a `__shared__` variable as an argument, or that
-// one passes a parameter on to (whether a parameter is used decides whether
-// such an argument counts; SliceClosure.h's ParamsMatter), or of a function
-// whose register view stays exact only so; or declares a local a kept
-// statement uses.
+// is a `using` or a `static_assert` on constants; names a parameter that may
+// receive a `__shared__` variable as an argument, or that one is passed on to
+// (whether a parameter is used decides whether such an argument counts;
+// SliceClosure.h's ParamsMatter, position by position), or a parameter of a
+// function whose register view stays exact only so; or declares a local a
+// kept statement uses.
 // Control statements around a kept statement are kept with their conditions.
 //
 // Nothing is sliced where the closure cannot be trusted: a constructor with
@@ -38,7 +38,9 @@
 // BodySlicer::sound checks the one thing the spelling of a template cannot
 // show: a sliced template instantiated with a type that leads to such a
 // default constructor or lambda; the unit is then parsed again whole, as it is
-// when Clang reports an error while instantiating sliced templates.
+// when Clang reports an error while instantiating sliced templates, and as it
+// is where the model finds a parameter unused whose uses slicing left out
+// (droppedUses: ParamsMatter does not follow lambdas' parameters).
 //
 // What slicing costs: the per-thread arrays of locals whose types are deduced
 // (CuTe's fragments), and of the functions such statements call, are not
@@ -150,6 +152,14 @@ public:
   /// out may then have constructed it: the unit is to be parsed again whole.
   bool sound(const clang::FunctionDecl *FD) const;
 
+  /// Whether \p FD, instantiated from a sliced template, lost uses of its
+  /// parameter at \p Index: statements that named it were left out. The
+  /// slicer keeps the uses of the parameters it sees receive a `__shared__`
+  /// variable (SliceClosure.h's ParamsMatter), but not of those one reaches
+  /// through a lambda's parameters; where the model finds such a parameter
+  /// unused (SharedMemoryCollector.cpp), the unit is to be parsed again
+  /// whole.
+  bool droppedUses(const clang::FunctionDecl *FD, unsigned Index) const;
   /// For a function instantiated from a sliced template: the statements left
   /// uninstantiated that may hold per-thread arrays; 0 otherwise.
   unsigned uninstantiatedStatements(const clang::FunctionDecl *FD) const;
@@ -170,6 +180,9 @@ private:
   llvm::DenseMap<const clang::FunctionDecl *, unsigned> Sliced;
   /// The templates sliced, with the statements their latest slicing left out.
   llvm::DenseMap<const clang::FunctionDecl *, unsigned> DroppedFrom;
+  /// The templates sliced, with the parameters the statements they left out
+  /// named (a Positions mask, SliceNames.h), over every slicing.
+  llvm::DenseMap<const clang::FunctionDecl *, uint64_t> DroppedParams;
   /// What the last slice() decided (null where it sliced nothing; without
   /// its functions' names), and the templates it decided for that are not
   /// sliced yet: their closure nodes, each with the declaration with its body.

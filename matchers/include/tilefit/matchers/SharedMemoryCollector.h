@@ -19,6 +19,7 @@
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace clang {
@@ -55,10 +56,12 @@ public:
   /// The parse's body slicing (BodySlicer.h), if it ran: what it left out is
   /// recorded with each function. It must outlive finish().
   void setSlicer(const BodySlicer *S) { Slicer = S; }
-  /// After finish(): a function the kernels reach was instantiated from a
-  /// sliced template with arguments the slicing cannot vouch for
-  /// (BodySlicer::sound); the unit is to be parsed again whole.
-  bool slicedUnsoundly() const { return Unsound; }
+  /// After finish(): why the unit is to be parsed again whole, if it is: a
+  /// function the kernels reach was instantiated from a sliced template with
+  /// arguments the slicing cannot vouch for (BodySlicer::sound), or a
+  /// `__shared__` variable is passed to a parameter whose uses slicing left
+  /// out (BodySlicer::droppedUses).
+  const std::optional<Reason> &slicedUnsoundly() const { return Unsound; }
 
   void finish(clang::ASTContext &Ctx,
               const InstantiationRecorder &Instantiations,
@@ -73,7 +76,7 @@ private:
   std::unique_ptr<ConstantCollector> Constants;
   const ArchConditionals *Arch = nullptr;
   const BodySlicer *Slicer = nullptr;
-  bool Unsound = false;
+  std::optional<Reason> Unsound;
 };
 
 } // namespace matchers
