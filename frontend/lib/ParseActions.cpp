@@ -184,23 +184,41 @@ private:
 /// which may have just decided what to slice.
 class SliceOnInstantiation : public clang::TemplateInstantiationCallback {
 public:
-  explicit SliceOnInstantiation(
-      std::function<void(const clang::FunctionDecl *)> Run)
-      : Run(std::move(Run)) {}
+  SliceOnInstantiation(std::function<void(const clang::FunctionDecl *)> Before,
+                       std::function<void(const clang::FunctionDecl *)> After)
+      : Before(std::move(Before)), After(std::move(After)) {}
   void initialize(const clang::Sema &) override {}
   void finalize(const clang::Sema &) override {}
-  void atTemplateBegin(const clang::Sema &,
+  void atTemplateBegin(const clang::Sema &S,
                        const clang::Sema::CodeSynthesisContext &C) override {
-    if (C.Kind != clang::Sema::CodeSynthesisContext::TemplateInstantiation)
+    const clang::FunctionDecl *FD = instantiated(C);
+    if (!FD)
       return;
-    if (const auto *FD = llvm::dyn_cast_or_null<clang::FunctionDecl>(C.Entity))
-      Run(FD);
+    // Sema instantiates what a body calls before it leaves that body's
+    // instantiation: the bodies around this one that are built are read
+    // first.
+    for (const clang::Sema::CodeSynthesisContext &Outer :
+         S.CodeSynthesisContexts)
+      if (const clang::FunctionDecl *Caller = instantiated(Outer);
+          Caller && Caller != FD && Caller->hasBody())
+        After(Caller);
+    Before(FD);
   }
+  /// The body just instantiated (BodySlicer::afterInstantiating).
   void atTemplateEnd(const clang::Sema &,
-                     const clang::Sema::CodeSynthesisContext &) override {}
+                     const clang::Sema::CodeSynthesisContext &C) override {
+    if (const clang::FunctionDecl *FD = instantiated(C); FD && FD->hasBody())
+      After(FD);
+  }
 
 private:
-  std::function<void(const clang::FunctionDecl *)> Run;
+  static const clang::FunctionDecl *
+  instantiated(const clang::Sema::CodeSynthesisContext &C) {
+    if (C.Kind != clang::Sema::CodeSynthesisContext::TemplateInstantiation)
+      return nullptr;
+    return llvm::dyn_cast_or_null<clang::FunctionDecl>(C.Entity);
+  }
+  std::function<void(const clang::FunctionDecl *)> Before, After;
 };
 
 /// Records where `__LINE__` is expanded in the main file (written there, or
@@ -377,6 +395,11 @@ public:
     if (Slicer)
       Slicer->beforeInstantiating(FD);
   }
+  /// Sema instantiated \p FD's body.
+  void afterInstantiating(const clang::FunctionDecl *FD) {
+    if (Slicer)
+      Slicer->afterInstantiating(FD);
+  }
 
   void HandleTranslationUnit(clang::ASTContext &Ctx) override {
     Out.Inputs = filesRead(Ctx.getSourceManager());
@@ -474,6 +497,9 @@ public:
         std::make_unique<SliceOnInstantiation>(
             [this](const clang::FunctionDecl *FD) {
               Collect->beforeInstantiating(FD);
+            },
+            [this](const clang::FunctionDecl *FD) {
+              Collect->afterInstantiating(FD);
             }));
     Hook =
         llvm::makeIntrusiveRefCnt<BeforeInstantiation>([this, &CI, EarlyHook] {

@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 #include "tilefit/matchers/BodySlicer.h"
 
+#include "ArgumentFlow.h"
 #include "FunctionSlicer.h"
 #include "SliceClosure.h"
 #include "SliceNames.h"
@@ -42,7 +43,7 @@ static void undo(std::vector<std::pair<Stmt **, Stmt *>> &Replaced) {
   Replaced.clear();
 }
 
-BodySlicer::BodySlicer() = default;
+BodySlicer::BodySlicer() : Flow(std::make_unique<ArgumentFlow>()) {}
 BodySlicer::~BodySlicer() = default;
 
 void BodySlicer::slice(ASTContext &Ctx, llvm::ArrayRef<Decl *> Scope,
@@ -50,7 +51,10 @@ void BodySlicer::slice(ASTContext &Ctx, llvm::ArrayRef<Decl *> Scope,
   // A slicing of the declarations parsed so far, for instantiations made
   // before the end of the unit, is undone: the whole unit's closure decides
   // for those made at its end.
-  undo(Replaced);
+  for (auto &[Fn, Statements] : Replaced)
+    undo(Statements);
+  Replaced.clear();
+  KeptWith.clear();
   Reach = Reaching();
   Summary = BodySlicing();
   Summary.Enabled = true;
@@ -68,30 +72,52 @@ void BodySlicer::slice(ASTContext &Ctx, llvm::ArrayRef<Decl *> Scope,
     return;
   Unit = std::move(Closed);
   summarize();
-  for (const FunctionNode &F : Unit->Functions)
+  for (const FunctionNode &F : Unit->Functions) {
     if (sliceable(F.Fn) && !Unit->Whole.count(F.Fn))
       Unsliced.try_emplace(nodeOf(F.Fn), F.Fn);
+    // The calls templates make are read as they are instantiated.
+    if (!F.Fn->isTemplated())
+      Flow->scan(F.Fn);
+  }
   // What each function names is the bulk of the closure, and slicing one
   // needs none of it: not kept through the instantiations.
   std::vector<FunctionNode>().swap(Unit->Functions);
 }
 
 void BodySlicer::beforeInstantiating(const FunctionDecl *FD) {
-  if (Unsliced.empty())
+  if (!Unit)
     return;
   const FunctionDecl *Pattern = FD->getTemplateInstantiationPattern();
   if (!Pattern)
     return;
-  auto It = Unsliced.find(nodeOf(Pattern));
-  if (It == Unsliced.end())
+  const FunctionDecl *Node = nodeOf(Pattern);
+  FunctionDecl *Fn = nullptr;
+  // The parameters of this specialization that may receive shared memory, as
+  // the pattern's (a pack's specializations are the pack).
+  Positions Matter = parametersAt(Pattern, Flow->incoming(FD));
+  if (auto It = Unsliced.find(Node); It != Unsliced.end()) {
+    Fn = It->second;
+    Unsliced.erase(It);
+  } else if (auto Kept = KeptWith.find(Node);
+             Kept != KeptWith.end() && (Matter & ~Kept->second.second)) {
+    // Sliced for an earlier specialization, whose parameters received less:
+    // sliced again, keeping the uses of both's.
+    Fn = Kept->second.first;
+    Matter |= Kept->second.second;
+    undo(Replaced[Node]);
+    KeptWith.erase(Kept);
+  } else {
     return;
-  FunctionDecl *Fn = It->second;
-  Unsliced.erase(It);
+  }
   unsigned Dropped = 0, MaybeArrays = 0;
   Positions Params = 0;
-  if (!sliceFunction(*Ctx, Fn, *Unit, Reach, Relocatable, Dropped,
-                     MaybeArrays, Params, Replaced))
+  if (!sliceFunction(*Ctx, Fn, *Unit, Matter, Reach, Relocatable, Dropped,
+                     MaybeArrays, Params, Replaced[Node])) {
+    DroppedFrom.erase(Fn->getCanonicalDecl());
+    summarize();
     return;
+  }
+  KeptWith[Node] = {Fn, Matter};
   DroppedFrom[Fn->getCanonicalDecl()] = Dropped;
   // Instantiations made from an earlier slicing keep its parameters too.
   DroppedParams[Fn->getCanonicalDecl()] |= Params;
@@ -99,6 +125,11 @@ void BodySlicer::beforeInstantiating(const FunctionDecl *FD) {
   // Instantiations made from an earlier slicing keep its count.
   unsigned &Count = Sliced[Fn->getCanonicalDecl()];
   Count = std::max(Count, MaybeArrays);
+}
+
+void BodySlicer::afterInstantiating(const FunctionDecl *FD) {
+  if (Unit)
+    Flow->scan(FD);
 }
 
 void BodySlicer::summarize() {

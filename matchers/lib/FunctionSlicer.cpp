@@ -58,8 +58,7 @@ public:
   FunctionSlicer(ASTContext &Ctx, FunctionDecl *Fn,
                  const llvm::StringSet<> &SharedNames,
                  const llvm::DenseSet<const VarDecl *> &SharedAliases,
-                 const llvm::DenseMap<const FunctionDecl *, Positions> &ParamsMatter,
-                 const Reaching &Reach, OutsideArrays &Outside,
+                 Positions ParamsMatter, const Reaching &Reach, OutsideArrays &Outside,
                  bool Relocatable)
       : Ctx(Ctx), Fn(Fn), SharedNames(SharedNames),
         SharedAliases(SharedAliases), ParamsMatter(ParamsMatter), Reach(Reach),
@@ -79,7 +78,7 @@ public:
     // variable; every parameter's too where leaving them out would cost an
     // exact register view that keeping them keeps (a fill of a WMMA
     // fragment's elements: a local of dependent type set from a parameter).
-    const Positions Matter = ParamsMatter.lookup(nodeOf(Fn));
+    const Positions Matter = ParamsMatter;
     KeptParameters = Matter;
     decide(Root);
     if (KeptParameters != AnyPosition && droppedMaybeArrays() > 0) {
@@ -254,7 +253,8 @@ private:
   FunctionDecl *Fn;
   const llvm::StringSet<> &SharedNames;
   const llvm::DenseSet<const VarDecl *> &SharedAliases;
-  const llvm::DenseMap<const FunctionDecl *, Positions> &ParamsMatter;
+  /// The parameters that may receive a `__shared__` variable.
+  const Positions ParamsMatter;
   const Reaching &Reach;
   OutsideArrays &Outside;
   const bool Relocatable;
@@ -268,11 +268,12 @@ private:
 } // namespace
 
 bool sliceFunction(ASTContext &Ctx, FunctionDecl *Fn, UnitClosure &Closed,
-                   const Reaching &Reach, bool Relocatable, unsigned &Dropped,
+                   Positions ParamsMatter, const Reaching &Reach,
+                   bool Relocatable, unsigned &Dropped,
                    unsigned &MaybeArrays, Positions &DroppedParams,
                    std::vector<std::pair<Stmt **, Stmt *>> &Replaced) {
   FunctionSlicer S(Ctx, Fn, Closed.SharedNames, Closed.SharedAliases,
-                   Closed.ParamsMatter, Reach, *Closed.Outside, Relocatable);
+                   ParamsMatter, Reach, *Closed.Outside, Relocatable);
   return S.run(Dropped, MaybeArrays, DroppedParams, Replaced);
 }
 

@@ -30,7 +30,9 @@ namespace slicing {
 /// type is written.
 bool sliceable(const clang::FunctionDecl *FD);
 
-/// Slices \p Fn's body by what \p Closed and \p Reach say: each statement
+/// Slices \p Fn's body by what \p Closed and \p Reach say, keeping the uses
+/// of the parameters \p ParamsMatter (positions in \p Fn's own list) that may
+/// receive a `__shared__` variable (ArgumentFlow.h): each statement
 /// left out is replaced by an empty statement, and where and by what is
 /// appended to \p Replaced; \p Dropped counts them, \p MaybeArrays those that
 /// may hold per-thread arrays; \p DroppedParams gets the parameters those
@@ -38,7 +40,8 @@ bool sliceable(const clang::FunctionDecl *FD);
 /// Outside must be set.
 bool sliceFunction(
     clang::ASTContext &Ctx, clang::FunctionDecl *Fn, UnitClosure &Closed,
-    const Reaching &Reach, bool Relocatable, unsigned &Dropped,
+    Positions ParamsMatter, const Reaching &Reach, bool Relocatable,
+    unsigned &Dropped,
     unsigned &MaybeArrays, Positions &DroppedParams,
     std::vector<std::pair<clang::Stmt **, clang::Stmt *>> &Replaced);
 

@@ -1,6 +1,7 @@
 //===- SharedMemoryCollector.cpp ------------------------------------------===//
 #include "tilefit/matchers/SharedMemoryCollector.h"
 
+#include "CallArguments.h"
 #include "ExtentConstraints.h"
 #include "ParseErrorReach.h"
 #include "SharedAccesses.h"
@@ -93,22 +94,6 @@ DeclarationMatcher unbuiltKernelMatcher() {
       .bind("unbuilt-kernel");
 }
 
-/// The variable \p Arg names when it is a plain use of one as an argument: `v`,
-/// `&v`, `(void *)&v`.
-const DeclRefExpr *namedArgument(const Expr *Arg) {
-  for (int Depth = 0; Arg && Depth < 8; ++Depth) {
-    Arg = Arg->IgnoreParenImpCasts();
-    if (const auto *Cast = dyn_cast<ExplicitCastExpr>(Arg))
-      Arg = Cast->getSubExpr();
-    else if (const auto *U = dyn_cast<UnaryOperator>(Arg);
-             U && U->getOpcode() == UO_AddrOf)
-      Arg = U->getSubExpr();
-    else
-      return dyn_cast<DeclRefExpr>(Arg);
-  }
-  return nullptr;
-}
-
 /// Whether a function's parameter is unused in the code that runs: NVVM inlines
 /// the call, and a `__shared__` variable whose address only reaches such
 /// parameters has no use left and is not emitted (cooperative groups'
@@ -132,19 +117,9 @@ public:
   template <typename Pred>
   void droppedArguments(const Expr *Call, Pred IsTarget,
                         llvm::SmallPtrSetImpl<const DeclRefExpr *> &Out) {
-    const FunctionDecl *Callee = nullptr;
     llvm::SmallVector<const Expr *, 8> Args;
-    unsigned Shift =
-        0; // a member operator's object is its first argument, not a parameter
-    if (const auto *C = dyn_cast<CallExpr>(Call)) {
-      Callee = C->getDirectCallee();
-      Args.append(C->arg_begin(), C->arg_end());
-      if (isa<CXXOperatorCallExpr>(C) && Callee && isa<CXXMethodDecl>(Callee))
-        Shift = 1;
-    } else if (const auto *C = dyn_cast<CXXConstructExpr>(Call)) {
-      Callee = C->getConstructor();
-      Args.append(C->arg_begin(), C->arg_end());
-    }
+    unsigned Shift = 0;
+    const FunctionDecl *Callee = resolvedCall(Call, Args, Shift);
     if (!Callee)
       return;
     for (unsigned I = Shift; I < Args.size(); ++I)

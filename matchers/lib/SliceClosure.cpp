@@ -370,87 +370,6 @@ void closeArrays(const ASTContext &Ctx, UnitClosure &Unit,
       Unit.Functions, Callers);
 }
 
-/// The functions whose parameters' uses are kept, and which parameters
-/// (UnitClosure::ParamsMatter): closed forwards, from the receivers of
-/// `__shared__` arguments, at the positions they receive them at, to the
-/// receivers of the parameters each passes on (in its own code or in a
-/// lambda's), at the positions it passes them at. What a lambda passes its own
-/// parameters on to is not followed (Names::ParamArgsTo); what that misses,
-/// the model's question finds (BodySlicer::droppedUses): the unit is then
-/// parsed again whole.
-void closeParamsMatter(UnitClosure &Unit) {
-  const std::vector<FunctionNode> &All = Unit.Functions;
-  llvm::DenseMap<const FunctionDecl *, std::vector<size_t>> ByNode;
-  llvm::StringMap<std::vector<size_t>> ByName;
-  std::vector<size_t> Constructors;
-  std::vector<Arities> Accepts(All.size());
-  for (size_t I = 0; I < All.size(); ++I) {
-    Accepts[I] = aritiesOf(All[I].Fn);
-    ByNode[nodeOf(All[I].Fn)].push_back(I);
-    ByName[nameOf(All[I].Fn->getDeclName())].push_back(I);
-    if (isa<CXXConstructorDecl>(All[I].Fn))
-      Constructors.push_back(I);
-  }
-  // Each function with the parameters that came to matter since its
-  // receivers were last read.
-  std::vector<std::pair<size_t, Positions>> Work;
-  auto Add = [&](size_t I, Positions At) {
-    Positions &Matter = Unit.ParamsMatter[nodeOf(All[I].Fn)];
-    if (const Positions New = parametersAt(All[I].Fn, At) & ~Matter) {
-      Matter |= New;
-      Work.push_back({I, New});
-    }
-  };
-  // Any function, or any constructor, at the same positions is added once:
-  // every later receiver of the kind adds nothing (on CUTLASS, thousands of
-  // functions pass a parameter to a call through a template argument).
-  // Likewise each name with the same numbers of arguments and positions.
-  Positions AnyDone = 0, ConstructorsDone = 0;
-  llvm::StringMap<llvm::SmallVector<std::pair<Arities, Positions>, 2>>
-      NamesDone;
-  auto Receive = [&](const Receivers &R) {
-    if (const Positions New = R.Any & ~AnyDone) {
-      AnyDone |= New;
-      for (size_t I = 0; I < All.size(); ++I)
-        Add(I, New);
-    }
-    for (const auto &[FD, At] : R.Calls)
-      if (auto It = ByNode.find(FD); It != ByNode.end())
-        for (size_t I : It->second)
-          Add(I, At);
-    for (const auto &Entry : R.ByName) {
-      const auto [Called, At] = Entry.getValue();
-      auto &Done = NamesDone[Entry.getKey()];
-      if (llvm::any_of(Done, [&](const std::pair<Arities, Positions> &D) {
-            return !(Called & ~D.first) && !(At & ~D.second);
-          }))
-        continue;
-      Done.push_back({Called, At});
-      if (auto It = ByName.find(Entry.getKey()); It != ByName.end())
-        for (size_t I : It->second)
-          if (Accepts[I] & Called)
-            Add(I, At);
-    }
-    if (const Positions New = R.Constructors & ~ConstructorsDone) {
-      ConstructorsDone |= New;
-      for (size_t I : Constructors)
-        Add(I, New);
-    }
-  };
-  for (const FunctionNode &F : All) {
-    Receive(F.N.SharedArgsTo);
-    Receive(F.Lambdas.SharedArgsTo);
-  }
-  while (!Work.empty()) {
-    const auto [I, New] = Work.back();
-    Work.pop_back();
-    for (const Names *N : {&All[I].N, &All[I].Lambdas})
-      for (const auto &[Passed, R] : N->ParamArgsTo)
-        if (Passed & New)
-          Receive(R);
-  }
-}
-
 /// How \p I came to reach: the functions, each calling the next, down to one
 /// that names shared memory itself (or whose default construction reaches).
 /// \p D's qualified name without template arguments (a partial
@@ -539,7 +458,6 @@ Reason closeOver(ASTContext &Ctx, llvm::ArrayRef<Decl *> Scope,
   if (!Fallback.empty())
     return Fallback;
   wholeFunctions(Unit, Reach);
-  closeParamsMatter(Unit);
   return Reason();
 }
 

@@ -83,14 +83,6 @@ struct UnitClosure {
   std::optional<OutsideArrays> Outside;
   /// Functions that hold a lambda that reaches: instantiated whole.
   llvm::SmallPtrSet<const clang::FunctionDecl *, 8> Whole;
-  /// Functions whose uses of some parameters are kept (their closure nodes),
-  /// with those parameters: those that may receive a `__shared__` variable as
-  /// an argument, and those such a parameter is passed on to
-  /// (Names::SharedArgsTo, Names::ParamArgsTo). Whether a parameter is used
-  /// decides whether such an argument counts; elsewhere it decides nothing.
-  /// What this misses (an argument passed through a lambda's parameters) the
-  /// model's question finds (BodySlicer::droppedUses).
-  llvm::DenseMap<const clang::FunctionDecl *, Positions> ParamsMatter;
 };
 
 /// Steps 1 and 2 over \p Scope (the declarations the unit's traversal

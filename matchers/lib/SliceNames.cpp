@@ -26,7 +26,6 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
-#include <optional>
 
 namespace tilefit {
 namespace matchers {
@@ -203,9 +202,6 @@ public:
     if (isa<ParmVarDecl>(VD) || !VD->isLocalVarDecl())
       return true;
     Out.Declares.insert(VD);
-    if (const Expr *Init = VD->getInit(); Init && mayConstruct(VD->getType()))
-      passes(llvm::ArrayRef<const Expr *>(Init),
-             [](Receivers &R, Positions At) { R.Constructors |= At; });
     const QualType T = VD->getType();
     if (T->isDependentType() && !T->getContainedAutoType() &&
         !T->isReferenceType() && !T->isPointerType() && defaultInit(VD))
@@ -253,34 +249,17 @@ public:
   }
   bool VisitCXXConstructExpr(CXXConstructExpr *E) {
     constructs(E->getConstructor(), 0);
-    passes(E->arguments(), [&](Receivers &R, Positions At) {
-      if (const CXXConstructorDecl *Ctor = E->getConstructor())
-        R.Calls[nodeOf(Ctor)] |= At;
-    });
-    return true;
-  }
-  bool VisitParenListExpr(ParenListExpr *E) {
-    passes(E->exprs(),
-           [](Receivers &R, Positions At) { R.Constructors |= At; });
     return true;
   }
   bool VisitCXXNewExpr(CXXNewExpr *E) {
     if (E->getAllocatedType()->isDependentType())
       defaultConstructs(E->getAllocatedTypeSourceInfo());
     unresolvedOperator(E->isArray() ? OO_Array_New : OO_New);
-    passes(E->placement_arguments(), [&](Receivers &R, Positions) {
-      auto &Called = R.ByName[nameOf(Ctx.DeclarationNames.getCXXOperatorName(
-          E->isArray() ? OO_Array_New : OO_New))];
-      Called.first |= AnyArity;
-      Called.second |= AnyPosition; // after the size
-    });
     return true;
   }
   bool VisitCXXUnresolvedConstructExpr(CXXUnresolvedConstructExpr *E) {
     if (E->getNumArgs() == 0 || E->isListInitialization())
       defaultConstructs(E->getTypeSourceInfo());
-    passes(E->arguments(),
-           [](Receivers &R, Positions At) { R.Constructors |= At; });
     return true;
   }
   /// A braced list: of a type known here, it default-initializes the members
@@ -291,8 +270,6 @@ public:
       target().DefaultConstructsUnknown = true;
     else if (const CXXRecordDecl *R = E->getType()->getAsCXXRecordDecl())
       defaultConstructsRecord(R, 0);
-    passes(E->inits(),
-           [](Receivers &R, Positions At) { R.Constructors |= At; });
     return true;
   }
   bool VisitOverloadExpr(OverloadExpr *E) {
@@ -373,8 +350,6 @@ public:
     for (const Expr *Arg : E->arguments())
       if (isa<PackExpansionExpr>(Arg))
         A = AnyArity;
-    passes(E->arguments(),
-           [&](Receivers &R, Positions At) { callReceivers(E, A, At, R); });
     // An operator's members take one argument fewer than its call has.
     if (!isa<CXXOperatorCallExpr>(E) && E->getCallee())
       CallArity[E->getCallee()->IgnoreParens()] = A;
@@ -406,11 +381,6 @@ public:
   bool VisitReturnStmt(ReturnStmt *S) {
     if (!InLambda)
       Out.Returns = true;
-    // `return p;` in a function returning a class: its constructor receives p.
-    if (const Expr *Value = S->getRetValue();
-        Value && (InLambda || !Fn || mayConstruct(Fn->getReturnType())))
-      passes(llvm::ArrayRef<const Expr *>(Value),
-             [](Receivers &R, Positions At) { R.Constructors |= At; });
     return true;
   }
   // `if (c) continue;` decides which threads make the accesses after it (the
@@ -453,188 +423,11 @@ private:
     return true;
   }
   Names &target() { return InLambda ? Lambdas : Out; }
-  /// Whether initializing an object of type \p T may call a constructor.
-  static bool mayConstruct(QualType T) {
-    // A pointer or a reference is never constructed, whatever it points to
-    // (`auto *`, `typename Op::SharedStorage *`).
-    if (!T.isNull() && (T->isPointerType() || T->isReferenceType()))
-      return false;
-    return T.isNull() || T->isDependentType() || T->isUndeducedType() ||
-           T->getContainedAutoType() || T->isRecordType();
-  }
   bool dependentOperator(const Expr *E, OverloadedOperatorKind K) {
     if (!E->isTypeDependent())
       return true;
     unresolvedOperator(K);
-    if (K == OO_None)
-      return true;
-    llvm::SmallVector<const Expr *, 2> Operands;
-    for (const Stmt *C : E->children())
-      if (const auto *Operand = dyn_cast_or_null<Expr>(C))
-        Operands.push_back(Operand);
-    passes(Operands, [&](Receivers &R, Positions At) {
-      // A member operator's object is its first operand; a rewritten
-      // comparison swaps them.
-      At = AnyPosition & (At | At >> 1 | At << 1);
-      auto Add = [&](OverloadedOperatorKind Op) {
-        auto &Called =
-            R.ByName[nameOf(Ctx.DeclarationNames.getCXXOperatorName(Op))];
-        Called.first |= AnyArity;
-        Called.second |= At;
-      };
-      Add(K);
-      // C++20's rewritten comparisons (rewrittenCandidates).
-      if (const auto *B = dyn_cast<BinaryOperator>(E); B && B->isComparisonOp())
-        for (OverloadedOperatorKind Other : {OO_EqualEqual, OO_Spaceship})
-          Add(Other);
-    });
     return true;
-  }
-  /// Where one of \p Args is a `__shared__` variable or a parameter of the
-  /// function scanned as the model reads an argument
-  /// (SharedMemoryCollector.cpp: the variable itself, through parentheses,
-  /// casts and `&`), what may receive it and at which positions (the
-  /// argument's; every one from a pack expanded before it on), as \p Fill
-  /// says, into the stretch's SharedArgsTo or ParamArgsTo. A conversion the
-  /// template does not resolve (`T(p)`) may be a constructor's call too.
-  template <typename Range, typename Fill>
-  void passes(const Range &Args, Fill F) {
-    unsigned Index = 0;
-    std::optional<unsigned> Pack;
-    for (const Expr *Arg : Args) {
-      if (!Pack && isa<PackExpansionExpr>(Arg))
-        Pack = Index;
-      const Positions At = Pack ? positionOf(*Pack, true) : positionOf(Index);
-      ++Index;
-      bool Converts = false;
-      const ParmVarDecl *Param = nullptr;
-      Receivers *To = nullptr;
-      switch (argumentOf(Arg, Converts, Param)) {
-      case Argument::Shared:
-        To = &target().SharedArgsTo;
-        break;
-      case Argument::Parameter:
-        if (Param->getDeclContext() != Fn)
-          continue; // a lambda's: Names::ParamArgsTo
-        To = &paramReceivers(positionOf(Param->getFunctionScopeIndex()));
-        break;
-      case Argument::Other:
-        continue;
-      }
-      F(*To, At);
-      if (Converts)
-        To->Constructors |= positionOf(0);
-    }
-  }
-  /// Where the parameters \p Passed go, in the stretch's ParamArgsTo.
-  Receivers &paramReceivers(Positions Passed) {
-    auto &All = target().ParamArgsTo;
-    for (auto &[Params, R] : All)
-      if (Params == Passed)
-        return R;
-    All.emplace_back(Passed, Receivers());
-    return All.back().second;
-  }
-  enum class Argument { Other, Shared, Parameter };
-  Argument argumentOf(const Expr *E, bool &Converts,
-                      const ParmVarDecl *&Param) const {
-    for (unsigned Depth = 0; E && Depth < 16; ++Depth) {
-      E = E->IgnoreParenImpCasts();
-      if (const auto *C = dyn_cast<ExplicitCastExpr>(E)) {
-        E = C->getSubExpr();
-      } else if (const auto *U = dyn_cast<UnaryOperator>(E);
-                 U && U->getOpcode() == UO_AddrOf) {
-        E = U->getSubExpr();
-      } else if (const auto *P = dyn_cast<PackExpansionExpr>(E)) {
-        E = P->getPattern();
-      } else if (const auto *C = dyn_cast<CXXUnresolvedConstructExpr>(E);
-                 C && C->getNumArgs() == 1) {
-        // `T(p)`: a cast, or a construction.
-        Converts = true;
-        E = C->getArg(0);
-      } else if (const auto *P = dyn_cast<ParenListExpr>(E);
-                 P && P->getNumExprs() == 1) {
-        Converts = true;
-        E = P->getExpr(0);
-      } else {
-        break;
-      }
-    }
-    if (const auto *R = dyn_cast_or_null<DeclRefExpr>(E)) {
-      const ValueDecl *D = R->getDecl();
-      if (isShared(D))
-        return Argument::Shared;
-      // A template argument may be a `__shared__` variable's address.
-      if (const auto *P = dyn_cast<NonTypeTemplateParmDecl>(D);
-          P &&
-          (P->getType()->isPointerType() || P->getType()->isReferenceType() ||
-           P->getType()->isDependentType()))
-        return Argument::Shared;
-      if ((Param = dyn_cast<ParmVarDecl>(D)))
-        return Argument::Parameter;
-    } else if (const auto *L = dyn_cast_or_null<UnresolvedLookupExpr>(E)) {
-      for (const NamedDecl *D : L->decls())
-        if (const auto *VT = dyn_cast<VarTemplateDecl>(D->getUnderlyingDecl());
-            VT && isShared(VT->getTemplatedDecl()))
-          return Argument::Shared;
-      if (L->getName().isIdentifier() &&
-          SharedNames.count(nameOf(L->getName())))
-        return Argument::Shared;
-    }
-    return Argument::Other;
-  }
-  /// What \p E, with arguments \p A, may call, receiving an argument at the
-  /// positions \p At.
-  void callReceivers(const CallExpr *E, Arities A, Positions At,
-                     Receivers &R) const {
-    const std::string Call =
-        nameOf(Ctx.DeclarationNames.getCXXOperatorName(OO_Call));
-    // A member operator's object is its first argument.
-    if (isa<CXXOperatorCallExpr>(E))
-      At = AnyPosition & (At | At >> 1);
-    if (const FunctionDecl *FD = E->getDirectCallee())
-      R.Calls[nodeOf(FD)] |= At;
-    // Resolved when instantiated: an argument may be converted to the
-    // parameter's class then (its constructor's first parameter).
-    if (E->isInstantiationDependent())
-      R.Constructors |= positionOf(0);
-    auto ByName = [&](const std::string &Name, Arities Called) {
-      auto &Entry = R.ByName[Name];
-      Entry.first |= Called;
-      Entry.second |= At;
-    };
-    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
-      ByName(nameOf(Ctx.DeclarationNames.getCXXOperatorName(
-                 Op->getOperator())),
-             AnyArity);
-      return;
-    }
-    const Expr *Callee = E->getCallee()->IgnoreParenImpCasts();
-    if (const auto *O = dyn_cast<OverloadExpr>(Callee)) {
-      for (const NamedDecl *D : O->decls())
-        if (const auto *FD = dyn_cast<FunctionDecl>(D->getUnderlyingDecl()))
-          R.Calls[nodeOf(FD)] |= At;
-        else if (const auto *FT =
-                     dyn_cast<FunctionTemplateDecl>(D->getUnderlyingDecl()))
-          R.Calls[nodeOf(FT->getTemplatedDecl())] |= At;
-      ByName(nameOf(O->getName()), A);
-    } else if (const auto *M = dyn_cast<CXXDependentScopeMemberExpr>(Callee)) {
-      ByName(nameOf(M->getMember()), A);
-      ByName(Call, A); // a data member's call operator
-    } else if (const auto *D = dyn_cast<DependentScopeDeclRefExpr>(Callee)) {
-      ByName(nameOf(D->getDeclName()), A);
-      ByName(Call, A);
-    } else if (const auto *Ref = dyn_cast<DeclRefExpr>(Callee)) {
-      if (isa<NonTypeTemplateParmDecl>(Ref->getDecl()))
-        R.Any |= At; // a function passed as a template argument
-      else if (!isa<FunctionDecl>(Ref->getDecl()))
-        ByName(Call, A); // a functor
-    } else if (const auto *M = dyn_cast<MemberExpr>(Callee)) {
-      if (!isa<FunctionDecl>(M->getMemberDecl()))
-        ByName(Call, A);
-    } else if (!E->getDirectCallee()) {
-      ByName(Call, A); // an object of a type known when instantiated
-    }
   }
   void unresolvedOperator(OverloadedOperatorKind K) {
     if (K != OO_None)

@@ -39,9 +39,7 @@ namespace matchers {
 
 /// Parameter positions, as a mask: bit N for the parameter at index N (a
 /// function parameter pack's bit standing for every parameter it expands to),
-/// the last bit for 63 or more. In a call, the positions an argument may take
-/// (a member operator's object is not a parameter; a pack expanded before it
-/// moves it).
+/// the last bit for 63 or more.
 using Positions = uint64_t;
 constexpr Positions AnyPosition = ~Positions(0);
 /// The position \p Index, or \p Index and every one after it (\p AndAfter).
@@ -49,21 +47,6 @@ inline Positions positionOf(unsigned Index, bool AndAfter = false) {
   const Positions At = Positions(1) << (Index < 63 ? Index : 63);
   return AndAfter ? ~(At - 1) : At;
 }
-
-/// The functions that may receive an argument, each with the positions it
-/// may receive it at: resolved (their closure nodes), by name (each with the
-/// numbers of arguments, as in Names::Unresolved), any constructor (a
-/// construction or conversion whose class is known only when instantiated),
-/// or any function at all (a call through a template argument). No
-/// positions: none of that kind.
-struct Receivers {
-  llvm::SmallDenseMap<const clang::FunctionDecl *, Positions, 2> Calls;
-  /// Each name with the numbers of arguments and the positions (OR-ed over
-  /// the calls of that name).
-  llvm::StringMap<std::pair<uint32_t, Positions>> ByName;
-  Positions Constructors = 0;
-  Positions Any = 0;
-};
 
 /// What one stretch of code names and does, seen through everything Clang
 /// keeps of it: expressions, types written (decltype, sizeof), lambda bodies.
@@ -95,22 +78,9 @@ struct Names {
   /// them, or one that leads to it.
   llvm::SmallPtrSet<const clang::Decl *, 8> Mentions;
   /// The parameters of the function scanned that it names (lambdas'
-  /// parameters are not among them).
+  /// parameters are not among them): a statement naming one that may receive
+  /// a `__shared__` variable is kept (ArgumentFlow.h).
   Positions ParamsNamed = 0;
-  /// Where a `__shared__` variable is itself an argument (`f(tile)`,
-  /// `f(&tile)`, through casts): the model counts it only where the callee
-  /// uses that parameter (SharedMemoryCollector.cpp), so the callee's uses
-  /// of that parameter must not be sliced away.
-  Receivers SharedArgsTo;
-  /// The same for a parameter of the function scanned passed on as an
-  /// argument (in its own code, or in a lambda's): a parameter passed only
-  /// where it is unused is unused. Each entry: the parameters passed (a
-  /// Positions mask of the function's own) and where they go. What a lambda
-  /// passes its own parameters on to is not followed: who calls a lambda with
-  /// what cannot be told by name (CuTe's `for_each` hands every argument to
-  /// any `operator()`); the model's question is checked instead
-  /// (BodySlicer::droppedUses).
-  llvm::SmallVector<std::pair<Positions, Receivers>, 1> ParamArgsTo;
   /// Kept where it is written, without reaching shared memory itself: a
   /// launch (device-side launches need -rdc), an allocator call by name.
   bool KeptHere = false;

@@ -88,8 +88,9 @@ TEST_F(ResultCacheTest, AHeaderEditInvalidatesExactlyTheUnitsThatReadIt) {
       << "a.cu on both architectures, not b.cu";
   nlohmann::json J = json(R);
   for (const auto &K : J["kernels"])
-    if (K["name"] == "a")
+    if (K["name"] == "a") {
       EXPECT_EQ(K["static_smem_bytes"], 2048) << "the new header's figure";
+    }
   // Touching a file without changing it keeps the entries (its content is the
   // same).
   write("tile.cuh", "#pragma once\nconstexpr int kTile = 512;\n");

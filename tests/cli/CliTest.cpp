@@ -191,8 +191,9 @@ __global__ void staged(const float *in, float *out) {
   for (const auto &N : J["diagnostics"][0]["notes"]) {
     const std::string M = N["message"];
     RowsNote |= M.find("with ROWS") != std::string::npos;
-    if (M.find("with ROWS") != std::string::npos)
+    if (M.find("with ROWS") != std::string::npos) {
       EXPECT_FALSE(N.contains("fix")) << N.dump();
+    }
     if (!N.contains("fix"))
       continue;
     Fixes.push_back(N["fix"]["title"]);
@@ -477,8 +478,9 @@ TEST_F(CliTest, UnreadableAndDirectoryInputs) {
   CommandResult R = tilefit({"--arch=sm_90", K, Dir + "/dir.cu", "--"});
   ::chmod(K.c_str(), 0644);
   EXPECT_EQ(R.Status, 2);
-  if (::geteuid() != 0) // root reads anything
+  if (::geteuid() != 0) { // root reads anything
     EXPECT_NE(R.Out.find("locked.cu"), std::string::npos) << R.Out;
+  }
   EXPECT_NE(R.Out.find("is not a regular file"), std::string::npos) << R.Out;
 }
 
@@ -952,8 +954,9 @@ TEST_F(CliTest, ExampleProjectMatchesPtxasPerArchitecture) {
             (std::vector<std::string>{"sm_89 tilefit-capacity dynamic.cu",
                                       "sm_89 tilefit-optin dynamic.cu"}));
   for (const auto &K : J["kernels"])
-    if (K["name"] == "histogram")
+    if (K["name"] == "histogram") {
       EXPECT_EQ(K["dynamic_smem"]["launches"][0]["bytes"], 4096);
+    }
 
   // Build it: one compile at a time so that ptxas's lines do not interleave.
   CommandResult B = runCommand({"cmake", "--build", Dir + "/example", "-j1"});

@@ -149,8 +149,9 @@ TEST_F(RealCodeTest, EveryUnitParsesAndEveryKernelHasPtxassFigure) {
           << U.File << ": " << K.dump();
       EXPECT_EQ(K["static_smem_bytes"].get<uint64_t>(), Bytes)
           << U.File << ": " << Mangled;
-      if (std::string(U.Status) == "partial")
+      if (std::string(U.Status) == "partial") {
         EXPECT_EQ(K["unit_has_errors"], true) << Mangled;
+      }
     }
     for (const auto &[Mangled, K] : Ours)
       ADD_FAILURE() << U.File << ": tilefit reports " << Mangled
@@ -238,8 +239,9 @@ TEST_F(RealCodeTest, BankConflictsAreWhereTheirAuthorsSawThem) {
                 D.Kernel.rfind("reduce0", 0) == 0 ||
                 (D.Kernel.rfind("sgemmResolveBankConflicts", 0) == 0 &&
                  D.Message.find("read `Bs") != std::string::npos);
-    if (D.Kernel.rfind("transposeCoalesced", 0) == 0)
+    if (D.Kernel.rfind("transposeCoalesced", 0) == 0) {
       EXPECT_NE(D.Message.find("32-way"), std::string::npos) << D.Message;
+    }
   }
   EXPECT_GT(Warnings, 0u);
   EXPECT_EQ(OnTheFix, 0u);

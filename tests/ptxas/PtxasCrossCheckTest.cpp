@@ -182,10 +182,11 @@ TEST_P(PtxasCrossCheck, FiguresEqualPtxas) {
       ++Checked;
       EXPECT_TRUE(K.StaticBytes.has_value())
           << Arch << ": " << K.Name << ": " << K.UnknownReason;
-      if (K.StaticBytes)
+      if (K.StaticBytes) {
         EXPECT_EQ(*K.StaticBytes, Bytes)
             << Arch << ": kernel " << K.Name << " (" << Mangled << "): tilefit "
             << *K.StaticBytes << ", ptxas " << Bytes;
+      }
     }
     for (const auto &[Mangled, K] : Ours)
       if (!F.PtxasUnchecked.count(K->Name))

@@ -131,13 +131,32 @@ TEST(BodySlicing, AnInitializerThatReachesMakesItsClassParsedAgainWhole) {
 }
 
 // A `__shared__` variable passed through a lambda's parameter to a sliced
-// template's parameter, whose uses the slicer does not keep (it does not
-// follow lambdas' parameters): the model finds the parameter unused, slicing
-// left its uses out, and the unit is parsed again whole, saying where.
-TEST(BodySlicing, AParameterSlicingLeftUnusedIsParsedAgainWhole) {
+// template's parameter: the call resolves to the lambda's call operator, whose
+// body passes the parameter on, so the template keeps its uses of it and
+// nothing is parsed again.
+TEST(BodySlicing, AParameterALambdaPassesSharedMemoryToKeepsItsUses) {
   for (const char *Std : {"-std=c++17", "-std=c++20"}) {
     SCOPED_TRACE(Std);
     auto Facts = parseFile(slicingFixture("shared_argument_through_lambda.cu"),
+                           {Std}, {"sm_80"}, environment());
+    ASSERT_EQ(Facts.size(), 1u);
+    const TranslationUnitFacts &TU = Facts.front();
+    ASSERT_FALSE(TU.Failed);
+    EXPECT_TRUE(TU.Slicing.Enabled);
+    EXPECT_TRUE(TU.Slicing.Fallback.empty()) << describe(TU.Slicing.Fallback);
+    ASSERT_EQ(TU.Vars.size(), 1u);
+    EXPECT_TRUE(instantiated(TU, "store<3>"));
+  }
+}
+
+// A `__shared__` variable passed to a sliced specialization's parameter by a
+// call Clang builds after the specialization, which was sliced without that
+// parameter's uses: the model finds the parameter unused, slicing left its
+// uses out, and the unit is parsed again whole, saying where.
+TEST(BodySlicing, AParameterSlicingLeftUnusedIsParsedAgainWhole) {
+  for (const char *Std : {"-std=c++17", "-std=c++20"}) {
+    SCOPED_TRACE(Std);
+    auto Facts = parseFile(slicingFixture("shared_argument_built_later.cu"),
                            {Std}, {"sm_80"}, environment());
     ASSERT_EQ(Facts.size(), 1u);
     const TranslationUnitFacts &TU = Facts.front();
@@ -147,7 +166,7 @@ TEST(BodySlicing, AParameterSlicingLeftUnusedIsParsedAgainWhole) {
         << describe(TU.Slicing.Fallback);
     EXPECT_EQ(TU.Slicing.Fallback.Args,
               (std::vector<std::string>{"buf", "store<3>"}));
-    ASSERT_EQ(TU.Vars.size(), 1u);
+    EXPECT_EQ(TU.Vars.size(), 2u);
     EXPECT_TRUE(instantiated(TU, "store<3>"));
   }
 }

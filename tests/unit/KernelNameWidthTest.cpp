@@ -167,9 +167,10 @@ TEST(KernelNameWidthTest, SharedShortFormsAreNumberedAndMessagesFollow) {
   EXPECT_LE(Column, 2 * 60u);
   std::istringstream In(Text.str());
   for (std::string Line; std::getline(In, Line);)
-    if (Line.rfind("gemm_device", 0) == 0)
+    if (Line.rfind("gemm_device", 0) == 0) {
       EXPECT_LE(Line.size(), Column + 2 + std::string("8 KiB").size() * 2 + 2)
           << Line;
+    }
 }
 
 } // namespace

@@ -290,8 +290,9 @@ TEST(PartialUnitTest, JsonSaysPartialAndReadsBack) {
       EXPECT_NE(K["unknown_reason"].get<std::string>().find("bias"),
                 std::string::npos);
     }
-    if (K["name"] == "intact")
+    if (K["name"] == "intact") {
       EXPECT_EQ(K["unit_has_errors"], true);
+    }
   }
   auto Back = readJsonReport(OS.str(), "r.json");
   ASSERT_TRUE(static_cast<bool>(Back)) << Back.error();

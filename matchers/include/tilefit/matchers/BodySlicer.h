@@ -20,9 +20,11 @@
 // is a `using` or a `static_assert` on constants; names a parameter that may
 // receive a `__shared__` variable as an argument, or that one is passed on to
 // (whether a parameter is used decides whether such an argument counts;
-// SliceClosure.h's ParamsMatter, position by position), or a parameter of a
-// function whose register view stays exact only so; or declares a local a
-// kept statement uses.
+// ArgumentFlow.h, for each specialization through the calls Clang resolved in
+// the code built before it), or a parameter of a function whose register view
+// stays exact only so; or declares a local a kept statement uses. A template
+// is sliced as its first specialization is instantiated, and sliced again
+// where a later one's parameters receive more.
 // Control statements around a kept statement are kept with their conditions.
 //
 // Nothing is sliced where the closure cannot be trusted: a constructor with
@@ -40,7 +42,8 @@
 // default constructor or lambda; the unit is then parsed again whole, as it is
 // when Clang reports an error while instantiating sliced templates, and as it
 // is where the model finds a parameter unused whose uses slicing left out
-// (droppedUses: ParamsMatter does not follow lambdas' parameters).
+// (droppedUses: a call that passes it shared memory was built after the
+// callee).
 //
 // What slicing costs: the per-thread arrays of locals whose types are deduced
 // (CuTe's fragments), and of the functions such statements call, are not
@@ -77,6 +80,7 @@ class Stmt;
 namespace tilefit {
 namespace matchers {
 
+class ArgumentFlow;
 struct Names;
 namespace slicing {
 struct UnitClosure;
@@ -146,6 +150,10 @@ public:
   /// decides still reads every template's body.)
   void beforeInstantiating(const clang::FunctionDecl *FD);
 
+  /// Just after Sema instantiated \p FD's body: reads which of its callees'
+  /// parameters may receive shared memory through it (ArgumentFlow.h).
+  void afterInstantiating(const clang::FunctionDecl *FD);
+
   /// After instantiation: false when \p FD, instantiated from a sliced
   /// template, has a type among its template arguments (or its class's) that
   /// leads to a default constructor reaching shared memory. A statement left
@@ -154,11 +162,10 @@ public:
 
   /// Whether \p FD, instantiated from a sliced template, lost uses of its
   /// parameter at \p Index: statements that named it were left out. The
-  /// slicer keeps the uses of the parameters it sees receive a `__shared__`
-  /// variable (SliceClosure.h's ParamsMatter), but not of those one reaches
-  /// through a lambda's parameters; where the model finds such a parameter
-  /// unused (SharedMemoryCollector.cpp), the unit is to be parsed again
-  /// whole.
+  /// slicer keeps the uses of the parameters the calls built before a
+  /// specialization pass shared memory to (ArgumentFlow.h), not of those a
+  /// call built after it does; where the model finds such a parameter unused
+  /// (SharedMemoryCollector.cpp), the unit is to be parsed again whole.
   bool droppedUses(const clang::FunctionDecl *FD, unsigned Index) const;
   /// For a function instantiated from a sliced template: the statements left
   /// uninstantiated that may hold per-thread arrays; 0 otherwise.
@@ -190,8 +197,18 @@ private:
   llvm::DenseMap<const clang::FunctionDecl *, clang::FunctionDecl *> Unsliced;
   clang::ASTContext *Ctx = nullptr;
   bool Relocatable = false;
-  /// Where a statement was replaced, and by what it was.
-  std::vector<std::pair<clang::Stmt **, clang::Stmt *>> Replaced;
+  /// Where a statement was replaced, and by what it was, per template (its
+  /// closure node).
+  llvm::DenseMap<const clang::FunctionDecl *,
+                 std::vector<std::pair<clang::Stmt **, clang::Stmt *>>>
+      Replaced;
+  /// The templates sliced (closure nodes), each with the declaration with its
+  /// body and the parameters whose uses it kept (a Positions mask).
+  llvm::DenseMap<const clang::FunctionDecl *,
+                 std::pair<clang::FunctionDecl *, uint64_t>>
+      KeptWith;
+  /// Which parameters may receive shared memory (ArgumentFlow.h).
+  std::unique_ptr<ArgumentFlow> Flow;
   Reaching Reach;
   BodySlicing Summary;
 };
