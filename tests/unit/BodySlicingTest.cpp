@@ -246,6 +246,38 @@ template __global__ void k<3>(float *);
       << describe(Facts.front().Slicing.Fallback);
 }
 
+// Sema instantiates what a kernel launched from host code calls while it is
+// still inside the kernel's instantiation: the specializations it reaches,
+// through a parameter passed on, keep their uses of the parameters that
+// receive the tile (nothing is parsed again), and what cannot reach is left
+// out.
+TEST_F(BodySlicingDir, ACalleeInstantiatedInsideItsCallerKeepsWhatItReceives) {
+  const std::string Source = R"(
+template <int N> __device__ void store(float *buf, float *out) {
+  __shared__ float scratch[N];
+  scratch[threadIdx.x % N] = out[threadIdx.x];
+  __syncthreads();
+  out[threadIdx.x] += scratch[(threadIdx.x + 1) % N];
+  buf[threadIdx.x % 32] = out[threadIdx.x] * N;
+  __syncthreads();
+  out[threadIdx.x] = buf[(threadIdx.x + 1) % 32];
+}
+template <int N> __device__ void relay(float *dst, float *out) { store<N>(dst, out); }
+template <int N> __device__ float scale(const float *out) { return out[0] * N; }
+template <int N> __global__ void k(float *out) {
+  __shared__ float tile[32];
+  relay<N>(tile, out);
+  out[1] = scale<N>(out);
+}
+void launch(float *out) { k<3><<<1, 32>>>(out); }
+)";
+  const std::string File = write("nested.cu", Source);
+  for (const char *Std : {"-std=c++17", "-std=c++20"}) {
+    SCOPED_TRACE(Std);
+    expectSlicedAsWhole(File, {Std}, "store<3>", "scale<3>");
+  }
+}
+
 // C++20 calls `operator==` for `a != b` (a rewritten comparison): an
 // `operator==` that reaches shared memory keeps the statement with `!=`, and
 // the figure is the whole parse's (ptxas: 128 bytes).
