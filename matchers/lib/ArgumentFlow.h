@@ -49,9 +49,9 @@ public:
 
 private:
   struct Edge {
-    unsigned From;                  ///< the parameter passed on
-    const clang::FunctionDecl *To;  ///< the callee, canonical
-    unsigned At;                    ///< the callee's parameter
+    unsigned From;                 ///< the parameter passed on
+    const clang::FunctionDecl *To; ///< the callee, canonical
+    unsigned At;                   ///< the callee's parameter
   };
   friend class ArgumentScan;
   /// \p Callee's parameter \p At may receive shared memory; so may those it
@@ -62,8 +62,7 @@ private:
               const clang::FunctionDecl *To, unsigned At);
 
   llvm::DenseMap<const clang::FunctionDecl *, Positions> Incoming;
-  llvm::DenseMap<const clang::FunctionDecl *, llvm::SmallVector<Edge, 2>>
-      Edges;
+  llvm::DenseMap<const clang::FunctionDecl *, llvm::SmallVector<Edge, 2>> Edges;
   llvm::DenseSet<const clang::FunctionDecl *> Scanned;
 };
 

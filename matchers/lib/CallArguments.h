@@ -1,4 +1,4 @@
-//===- CallArguments.h - What a call passes, as the model reads it -*- C++ -*-===//
+//===- CallArguments.h - A call as the model reads it -----------*- C++ -*-===//
 //
 // The model counts a `__shared__` variable passed as an argument only where
 // the callee uses the parameter that receives it (SharedMemoryCollector.cpp's

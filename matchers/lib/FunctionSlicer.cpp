@@ -58,8 +58,8 @@ public:
   FunctionSlicer(ASTContext &Ctx, FunctionDecl *Fn,
                  const llvm::StringSet<> &SharedNames,
                  const llvm::DenseSet<const VarDecl *> &SharedAliases,
-                 Positions ParamsMatter, const Reaching &Reach, OutsideArrays &Outside,
-                 bool Relocatable)
+                 Positions ParamsMatter, const Reaching &Reach,
+                 OutsideArrays &Outside, bool Relocatable)
       : Ctx(Ctx), Fn(Fn), SharedNames(SharedNames),
         SharedAliases(SharedAliases), ParamsMatter(ParamsMatter), Reach(Reach),
         Outside(Outside), Relocatable(Relocatable),
@@ -269,8 +269,8 @@ private:
 
 bool sliceFunction(ASTContext &Ctx, FunctionDecl *Fn, UnitClosure &Closed,
                    Positions ParamsMatter, const Reaching &Reach,
-                   bool Relocatable, unsigned &Dropped,
-                   unsigned &MaybeArrays, Positions &DroppedParams,
+                   bool Relocatable, unsigned &Dropped, unsigned &MaybeArrays,
+                   Positions &DroppedParams,
                    std::vector<std::pair<Stmt **, Stmt *>> &Replaced) {
   FunctionSlicer S(Ctx, Fn, Closed.SharedNames, Closed.SharedAliases,
                    ParamsMatter, Reach, *Closed.Outside, Relocatable);
