@@ -119,6 +119,10 @@ std::string inputsPath(const std::string &Pch) { return Pch + ".inputs"; }
 /// (recordPrefixScope).
 std::string scopePath(const std::string &Pch) { return Pch + ".scope"; }
 
+/// Where a prefix keeps the body slicer's record of its declarations
+/// (HeaderPchStore::inventory), made by the first parse that loads it.
+std::string inventoryPath(const std::string &Pch) { return Pch + ".inv"; }
+
 /// Where a prefix keeps what its preprocessor saw of the directives a parse
 /// must see itself (PrefixDirectives).
 std::string directivesPath(const std::string &Pch) { return Pch + ".pp"; }
@@ -492,6 +496,8 @@ std::string HeaderPchStore::build(const clang::CompilerInvocation &Invocation,
       List += File + "\t" + stamp(File) + "\n";
     writeFileAtomically(refusedPath(Path), List);
   }
+  // A record made for the header this one replaces names other IDs.
+  sys::fs::remove(inventoryPath(Path));
   if (!Ok || sys::fs::rename(Temp, Path)) {
     sys::fs::remove(Temp);
     cachespace::recount(Dir);
@@ -531,6 +537,30 @@ std::string HeaderPchStore::scope(const std::string &Path) {
   return Record;
 }
 
+std::string HeaderPchStore::inventory(const std::string &Path) {
+  // Not kept in memory: the first parse of a run may store it, and the
+  // record is read once per parse. It names the header's declarations by
+  // their IDs, which only that very header gives them: it starts with the
+  // header's stamp.
+  auto Buffer = MemoryBuffer::getFile(inventoryPath(Path), /*IsText=*/false,
+                                      /*RequiresNullTerminator=*/false);
+  if (!Buffer)
+    return "";
+  StringRef Bytes = (*Buffer)->getBuffer();
+  const std::string Stamp = stamp(Path) + "\n";
+  if (!Bytes.consume_front(Stamp))
+    return "";
+  return Bytes.str();
+}
+
+void HeaderPchStore::storeInventory(const std::string &Path,
+                                    const std::string &Record) {
+  if (Record.empty() || stamp(Path) == "-")
+    return;
+  writeFileAtomically(inventoryPath(Path), stamp(Path) + "\n" + Record);
+  cachespace::recount(Dir);
+}
+
 PrefixDirectives HeaderPchStore::directives(const std::string &Path) {
   std::lock_guard<std::mutex> Guard(Lock);
   auto It = Directives.find(Path);
@@ -554,6 +584,7 @@ void HeaderPchStore::discard(const std::string &Path) {
   sys::fs::remove(inputsPath(Path));
   sys::fs::remove(scopePath(Path));
   sys::fs::remove(directivesPath(Path));
+  sys::fs::remove(inventoryPath(Path));
   cachespace::recount(Dir);
 }
 

@@ -103,6 +103,9 @@ public:
   /// left out.
   const std::vector<clang::Decl *> &handed() const { return Decls; }
 
+  /// What the parse loads in place of headers.
+  const LoadedHeaders &loaded() const { return Loaded; }
+
 private:
   LoadedHeaders Loaded;
   std::vector<clang::Decl *> Decls;
@@ -386,8 +389,19 @@ public:
               },
               Own))
         Scope.push_back(D);
+    // A precompiled prefix's declarations are read once, by the first parse
+    // that loads it, and what the slicer needs of them recorded beside it
+    // for the next ones.
+    const LoadedHeaders &Loaded = TopLevel.loaded();
+    std::string Record;
     Slicer->slice(Ctx, Scope, !Outcome.Errors->errors().empty(),
-                  Outcome.Relocatable);
+                  Outcome.Relocatable, Loaded.Inventory,
+                  Loaded.StoreInventory && !InventoryStored ? &Record
+                                                            : nullptr);
+    if (!Record.empty()) {
+      Loaded.StoreInventory(Record);
+      InventoryStored = true;
+    }
   }
 
   /// Sema is about to instantiate \p FD.
@@ -449,6 +463,7 @@ private:
   ParseOutcome &Outcome;
   std::optional<matchers::BodySlicer> Slicer;
   size_t SlicedAt = 0;
+  bool InventoryStored = false;
 };
 
 class CollectAction : public clang::ASTFrontendAction {

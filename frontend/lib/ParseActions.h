@@ -21,6 +21,7 @@
 #include "clang/Basic/SourceLocation.h"
 #include "clang/Frontend/FrontendAction.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -69,6 +70,11 @@ struct LoadedHeaders {
   /// And what its build saw of the directives the parse watches in its own
   /// code (HeaderPchStore::directives): the parse's own, for those headers.
   PrefixDirectives Directives;
+  /// For a prefix: the body slicer's record of its declarations
+  /// (HeaderPchStore::inventory; empty if none), and where to keep one the
+  /// parse makes (null: nowhere).
+  std::string Inventory;
+  std::function<void(const std::string &)> StoreInventory;
 };
 
 /// The device-side parse: every fact of the unit into \p Out.

@@ -36,7 +36,21 @@ public:
   std::string
       UnsavedDigest; ///< Of the unsaved buffers among the inputs, when built.
   std::string FailedText; ///< Build failed for this preamble text (no PCH).
+  /// PreambleStore::inventory; parses on other threads may load it.
+  mutable std::mutex InventoryLock;
+  mutable std::string Inventory;
 };
+
+std::string PreambleStore::inventory(const Preamble &P) {
+  std::lock_guard<std::mutex> G(P.InventoryLock);
+  return P.Inventory;
+}
+
+void PreambleStore::storeInventory(const Preamble &P,
+                                   const std::string &Record) {
+  std::lock_guard<std::mutex> G(P.InventoryLock);
+  P.Inventory = Record;
+}
 
 struct PreambleStore::Slot {
   std::string Key;

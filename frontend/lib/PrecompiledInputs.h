@@ -61,10 +61,19 @@ public:
     LoadedHeaders Loaded;
     if (UsedPreamble) {
       Loaded.OwnHeaders = true;
+      Loaded.Inventory = PreambleStore::inventory(*UsedPreamble);
+      Loaded.StoreInventory = [P = UsedPreamble](const std::string &Record) {
+        PreambleStore::storeInventory(*P, Record);
+      };
     } else if (llvm::sys::path::filename(UsedPch).starts_with("prefix-")) {
       Loaded.OwnHeaders = true;
       Loaded.PrefixScope = Store->scope(UsedPch);
       Loaded.Directives = Store->directives(UsedPch);
+      Loaded.Inventory = Store->inventory(UsedPch);
+      Loaded.StoreInventory = [Store = Store, Pch = UsedPch](
+                                  const std::string &Record) {
+        Store->storeInventory(Pch, Record);
+      };
     }
     return Create(std::move(Loaded));
   }

@@ -68,6 +68,7 @@ Positions ArgumentFlow::incoming(const FunctionDecl *FD) const {
 }
 
 void ArgumentFlow::receives(const FunctionDecl *Callee, unsigned At) {
+  ++Learnt;
   llvm::SmallVector<std::pair<const FunctionDecl *, unsigned>, 8> Work{
       {Callee, At}};
   while (!Work.empty()) {
@@ -86,6 +87,7 @@ void ArgumentFlow::receives(const FunctionDecl *Callee, unsigned At) {
 
 void ArgumentFlow::passes(const FunctionDecl *From, unsigned Index,
                           const FunctionDecl *To, unsigned At) {
+  ++Learnt;
   Edges[From].push_back({Index, To, At});
   if (incoming(From) & positionOf(indexOf(Index)))
     receives(To, At);

@@ -47,6 +47,10 @@ public:
   /// through the calls read so far.
   Positions incoming(const clang::FunctionDecl *FD) const;
 
+  /// How many times a scan found a call passing shared memory or a parameter
+  /// on: a function whose scan leaves it unchanged passes nothing.
+  unsigned learnt() const { return Learnt; }
+
 private:
   struct Edge {
     unsigned From;                 ///< the parameter passed on
@@ -64,6 +68,7 @@ private:
   llvm::DenseMap<const clang::FunctionDecl *, Positions> Incoming;
   llvm::DenseMap<const clang::FunctionDecl *, llvm::SmallVector<Edge, 2>> Edges;
   llvm::DenseSet<const clang::FunctionDecl *> Scanned;
+  unsigned Learnt = 0;
 };
 
 } // namespace matchers

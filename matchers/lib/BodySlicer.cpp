@@ -47,7 +47,8 @@ BodySlicer::BodySlicer() : Flow(std::make_unique<ArgumentFlow>()) {}
 BodySlicer::~BodySlicer() = default;
 
 void BodySlicer::slice(ASTContext &Ctx, llvm::ArrayRef<Decl *> Scope,
-                       bool HadErrors, bool Relocatable) {
+                       bool HadErrors, bool Relocatable,
+                       llvm::StringRef Recorded, std::string *Record) {
   // A slicing of the declarations parsed so far, for instantiations made
   // before the end of the unit, is undone: the whole unit's closure decides
   // for those made at its end.
@@ -66,22 +67,44 @@ void BodySlicer::slice(ASTContext &Ctx, llvm::ArrayRef<Decl *> Scope,
     Summary.Fallback = Reason(ReasonKind::SliceAfterError);
     return;
   }
+  InventoryRecord In, Out;
+  const bool Using =
+      !Recorded.empty() && InventoryRecord::deserialize(Recorded, In);
+  const bool Recording = Record && !Using;
   auto Closed = std::make_unique<UnitClosure>();
-  Summary.Fallback = closeOver(Ctx, Scope, Relocatable, Reach, *Closed);
+  Summary.Fallback = closeOver(Ctx, Scope, Relocatable, Reach, *Closed,
+                               Using ? &In : nullptr,
+                               Recording ? &Out : nullptr);
   if (!Summary.Fallback.empty())
     return;
   Unit = std::move(Closed);
   summarize();
+  for (const ClosureNode &F : Unit->Nodes)
+    if (F.Sliceable && !Unit->Whole.count(F.FnKey))
+      Unsliced.try_emplace(F.Node, const_cast<FunctionDecl *>(F.Fn));
+  // The calls templates make are read as they are instantiated; the
+  // functions that are not templates are read now (those a record holds,
+  // where they pass anything on).
   for (const FunctionNode &F : Unit->Functions) {
-    if (sliceable(F.Fn) && !Unit->Whole.count(F.Fn))
-      Unsliced.try_emplace(nodeOf(F.Fn), F.Fn);
-    // The calls templates make are read as they are instantiated.
-    if (!F.Fn->isTemplated())
-      Flow->scan(F.Fn);
+    if (F.Fn->isTemplated())
+      continue;
+    const unsigned Before = Flow->learnt();
+    Flow->scan(F.Fn);
+    if (Recording && F.Fn->isFromASTFile() && Flow->learnt() != Before)
+      Out.Input.Flowing.push_back(keyOf(F.Fn));
+  }
+  for (const FunctionDecl *Fn : Unit->Flowing)
+    Flow->scan(Fn);
+  if (Recording && !Out.NameTable.empty()) {
+    *Record = Out.serialize();
+    Summary.HeaderRecord = "made";
+  } else if (Unit->FromRecord) {
+    Summary.HeaderRecord = "read";
   }
   // What each function names is the bulk of the closure, and slicing one
   // needs none of it: not kept through the instantiations.
   std::vector<FunctionNode>().swap(Unit->Functions);
+  std::vector<ClosureNode>().swap(Unit->Nodes);
 }
 
 void BodySlicer::beforeInstantiating(const FunctionDecl *FD) {
@@ -95,9 +118,15 @@ void BodySlicer::beforeInstantiating(const FunctionDecl *FD) {
   // The parameters of this specialization that may receive shared memory, as
   // the pattern's (a pack's specializations are the pack).
   Positions Matter = parametersAt(Pattern, Flow->incoming(FD));
-  if (auto It = Unsliced.find(Node); It != Unsliced.end()) {
+  if (auto It = Unsliced.find(keyOf(Node)); It != Unsliced.end()) {
     Fn = It->second;
     Unsliced.erase(It);
+    // Recorded with a precompiled header: its declaration with the body.
+    for (FunctionDecl *R : Pattern->redecls())
+      if (!Fn && R->doesThisDeclarationHaveABody())
+        Fn = R;
+    if (!Fn)
+      return;
   } else if (auto Kept = KeptWith.find(Node);
              Kept != KeptWith.end() && (Matter & ~Kept->second.second)) {
     // Sliced for an earlier specialization, whose parameters received less:
@@ -157,7 +186,7 @@ static bool leadsToReachingType(QualType T, const Reaching &Reach,
     return false;
   if (R->isLambda())
     return Reach.Lambdas;
-  if (Reach.Forming.count(normalizedType(R)))
+  if (Reach.Forming.count(keyOf(normalizedType(R))))
     return true;
   if (const auto *S = dyn_cast<ClassTemplateSpecializationDecl>(R))
     for (const TemplateArgument &A : S->getTemplateArgs().asArray())

@@ -57,7 +57,7 @@ class FunctionSlicer {
 public:
   FunctionSlicer(ASTContext &Ctx, FunctionDecl *Fn,
                  const llvm::StringSet<> &SharedNames,
-                 const llvm::DenseSet<const VarDecl *> &SharedAliases,
+                 const llvm::DenseSet<DeclKey> &SharedAliases,
                  Positions ParamsMatter, const Reaching &Reach,
                  OutsideArrays &Outside, bool Relocatable)
       : Ctx(Ctx), Fn(Fn), SharedNames(SharedNames),
@@ -200,10 +200,10 @@ private:
     if (N.DefaultConstructsUnknown && Reach.DefaultConstructor)
       return true;
     for (const Decl *D : N.DefaultConstructed)
-      if (Reach.Forming.count(D))
+      if (Reach.Forming.count(keyOf(D)))
         return true;
     for (const Decl *D : N.Mentions)
-      if (Reach.Forming.count(D))
+      if (Reach.Forming.count(keyOf(D)))
         return true;
     return false;
   }
@@ -252,7 +252,7 @@ private:
   ASTContext &Ctx;
   FunctionDecl *Fn;
   const llvm::StringSet<> &SharedNames;
-  const llvm::DenseSet<const VarDecl *> &SharedAliases;
+  const llvm::DenseSet<DeclKey> &SharedAliases;
   /// The parameters that may receive a `__shared__` variable.
   const Positions ParamsMatter;
   const Reaching &Reach;

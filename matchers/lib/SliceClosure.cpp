@@ -16,6 +16,8 @@
 //===----------------------------------------------------------------------===//
 #include "SliceClosure.h"
 
+#include "FunctionSlicer.h"
+
 #include "tilefit/matchers/ScopeFacts.h"
 
 #include "clang/AST/ASTContext.h"
@@ -23,6 +25,7 @@
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -45,8 +48,10 @@ public:
   bool shouldVisitImplicitCode() const { return false; }
 
   bool VisitVarDecl(VarDecl *VD) {
-    if (VD->hasAttr<CUDASharedAttr>())
+    if (VD->hasAttr<CUDASharedAttr>()) {
       SharedNames.insert(VD->getName());
+      SharedVars.push_back(VD);
+    }
     else if (!VD->isLocalVarDecl() && !isa<ParmVarDecl>(VD) && VD->getInit())
       Initialized.push_back(VD);
     return true;
@@ -90,6 +95,7 @@ public:
   }
 
   llvm::StringSet<> SharedNames;
+  std::vector<VarDecl *> SharedVars;
   std::vector<Decl *> Types;
   std::vector<FunctionDecl *> Functions;
   std::vector<VarDecl *> Initialized;
@@ -97,55 +103,80 @@ public:
 };
 
 /// Who names each function and type declaration, by index into
-/// UnitClosure::Functions: the closures follow these edges backwards.
+/// UnitClosure::Nodes: the closures follow these edges backwards.
 struct CallerIndex {
-  llvm::DenseMap<const FunctionDecl *, std::vector<size_t>> CalledBy;
+  llvm::DenseMap<DeclKey, std::vector<size_t>> CalledBy;
   /// Callers by name, each with the numbers of arguments it calls it with.
-  llvm::StringMap<std::vector<std::pair<size_t, Arities>>> CalledByName;
-  llvm::DenseMap<const Decl *, std::vector<size_t>> MentionedBy;
+  llvm::DenseMap<uint32_t, std::vector<std::pair<size_t, Arities>>>
+      CalledByName;
+  llvm::DenseMap<DeclKey, std::vector<size_t>> MentionedBy;
 };
 
 /// For each type declaration, the type declarations that lead to it.
-using TypeLeads = llvm::DenseMap<const Decl *, std::vector<const Decl *>>;
+using TypeLeads = llvm::DenseMap<DeclKey, std::vector<DeclKey>>;
 
-/// Variables outside functions whose initializers name a `__shared__`
-/// variable stand for it.
-llvm::DenseSet<const VarDecl *> sharedAliases(const ASTContext &Ctx,
-                                              const Inventory &Inv,
-                                              const UnitClosure &Unit,
-                                              bool Relocatable) {
-  llvm::DenseSet<const VarDecl *> SharedAliases;
-  const llvm::DenseSet<const VarDecl *> NoAliases;
-  for (VarDecl *VD : Inv.Initialized) {
-    Names N;
-    scanNames(Ctx, Unit.SharedNames, NoAliases, nullptr, VD->getInit(), N, N,
-              Relocatable);
-    if (N.Direct)
-      SharedAliases.insert(VD);
+/// A closure as it is made: Closure's names by NameTable index.
+struct Growing {
+  explicit Growing(Closure &C) : C(C) {}
+  Closure &C;
+  llvm::DenseMap<uint32_t, Arities> ByName;
+
+  bool calls(const ClosureNames &N) const {
+    for (DeclKey F : N.Calls)
+      if (C.Functions.count(F))
+        return true;
+    for (const auto &[Name, A] : N.Unresolved)
+      if (auto It = ByName.find(Name); It != ByName.end() && (It->second & A))
+        return true;
+    return false;
   }
-  return SharedAliases;
+  /// Closure::ByName, from ByName.
+  void publish(const std::vector<std::string> &Table) {
+    for (const auto &[Name, A] : ByName)
+      C.ByName[Table[Name]] |= A;
+  }
+};
+
+/// Reaching::reaches, for the closure's view of a Names.
+bool reaches(const Growing &G, const Reaching &Reach, const ClosureNames &N) {
+  if (N.DefaultConstructsUnknown && Reach.DefaultConstructor)
+    return true;
+  for (DeclKey D : N.DefaultConstructed)
+    if (Reach.Forming.count(D))
+      return true;
+  if (G.calls(N))
+    return true;
+  for (DeclKey D : N.Mentions)
+    if (Reach.Forming.count(D))
+      return true;
+  return false;
 }
 
-/// Why nothing is sliced where a field initializer names a `__shared__`
-/// variable; none where none does.
-Reason sharedFieldInitializer(const ASTContext &Ctx, const Inventory &Inv,
-                              const UnitClosure &Unit, bool Relocatable) {
-  for (FieldDecl *FD : Inv.Fields) {
-    Names N;
-    scanNames(Ctx, Unit.SharedNames, Unit.SharedAliases, nullptr,
-              FD->getInClassInitializer(), N, N, Relocatable);
-    if (N.Direct)
-      return Reason(ReasonKind::SliceFieldInitializer, {FD->getNameAsString()});
-  }
-  return Reason();
+/// The closure's view of \p N. \p Mentions: keep the types it names (the
+/// closure reads them for lambdas and initializers only).
+ClosureNames closureNames(const Names &N, UnitClosure &Unit, bool Mentions) {
+  ClosureNames C;
+  C.Direct = N.Direct;
+  C.DefaultConstructsUnknown = N.DefaultConstructsUnknown;
+  C.ArrayLocal = N.ArrayLocal;
+  C.MaybeArrayLocals = N.MaybeArrayLocals > 0;
+  for (const FunctionDecl *F : N.Calls)
+    C.Calls.push_back(keyOf(F));
+  for (const auto &U : N.Unresolved)
+    C.Unresolved.push_back({Unit.nameIndex(U.getKey()), U.getValue()});
+  for (const Decl *D : N.DefaultConstructed)
+    C.DefaultConstructed.push_back(keyOf(D));
+  if (Mentions)
+    for (const Decl *D : N.Mentions)
+      C.Mentions.push_back(keyOf(D));
+  return C;
 }
 
-/// The type declarations each type declaration leads to: what its written
-/// types name, and for a class, its members' (a class whose member type is a
-/// block primitive leads to it).
-TypeLeads typeLeads(const Inventory &Inv) {
-  TypeLeads LedToBy;
-  for (Decl *D : Inv.Types) {
+/// The type declarations each type declaration of \p Types leads to: what its
+/// written types name, and for a class, its members' (a class whose member
+/// type is a block primitive leads to it); added to \p LedToBy.
+void typeLeads(llvm::ArrayRef<Decl *> Types, TypeLeads &LedToBy) {
+  for (Decl *D : Types) {
     const Decl *Self = normalizedType(D);
     if (!Self)
       continue;
@@ -173,46 +204,58 @@ TypeLeads typeLeads(const Inventory &Inv) {
     }
     for (const Decl *N : Named)
       if (N && N != Self)
-        LedToBy[N].push_back(Self);
+        LedToBy[keyOf(N)].push_back(keyOf(Self));
   }
-  return LedToBy;
 }
 
-/// What each function names, into \p Unit's Functions, and who names what.
-CallerIndex scanFunctions(const ASTContext &Ctx, const Inventory &Inv,
-                          UnitClosure &Unit, bool Relocatable) {
-  std::vector<FunctionNode> &All = Unit.Functions;
-  All.resize(Inv.Functions.size());
+/// The closure's node for \p Fn, with what it names.
+ClosureNode closureNode(const FunctionDecl *Fn, const Names &N,
+                        const Names &Lambdas, UnitClosure &Unit) {
+  ClosureNode C;
+  C.Fn = Fn;
+  C.FnKey = keyOf(Fn);
+  C.Node = keyOf(nodeOf(Fn));
+  C.Name = Unit.nameIndex(nameOf(Fn->getDeclName()));
+  C.Accepts = aritiesOf(Fn);
+  C.DeviceCallable = deviceCallable(Fn);
+  const auto *Ctor = dyn_cast<CXXConstructorDecl>(Fn);
+  if (Ctor && Ctor->isDefaultConstructor())
+    C.DefaultConstructorOf = keyOf(normalizedType(Ctor->getParent()));
+  C.CalledUnnamed = (Ctor && !Ctor->isDefaultConstructor()) ||
+                    isa<CXXDestructorDecl, CXXConversionDecl>(Fn);
+  C.Templated = Fn->isTemplated();
+  C.Sliceable = sliceable(Fn);
+  C.N = closureNames(N, Unit, false);
+  C.Lambdas = closureNames(Lambdas, Unit, true);
+  return C;
+}
+
+/// Who names what, over \p All.
+CallerIndex callers(const std::vector<ClosureNode> &All) {
   CallerIndex Callers;
-  for (size_t I = 0; I < Inv.Functions.size(); ++I) {
-    FunctionNode &F = All[I];
-    F.Fn = Inv.Functions[I];
-    scanNames(Ctx, Unit.SharedNames, Unit.SharedAliases, F.Fn, F.Fn, F.N,
-              F.Lambdas, Relocatable);
-    for (const Names *N : {&F.N, &F.Lambdas}) {
-      for (const FunctionDecl *C : N->Calls)
+  for (size_t I = 0; I < All.size(); ++I)
+    for (const ClosureNames *N : {&All[I].N, &All[I].Lambdas}) {
+      for (DeclKey C : N->Calls)
         Callers.CalledBy[C].push_back(I);
-      for (const auto &C : N->Unresolved)
-        Callers.CalledByName[C.getKey()].push_back({I, C.getValue()});
-      for (const Decl *D : N->DefaultConstructed)
+      for (const auto &[Name, A] : N->Unresolved)
+        Callers.CalledByName[Name].push_back({I, A});
+      for (DeclKey D : N->DefaultConstructed)
         Callers.MentionedBy[D].push_back(I);
     }
-  }
   return Callers;
 }
 
-/// \p FD joins \p C: the callers by name that can now call it (its name, with
-/// a number of arguments it accepts and no function of \p C had accepted).
-std::vector<size_t> newCallersByName(const FunctionDecl *FD, Closure &C,
+/// \p F joins \p G: the callers by name that can now call it (its name, with
+/// a number of arguments it accepts and no function of \p G had accepted).
+std::vector<size_t> newCallersByName(const ClosureNode &F, Growing &G,
                                      const CallerIndex &Callers) {
-  const std::string Name = nameOf(FD->getDeclName());
-  uint32_t &Known = C.ByName[Name];
-  const Arities New = aritiesOf(FD) & ~Known;
+  Arities &Known = G.ByName[F.Name];
+  const Arities New = F.Accepts & ~Known;
   std::vector<size_t> Out;
   if (!New)
     return Out;
   Known |= New;
-  if (auto It = Callers.CalledByName.find(Name);
+  if (auto It = Callers.CalledByName.find(F.Name);
       It != Callers.CalledByName.end())
     for (const auto &[Caller, Called] : It->second)
       if (Called & New)
@@ -228,38 +271,37 @@ std::vector<size_t> newCallersByName(const FunctionDecl *FD, Closure &C,
 /// \p Types: type declarations whose default construction reaches other than
 /// through a constructor of the inventory (closeOverInitializers); a closure
 /// made before is carried on.
-void closeReaching(const std::vector<FunctionNode> &All,
+void closeReaching(const std::vector<ClosureNode> &All,
                    const CallerIndex &Callers, const TypeLeads &LedToBy,
-                   llvm::ArrayRef<const Decl *> Types, Reaching &Reach,
+                   llvm::ArrayRef<DeclKey> Types, Growing &G, Reaching &Reach,
                    std::vector<long> &Through) {
   std::vector<size_t> Work;
-  std::vector<const Decl *> TypeWork;
+  std::vector<DeclKey> TypeWork;
   if (Through.size() != All.size())
     Through.assign(All.size(), -1);
   long From = -1;
   auto Mark = [&](size_t I) {
-    const FunctionDecl *FD = All[I].Fn;
-    if (deviceCallable(FD) && Reach.Functions.insert(nodeOf(FD)).second) {
+    if (All[I].DeviceCallable && Reach.Functions.insert(All[I].Node).second) {
       Through[I] = From;
       Work.push_back(I);
     }
   };
-  auto Leads = [&](const Decl *D) {
+  auto Leads = [&](DeclKey D) {
     if (D && Reach.Forming.insert(D).second)
       TypeWork.push_back(D);
   };
   for (size_t I = 0; I < All.size(); ++I)
     if (All[I].N.Direct || All[I].Lambdas.Direct)
       Mark(I);
-  for (const Decl *D : Types)
+  for (DeclKey D : Types)
     Leads(D);
   while (!Work.empty() || !TypeWork.empty()) {
     if (!TypeWork.empty()) {
-      const Decl *D = TypeWork.back();
+      const DeclKey D = TypeWork.back();
       TypeWork.pop_back();
       From = -1;
       if (auto It = LedToBy.find(D); It != LedToBy.end())
-        for (const Decl *By : It->second)
+        for (DeclKey By : It->second)
           Leads(By);
       if (auto It = Callers.MentionedBy.find(D);
           It != Callers.MentionedBy.end())
@@ -270,17 +312,15 @@ void closeReaching(const std::vector<FunctionNode> &All,
     const size_t I = Work.back();
     Work.pop_back();
     From = static_cast<long>(I);
-    const FunctionDecl *FD = All[I].Fn;
-    if (auto It = Callers.CalledBy.find(nodeOf(FD));
+    if (auto It = Callers.CalledBy.find(All[I].Node);
         It != Callers.CalledBy.end())
       for (size_t C : It->second)
         Mark(C);
-    for (size_t C : newCallersByName(FD, Reach, Callers))
+    for (size_t C : newCallersByName(All[I], G, Callers))
       Mark(C);
-    if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(FD);
-        Ctor && Ctor->isDefaultConstructor()) {
+    if (All[I].DefaultConstructorOf) {
       Reach.DefaultConstructor = true;
-      Leads(normalizedType(Ctor->getParent()));
+      Leads(All[I].DefaultConstructorOf);
     }
   }
 }
@@ -291,87 +331,77 @@ void closeReaching(const std::vector<FunctionNode> &All,
 /// default constructor that reaches makes it (the inventory's constructors read
 /// the initializers themselves, SliceNames.cpp). Until nothing changes: such a
 /// class may lead to another initializer's.
-void closeOverInitializers(const ASTContext &Ctx, const Inventory &Inv,
-                           const UnitClosure &Unit, bool Relocatable,
-                           const std::vector<FunctionNode> &All,
+void closeOverInitializers(const std::vector<InitializerNode> &Inits,
+                           const std::vector<ClosureNode> &All,
                            const CallerIndex &Callers,
-                           const TypeLeads &LedToBy, Reaching &Reach,
-                           std::vector<long> &Through) {
-  std::vector<Names> Inits(Inv.Fields.size());
-  for (size_t I = 0; I < Inv.Fields.size(); ++I)
-    scanNames(Ctx, Unit.SharedNames, Unit.SharedAliases, nullptr,
-              Inv.Fields[I]->getInClassInitializer(), Inits[I], Inits[I],
-              Relocatable);
-  std::vector<bool> Reaches(Inv.Fields.size(), false);
-  std::vector<const Decl *> Types;
+                           const TypeLeads &LedToBy, Growing &G,
+                           Reaching &Reach, std::vector<long> &Through) {
+  std::vector<bool> Reaches(Inits.size(), false);
+  std::vector<DeclKey> Types;
   do {
-    closeReaching(All, Callers, LedToBy, Types, Reach, Through);
+    closeReaching(All, Callers, LedToBy, Types, G, Reach, Through);
     Types.clear();
-    for (size_t I = 0; I < Inv.Fields.size(); ++I)
-      if (!Reaches[I] && Reach.reaches(Inits[I])) {
+    for (size_t I = 0; I < Inits.size(); ++I)
+      if (!Reaches[I] && reaches(G, Reach, Inits[I].N)) {
         Reaches[I] = true;
         Reach.DefaultConstructor = true;
-        if (const Decl *T = normalizedType(Inv.Fields[I]->getParent()))
-          Types.push_back(T);
+        if (Inits[I].Class)
+          Types.push_back(Inits[I].Class);
       }
   } while (!Types.empty());
 }
 
-/// Closes \p C over callers, from the functions whose Names \p Seed accepts:
+/// Closes \p G over callers, from the functions whose names \p Seed accepts:
 /// resolved calls, and calls by name where \p UseNames.
-void closeCallers(Closure &C, bool UseNames,
-                  llvm::function_ref<bool(const Names &)> Seed,
-                  const std::vector<FunctionNode> &All,
+void closeCallers(Growing &G, bool UseNames,
+                  llvm::function_ref<bool(const ClosureNames &)> Seed,
+                  const std::vector<ClosureNode> &All,
                   const CallerIndex &Callers) {
   std::vector<size_t> W;
   auto Add = [&](size_t I) {
-    if (deviceCallable(All[I].Fn) &&
-        C.Functions.insert(nodeOf(All[I].Fn)).second)
+    if (All[I].DeviceCallable && G.C.Functions.insert(All[I].Node).second)
       W.push_back(I);
   };
   for (size_t I = 0; I < All.size(); ++I)
     if (Seed(All[I].N))
       Add(I);
   while (!W.empty()) {
-    const FunctionDecl *FD = All[W.back()].Fn;
+    const size_t I = W.back();
     W.pop_back();
-    if (auto It = Callers.CalledBy.find(nodeOf(FD));
+    if (auto It = Callers.CalledBy.find(All[I].Node);
         It != Callers.CalledBy.end())
       for (size_t C2 : It->second)
         Add(C2);
     if (UseNames)
-      for (size_t C2 : newCallersByName(FD, C, Callers))
+      for (size_t C2 : newCallersByName(All[I], G, Callers))
         Add(C2);
   }
 }
 
-/// What holds per-thread arrays, closed the same way; \p Unit's Outside is
-/// made here.
-void closeArrays(const ASTContext &Ctx, UnitClosure &Unit,
-                 const CallerIndex &Callers, Reaching &Reach) {
+/// What holds per-thread arrays, closed the same way.
+void closeArrays(const UnitClosure &Unit, const CallerIndex &Callers,
+                 Reaching &Reach) {
   // Calls kept for the register view are resolved ones, which cost little to
   // keep; by name, what could hold arrays is CuTe's every function.
-  llvm::DenseSet<const FunctionDecl *> Inside;
-  for (const FunctionNode &F : Unit.Functions)
-    Inside.insert(nodeOf(F.Fn));
-  OutsideArrays &Outside = Unit.Outside.emplace(Ctx, std::move(Inside));
+  Growing Arrays{Reach.Arrays};
   closeCallers(
-      Reach.Arrays, false,
-      [&](const Names &N) {
-        return N.ArrayLocal || Outside.of(N) == OutsideArrays::Exact;
+      Arrays, false,
+      [&](const ClosureNames &N) {
+        return N.ArrayLocal || N.Outside == OutsideArrays::Exact;
       },
-      Unit.Functions, Callers);
+      Unit.Nodes, Callers);
+  Growing Maybe{Reach.MaybeArrays};
   closeCallers(
-      Reach.MaybeArrays, true,
-      [&](const Names &N) {
-        return N.ArrayLocal || N.MaybeArrayLocals > 0 ||
-               Outside.of(N) != OutsideArrays::None;
+      Maybe, true,
+      [&](const ClosureNames &N) {
+        return N.ArrayLocal || N.MaybeArrayLocals ||
+               N.Outside != OutsideArrays::None;
       },
-      Unit.Functions, Callers);
+      Unit.Nodes, Callers);
+  Arrays.publish(Unit.NameTable);
+  Maybe.publish(Unit.NameTable);
 }
 
-/// How \p I came to reach: the functions, each calling the next, down to one
-/// that names shared memory itself (or whose default construction reaches).
 /// \p D's qualified name without template arguments (a partial
 /// specialization's as its template's): short enough for a reason.
 std::string plainName(const NamedDecl *D) {
@@ -383,11 +413,25 @@ std::string plainName(const NamedDecl *D) {
   return llvm::join(Parts, "::");
 }
 
-std::string chain(const std::vector<FunctionNode> &All,
+/// The function of \p F: read now where it was recorded.
+const FunctionDecl *functionOf(ASTContext &Ctx, const ClosureNode &F) {
+  if (F.Fn)
+    return F.Fn;
+  return dyn_cast_or_null<FunctionDecl>(declOf(Ctx, F.FnKey));
+}
+
+std::string plainName(ASTContext &Ctx, const ClosureNode &F) {
+  const FunctionDecl *Fn = functionOf(Ctx, F);
+  return Fn ? plainName(Fn) : "?";
+}
+
+/// How \p I came to reach: the functions, each calling the next, down to one
+/// that names shared memory itself (or whose default construction reaches).
+std::string chain(ASTContext &Ctx, const std::vector<ClosureNode> &All,
                   const std::vector<long> &Through, size_t I) {
   std::vector<std::string> Steps;
   for (long J = Through[I]; J >= 0; J = Through[J])
-    Steps.push_back(plainName(All[J].Fn));
+    Steps.push_back(plainName(Ctx, All[J]));
   if (Steps.empty())
     return "by itself";
   // The first calls and the function that names shared memory itself.
@@ -401,25 +445,20 @@ std::string chain(const std::vector<FunctionNode> &All,
 /// Where Clang calls a function that reaches without its name written, the
 /// statements that make the call cannot be told: why nothing is sliced, or ""
 /// where no such function reaches.
-Reason unnamedCall(const std::vector<FunctionNode> &All, const Reaching &Reach,
-                   const std::vector<long> &Through) {
+Reason unnamedCall(ASTContext &Ctx, const std::vector<ClosureNode> &All,
+                   const Reaching &Reach, const std::vector<long> &Through) {
   for (size_t I = 0; I < All.size(); ++I) {
-    const FunctionNode &F = All[I];
-    if (!Reach.Functions.count(nodeOf(F.Fn)))
-      continue;
     // A default constructor runs where an object is made without arguments:
     // those statements are kept (Reaching::reaches), and instantiations with
     // such a class among their arguments are checked afterwards
-    // (BodySlicer::sound).
-    const auto *Ctor = dyn_cast<CXXConstructorDecl>(F.Fn);
-    // An operator is called where its symbol is written, which the
-    // statements' names record (operators on dependent operands, `->` on a
-    // dependent base, range `for`'s implicit calls, C++20's rewritten
-    // comparisons, an implicit operator's members': SliceNames.cpp).
-    if ((Ctor && !Ctor->isDefaultConstructor()) ||
-        isa<CXXDestructorDecl, CXXConversionDecl>(F.Fn))
+    // (BodySlicer::sound). An operator is called where its symbol is
+    // written, which the statements' names record (operators on dependent
+    // operands, `->` on a dependent base, range `for`'s implicit calls,
+    // C++20's rewritten comparisons, an implicit operator's members':
+    // SliceNames.cpp).
+    if (All[I].CalledUnnamed && Reach.Functions.count(All[I].Node))
       return Reason(ReasonKind::SliceUnnamedCall,
-                    {plainName(F.Fn), chain(All, Through, I)});
+                    {plainName(Ctx, All[I]), chain(Ctx, All, Through, I)});
   }
   return Reason();
 }
@@ -428,37 +467,309 @@ Reason unnamedCall(const std::vector<FunctionNode> &All, const Reaching &Reach,
 /// that holds it is instantiated whole (it reaches already, through the
 /// lambda's calls), and instantiations that receive a closure type are
 /// checked afterwards (BodySlicer::sound).
-void wholeFunctions(UnitClosure &Unit, Reaching &Reach) {
-  for (const FunctionNode &F : Unit.Functions)
-    if (F.Lambdas.Direct || Reach.reaches(F.Lambdas)) {
-      Unit.Whole.insert(F.Fn);
+void wholeFunctions(UnitClosure &Unit, const Growing &G, Reaching &Reach) {
+  for (const ClosureNode &F : Unit.Nodes)
+    if (F.Lambdas.Direct || reaches(G, Reach, F.Lambdas)) {
+      Unit.Whole.insert(F.FnKey);
       Reach.Lambdas = true;
     }
 }
 
+/// Names in \p A also in \p B.
+bool meets(const llvm::StringSet<> &A, const llvm::StringSet<> &B) {
+  for (const auto &N : A)
+    if (B.contains(N.getKey()))
+      return true;
+  return false;
+}
+
+/// The inventory's declarations read into the closure's input: \p Shared and
+/// \p Aliases are the names and variables that count as `__shared__` for
+/// them.
+struct Part {
+  std::vector<ClosureNode> Nodes;
+  std::vector<InitializerNode> Inits;
+  TypeLeads LedToBy;
+  Reason Fallback;
+};
+
+Part readPart(ASTContext &Ctx, const Inventory &Inv,
+              llvm::function_ref<bool(const Decl *)> Take,
+              const llvm::StringSet<> &Shared,
+              const llvm::DenseSet<DeclKey> &Aliases, bool Relocatable,
+              UnitClosure &Unit) {
+  Part P;
+  for (FieldDecl *FD : Inv.Fields) {
+    if (!Take(FD))
+      continue;
+    Names N;
+    scanNames(Ctx, Shared, Aliases, nullptr, FD->getInClassInitializer(), N,
+              N, Relocatable);
+    if (N.Direct && P.Fallback.empty())
+      P.Fallback =
+          Reason(ReasonKind::SliceFieldInitializer, {FD->getNameAsString()});
+    P.Inits.push_back({keyOf(normalizedType(FD->getParent())),
+                       closureNames(N, Unit, true)});
+  }
+  std::vector<Decl *> Types;
+  for (Decl *D : Inv.Types)
+    if (Take(D))
+      Types.push_back(D);
+  typeLeads(Types, P.LedToBy);
+  for (FunctionDecl *Fn : Inv.Functions) {
+    if (!Take(Fn))
+      continue;
+    Names N, Lambdas;
+    scanNames(Ctx, Shared, Aliases, Fn, Fn, N, Lambdas, Relocatable);
+    P.Nodes.push_back(closureNode(Fn, N, Lambdas, Unit));
+    Unit.Functions.push_back({Fn, std::move(N), std::move(Lambdas)});
+  }
+  return P;
+}
+
+/// The aliases among \p Inv's initialized variables that \p Take accepts.
+void sharedAliases(const ASTContext &Ctx, const Inventory &Inv,
+                   llvm::function_ref<bool(const Decl *)> Take,
+                   const llvm::StringSet<> &Shared, bool Relocatable,
+                   llvm::DenseSet<DeclKey> &Out) {
+  const llvm::DenseSet<DeclKey> NoAliases;
+  for (VarDecl *VD : Inv.Initialized) {
+    if (!Take(VD))
+      continue;
+    Names N;
+    scanNames(Ctx, Shared, NoAliases, nullptr, VD->getInit(), N, N,
+              Relocatable);
+    if (N.Direct)
+      Out.insert(keyOf(VD));
+  }
+}
+
+/// Every name \p P's code calls or names unresolved.
+void unresolvedNames(const Part &P, const UnitClosure &Unit,
+                     llvm::StringSet<> &Out) {
+  auto Add = [&](const ClosureNames &N) {
+    for (const auto &[Name, A] : N.Unresolved)
+      Out.insert(Unit.NameTable[Name]);
+  };
+  for (const ClosureNode &F : P.Nodes) {
+    Add(F.N);
+    Add(F.Lambdas);
+  }
+  for (const InitializerNode &I : P.Inits)
+    Add(I.N);
+}
+
+/// Whether every declaration \p P names is a precompiled header's (an odd
+/// key): a record of it names nothing of the parse that made it.
+bool onlyImported(const Part &P) {
+  auto Odd = [](DeclKey K) { return K == 0 || (K & 1); };
+  auto AllOdd = [&](const ClosureNames &N) {
+    return llvm::all_of(N.Calls, Odd) &&
+           llvm::all_of(N.DefaultConstructed, Odd) &&
+           llvm::all_of(N.Mentions, Odd);
+  };
+  for (const ClosureNode &F : P.Nodes)
+    if (!Odd(F.FnKey) || !Odd(F.Node) || !Odd(F.DefaultConstructorOf) ||
+        !AllOdd(F.N) || !AllOdd(F.Lambdas))
+      return false;
+  for (const InitializerNode &I : P.Inits)
+    if (!Odd(I.Class) || !AllOdd(I.N))
+      return false;
+  for (const auto &[To, By] : P.LedToBy)
+    if (!Odd(To) || !llvm::all_of(By, Odd))
+      return false;
+  return true;
+}
+
+/// A recorded name's index in \p Unit's table.
+uint32_t renamed(const InventoryRecord &R, uint32_t Name, UnitClosure &Unit) {
+  return Unit.nameIndex(Name < R.NameTable.size() ? R.NameTable[Name] : "");
+}
+
+/// \p N with its names in \p Unit's table.
+ClosureNames renamed(const InventoryRecord &R, ClosureNames N,
+                     UnitClosure &Unit) {
+  for (auto &[Name, A] : N.Unresolved)
+    Name = renamed(R, Name, Unit);
+  return N;
+}
+
+/// The closure over \p Unit's nodes and \p Inits, \p LedToBy: steps 2 on.
+Reason close(ASTContext &Ctx, const std::vector<InitializerNode> &Inits,
+             const TypeLeads &LedToBy, Reaching &Reach, UnitClosure &Unit) {
+  const CallerIndex Callers = callers(Unit.Nodes);
+  std::vector<long> Through;
+  Growing G{Reach};
+  closeOverInitializers(Inits, Unit.Nodes, Callers, LedToBy, G, Reach,
+                        Through);
+  G.publish(Unit.NameTable);
+  closeArrays(Unit, Callers, Reach);
+  Reason Fallback = unnamedCall(Ctx, Unit.Nodes, Reach, Through);
+  if (!Fallback.empty())
+    return Fallback;
+  wholeFunctions(Unit, G, Reach);
+  return Reason();
+}
+
 } // namespace
 
+uint32_t UnitClosure::nameIndex(llvm::StringRef Name) {
+  auto [It, New] = NameIndex.try_emplace(Name, NameTable.size());
+  if (New)
+    NameTable.push_back(Name.str());
+  return It->second;
+}
+
 Reason closeOver(ASTContext &Ctx, llvm::ArrayRef<Decl *> Scope,
-                 bool Relocatable, Reaching &Reach, UnitClosure &Unit) {
+                 bool Relocatable, Reaching &Reach, UnitClosure &Unit,
+                 const InventoryRecord *Recorded, InventoryRecord *Record) {
+  if (Recorded && Recorded->Relocatable != Relocatable)
+    Recorded = nullptr;
   Inventory Inv;
   for (Decl *D : Scope)
-    Inv.TraverseDecl(D);
+    if (!Recorded || !D->isFromASTFile())
+      Inv.TraverseDecl(D);
+  const auto Imported = [](const Decl *D) { return D->isFromASTFile(); };
+  const auto Own = [](const Decl *D) { return !D->isFromASTFile(); };
+  const auto Any = [](const Decl *) { return true; };
+
+  if (Recorded) {
+    // The header's part as recorded, the parse's own read: the header's code
+    // was read with the header's `__shared__` names; one of the parse's own
+    // that it names unresolved might change that, and all is read then.
+    llvm::StringSet<> HeaderShared;
+    for (uint32_t S : Recorded->Input.SharedNames)
+      if (S < Recorded->NameTable.size())
+        HeaderShared.insert(Recorded->NameTable[S]);
+    for (const auto &N : Inv.SharedNames)
+      if (!HeaderShared.contains(N.getKey()) &&
+          Recorded->UnresolvedNames.contains(N.getKey()))
+        return closeOver(Ctx, Scope, Relocatable, Reach, Unit);
+    Unit.SharedNames = std::move(Inv.SharedNames);
+    for (const auto &N : HeaderShared)
+      Unit.SharedNames.insert(N.getKey());
+    Unit.SharedAliases.insert(Recorded->Input.SharedAliases.begin(),
+                              Recorded->Input.SharedAliases.end());
+    sharedAliases(Ctx, Inv, Any, Unit.SharedNames, Relocatable,
+                  Unit.SharedAliases);
+    for (const ClosureNode &F : Recorded->Input.Nodes) {
+      Unit.Nodes.push_back(F);
+      ClosureNode &C = Unit.Nodes.back();
+      C.Name = renamed(*Recorded, C.Name, Unit);
+      C.N = renamed(*Recorded, std::move(C.N), Unit);
+      C.Lambdas = renamed(*Recorded, std::move(C.Lambdas), Unit);
+    }
+    std::vector<InitializerNode> Inits;
+    for (const InitializerNode &I : Recorded->Input.Initializers)
+      Inits.push_back({I.Class, renamed(*Recorded, I.N, Unit)});
+    TypeLeads LedToBy;
+    for (const auto &[To, By] : Recorded->Input.LedToBy)
+      LedToBy[To] = By;
+    for (DeclKey F : Recorded->Input.Flowing)
+      if (const auto *Fn = dyn_cast_or_null<FunctionDecl>(declOf(Ctx, F)))
+        Unit.Flowing.push_back(Fn);
+    Part Mine = readPart(Ctx, Inv, Any, Unit.SharedNames, Unit.SharedAliases,
+                         Relocatable, Unit);
+    if (!Mine.Fallback.empty())
+      return Mine.Fallback;
+    const size_t First = Unit.Nodes.size();
+    for (ClosureNode &F : Mine.Nodes)
+      Unit.Nodes.push_back(std::move(F));
+    for (InitializerNode &I : Mine.Inits)
+      Inits.push_back(std::move(I));
+    for (auto &[To, By] : Mine.LedToBy)
+      LedToBy[To].insert(LedToBy[To].end(), By.begin(), By.end());
+    llvm::DenseSet<DeclKey> Inside;
+    for (const ClosureNode &F : Unit.Nodes)
+      Inside.insert(F.Node);
+    OutsideArrays &Outside = Unit.Outside.emplace(Ctx, std::move(Inside));
+    for (size_t I = First; I < Unit.Nodes.size(); ++I)
+      Unit.Nodes[I].N.Outside = Outside.of(Unit.Functions[I - First].N);
+    Unit.FromRecord = true;
+    return close(Ctx, Inits, LedToBy, Reach, Unit);
+  }
+
+  // The header's part (what a precompiled header holds) is read with the
+  // header's `__shared__` names and aliases only, so that it can be recorded
+  // for parses whose own code differs; the parse's own with all.
+  llvm::StringSet<> HeaderShared;
+  if (Record)
+    for (VarDecl *VD : Inv.SharedVars)
+      if (VD->isFromASTFile())
+        HeaderShared.insert(VD->getName());
   Unit.SharedNames = std::move(Inv.SharedNames);
-  Unit.SharedAliases = sharedAliases(Ctx, Inv, Unit, Relocatable);
-  Reason Fallback = sharedFieldInitializer(Ctx, Inv, Unit, Relocatable);
-  if (!Fallback.empty())
-    return Fallback;
-  const TypeLeads LedToBy = typeLeads(Inv);
-  const CallerIndex Callers = scanFunctions(Ctx, Inv, Unit, Relocatable);
-  std::vector<long> Through;
-  closeOverInitializers(Ctx, Inv, Unit, Relocatable, Unit.Functions, Callers,
-                        LedToBy, Reach, Through);
-  closeArrays(Ctx, Unit, Callers, Reach);
-  Fallback = unnamedCall(Unit.Functions, Reach, Through);
-  if (!Fallback.empty())
-    return Fallback;
-  wholeFunctions(Unit, Reach);
-  return Reason();
+  Part Header;
+  llvm::DenseSet<DeclKey> HeaderAliases;
+  if (Record) {
+    sharedAliases(Ctx, Inv, Imported, HeaderShared, Relocatable,
+                  HeaderAliases);
+    Header = readPart(Ctx, Inv, Imported, HeaderShared, HeaderAliases,
+                      Relocatable, Unit);
+    llvm::StringSet<> Unresolved;
+    unresolvedNames(Header, Unit, Unresolved);
+    llvm::StringSet<> Added;
+    for (const auto &N : Unit.SharedNames)
+      if (!HeaderShared.contains(N.getKey()))
+        Added.insert(N.getKey());
+    if (meets(Added, Unresolved)) {
+      // The parse's own names change the header's: read as one.
+      Unit.SharedNames.clear();
+      Unit.NameTable.clear();
+      Unit.NameIndex.clear();
+      Unit.Functions.clear();
+      return closeOver(Ctx, Scope, Relocatable, Reach, Unit);
+    }
+    Unit.SharedAliases = HeaderAliases;
+    sharedAliases(Ctx, Inv, Own, Unit.SharedNames, Relocatable,
+                  Unit.SharedAliases);
+  } else {
+    sharedAliases(Ctx, Inv, Any, Unit.SharedNames, Relocatable,
+                  Unit.SharedAliases);
+  }
+  Part Rest = readPart(Ctx, Inv, Record ? Own : Any, Unit.SharedNames,
+                       Unit.SharedAliases, Relocatable, Unit);
+  if (!Header.Fallback.empty())
+    return Header.Fallback;
+  if (!Rest.Fallback.empty())
+    return Rest.Fallback;
+  if (Record && !onlyImported(Header))
+    Record = nullptr;
+  if (Record) {
+    // Recorded before the parse's own joins it.
+    Record->Relocatable = Relocatable;
+    Record->Input.Nodes = Header.Nodes;
+    Record->Input.Initializers = Header.Inits;
+    for (const auto &[To, By] : Header.LedToBy)
+      Record->Input.LedToBy.push_back({To, By});
+    for (const auto &N : HeaderShared)
+      Record->Input.SharedNames.push_back(Unit.nameIndex(N.getKey()));
+    Record->Input.SharedAliases.assign(HeaderAliases.begin(),
+                                       HeaderAliases.end());
+    unresolvedNames(Header, Unit, Record->UnresolvedNames);
+  }
+  std::vector<InitializerNode> Inits = std::move(Header.Inits);
+  for (InitializerNode &I : Rest.Inits)
+    Inits.push_back(std::move(I));
+  TypeLeads LedToBy = std::move(Header.LedToBy);
+  for (auto &[To, By] : Rest.LedToBy)
+    LedToBy[To].insert(LedToBy[To].end(), By.begin(), By.end());
+  Unit.Nodes = std::move(Header.Nodes);
+  for (ClosureNode &F : Rest.Nodes)
+    Unit.Nodes.push_back(std::move(F));
+  // The per-thread arrays of the functions each one calls outside the
+  // inventory (read now that the inventory is known).
+  llvm::DenseSet<DeclKey> Inside;
+  for (const ClosureNode &F : Unit.Nodes)
+    Inside.insert(F.Node);
+  OutsideArrays &Outside = Unit.Outside.emplace(Ctx, std::move(Inside));
+  for (size_t I = 0; I < Unit.Nodes.size(); ++I)
+    Unit.Nodes[I].N.Outside = Outside.of(Unit.Functions[I].N);
+  if (Record) {
+    for (size_t I = 0; I < Record->Input.Nodes.size(); ++I)
+      Record->Input.Nodes[I].N.Outside = Unit.Nodes[I].N.Outside;
+    Record->NameTable = Unit.NameTable;
+  }
+  return close(Ctx, Inits, LedToBy, Reach, Unit);
 }
 
 /// Reads one function's body, and those it calls, for per-thread arrays.
@@ -501,7 +812,7 @@ private:
 OutsideArrays::Kind OutsideArrays::of(const Names &N) {
   Kind K = None;
   for (const FunctionDecl *F : N.Calls)
-    if (!Inside.count(F))
+    if (!Inside.count(keyOf(F)))
       K = std::max(K, kind(F, 0));
   return K;
 }
@@ -524,7 +835,7 @@ OutsideArrays::Kind OutsideArrays::kind(const FunctionDecl *FD,
 
 bool Closure::calls(const Names &N) const {
   for (const FunctionDecl *F : N.Calls)
-    if (Functions.count(F))
+    if (Functions.count(slicing::keyOf(F)))
       return true;
   for (const auto &U : N.Unresolved)
     if (auto It = ByName.find(U.getKey());
@@ -537,7 +848,7 @@ bool Reaching::calls(const Names &N) const {
   if (Closure::calls(N))
     return true;
   for (const Decl *D : N.Mentions)
-    if (Forming.count(D))
+    if (Forming.count(slicing::keyOf(D)))
       return true;
   return false;
 }
@@ -546,7 +857,7 @@ bool Reaching::reaches(const Names &N) const {
   if (N.DefaultConstructsUnknown && DefaultConstructor)
     return true;
   for (const Decl *D : N.DefaultConstructed)
-    if (Forming.count(D))
+    if (Forming.count(slicing::keyOf(D)))
       return true;
   return calls(N);
 }

@@ -82,6 +82,21 @@ Arities aritiesOf(const FunctionDecl *FD) {
   return UpToMax & ~((Arities(1) << Min) - 1);
 }
 
+DeclKey keyOf(const Decl *D) {
+  if (!D)
+    return 0;
+  if (D->isFromASTFile())
+    return (DeclKey(D->getGlobalID().getRawValue()) << 1) | 1;
+  return static_cast<DeclKey>(reinterpret_cast<uintptr_t>(D));
+}
+
+Decl *declOf(ASTContext &Ctx, DeclKey Key) {
+  if (!(Key & 1))
+    return reinterpret_cast<Decl *>(static_cast<uintptr_t>(Key));
+  clang::ExternalASTSource *Source = Ctx.getExternalSource();
+  return Source ? Source->GetExternalDecl(GlobalDeclID(Key >> 1)) : nullptr;
+}
+
 const Decl *normalizedType(const Decl *D) {
   if (!D)
     return nullptr;
@@ -167,7 +182,7 @@ public:
   /// closure cannot see: its call operator has no name); what they refer to,
   /// to \p Out.
   NameScan(const ASTContext &Ctx, const llvm::StringSet<> &SharedNames,
-           const llvm::DenseSet<const VarDecl *> &SharedAliases,
+           const llvm::DenseSet<DeclKey> &SharedAliases,
            const FunctionDecl *Fn, Names &Out, Names &Lambdas, bool Relocatable)
       : Ctx(Ctx), SharedNames(SharedNames), SharedAliases(SharedAliases),
         Fn(Fn), Out(Out), Lambdas(Lambdas), Relocatable(Relocatable) {}
@@ -235,7 +250,7 @@ public:
 
   bool VisitDeclRefExpr(DeclRefExpr *E) {
     const ValueDecl *D = E->getDecl();
-    if (isShared(D) || SharedAliases.count(dyn_cast<VarDecl>(D)))
+    if (isShared(D) || (isa<VarDecl>(D) && SharedAliases.count(keyOf(D))))
       direct();
     if (const auto *FD = dyn_cast<FunctionDecl>(D))
       calls(FD);
@@ -572,7 +587,7 @@ private:
 
   const ASTContext &Ctx;
   const llvm::StringSet<> &SharedNames;
-  const llvm::DenseSet<const VarDecl *> &SharedAliases;
+  const llvm::DenseSet<DeclKey> &SharedAliases;
   const FunctionDecl *Fn;
   Names &Out;
   Names &Lambdas;
@@ -592,7 +607,7 @@ void typeMentions(TypeLoc TL, llvm::SmallPtrSetImpl<const Decl *> &Out) {
 }
 
 void scanNames(const ASTContext &Ctx, const llvm::StringSet<> &SharedNames,
-               const llvm::DenseSet<const VarDecl *> &SharedAliases,
+               const llvm::DenseSet<DeclKey> &SharedAliases,
                const FunctionDecl *Fn, llvm::PointerUnion<Decl *, Stmt *> Code,
                Names &Out, Names &Lambdas, bool Relocatable) {
   NameScan Scan(Ctx, SharedNames, SharedAliases, Fn, Out, Lambdas, Relocatable);

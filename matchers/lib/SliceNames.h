@@ -96,6 +96,16 @@ struct Names {
 
 namespace slicing {
 
+/// A declaration as the closure holds it: one read from a precompiled header
+/// by its ID there (odd), which a later parse loading the same header gives
+/// it again, so that a record of the header's closure (SliceClosure.h) can
+/// name it without reading it; any other by its address (even).
+using DeclKey = uint64_t;
+DeclKey keyOf(const clang::Decl *D);
+/// The declaration \p Key stands for, read from the precompiled header where
+/// it is one of its IDs (null where none loaded has it).
+clang::Decl *declOf(clang::ASTContext &Ctx, DeclKey Key);
+
 /// Numbers of arguments, as a mask: bit N for N arguments, the last bit for
 /// 31 or more. A call by name matches a function whose mask shares a bit.
 using Arities = uint32_t;
@@ -142,7 +152,7 @@ void typeMentions(clang::TypeLoc TL,
 /// locals count as such; \p Relocatable: a kernel launch reaches (-rdc).
 void scanNames(const clang::ASTContext &Ctx,
                const llvm::StringSet<> &SharedNames,
-               const llvm::DenseSet<const clang::VarDecl *> &SharedAliases,
+               const llvm::DenseSet<DeclKey> &SharedAliases,
                const clang::FunctionDecl *Fn,
                llvm::PointerUnion<clang::Decl *, clang::Stmt *> Code,
                Names &Out, Names &Lambdas, bool Relocatable);

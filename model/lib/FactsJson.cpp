@@ -131,7 +131,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FunctionFacts, Name, NoInline, Callees,
                                    Tmem, UninstantiatedStatements, Accesses,
                                    Loops)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BodySlicing, Enabled, Functions, Statements,
-                                   Fallback)
+                                   Fallback, HeaderRecord)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelFacts, Name, Mangled, NameDiffers,
                                    RelocatableMangled, Loc, InstantiatedAt,
                                    Function, Launches, Attributes, Bounds,
@@ -165,8 +165,8 @@ namespace {
 // (Reasons.def), not sentences. 13: SharedVar::ExtentLiterals. 14:
 // SharedVar::Written and LaunchSite::Written, for the `extern __shared__`
 // quick fix. 15: FunctionFacts::Accesses and Loops, LaunchSite::BlockShape,
-// for the bank analysis.
-constexpr const char *Schema = "tilefit-facts/15";
+// for the bank analysis. 16: BodySlicing::HeaderRecord.
+constexpr const char *Schema = "tilefit-facts/16";
 
 /// Every index of \p P refers to one of \p VarCount variables or to one of its
 /// functions.

@@ -10,9 +10,15 @@
 //===----------------------------------------------------------------------===//
 #include "../support/TestSupport.h"
 
+#include "tilefit/frontend/HeaderPch.h"
 #include "tilefit/frontend/Parse.h"
+#include "tilefit/model/FactsJson.h"
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <nlohmann/json.hpp>
 
 #include <gtest/gtest.h>
 
@@ -275,6 +281,125 @@ void launch(float *out) { k<3><<<1, 32>>>(out); }
   for (const char *Std : {"-std=c++17", "-std=c++20"}) {
     SCOPED_TRACE(Std);
     expectSlicedAsWhole(File, {Std}, "store<3>", "scale<3>");
+  }
+}
+
+// A header's templates, one reaching a `__shared__` buffer through another,
+// one reaching nothing; and a function a template calls by ADL, whose name a
+// unit's own `__shared__` variable may take.
+const char *const TilesHeader = R"(#pragma once
+namespace tiles {
+struct Tag { float v; };
+__device__ float tile(Tag t) { return t.v * 2; }
+template <int N> __device__ float stage(float x) {
+  __shared__ float buf[N];
+  buf[threadIdx.x % N] = x;
+  __syncthreads();
+  return buf[(threadIdx.x + 1) % N];
+}
+template <class T> __device__ T scaled(T v) { return v * 3; }
+template <int N, class T> __device__ float through(T x) { return stage<N>(x); }
+template <class T> __device__ float pick(T t) { return tile(t); }
+} // namespace tiles
+)";
+
+/// The facts of \p TU as JSON, without what may differ between a parse that
+/// loads precompiled headers and one that does not (FixtureTest's twins).
+std::string comparable(const TranslationUnitFacts &TU) {
+  nlohmann::json J = nlohmann::json::parse(factsToJson(TU));
+  J["facts"].erase("Emission");
+  J["facts"].erase("ConstantEmission");
+  J["facts"]["Slicing"].erase("HeaderRecord");
+  J["facts"].erase("Inputs");
+  return J["facts"].dump(1);
+}
+
+/// The body slicer's records beside the precompiled prefixes under \p Dir.
+std::vector<std::string> records(const std::string &Dir) {
+  std::vector<std::string> Out;
+  std::error_code EC;
+  for (llvm::sys::fs::recursive_directory_iterator It(Dir, EC), End;
+       It != End && !EC; It.increment(EC))
+    if (llvm::StringRef(It->path()).ends_with(".inv"))
+      Out.push_back(It->path());
+  return Out;
+}
+
+// The first parse that loads a precompiled prefix records what the body
+// slicer needs of the prefix's declarations; the next ones read that record
+// instead of the declarations. Either way the facts are those of a parse
+// without anything precompiled, sliced alike, under C++17 and C++20; a unit
+// whose own `__shared__` variable takes a name the header's code calls by
+// ADL does not use the record (the header's code would name it), nor does a
+// parse whose record does not read back (it makes a new one).
+TEST_F(BodySlicingDir, APrefixRecordGivesThePlainParsesFacts) {
+  write("tiles.cuh", TilesHeader);
+  const std::string Main = write("main.cu", R"(#include "tiles.cuh"
+template <int N> __global__ void k(float *out) {
+  float a = tiles::through<N>(out[threadIdx.x]);
+  float b = tiles::scaled(out[threadIdx.x + 32]);
+  out[threadIdx.x] = a + b;
+}
+template __global__ void k<64>(float *);
+)");
+  const std::string Named = write("named.cu", R"(#include "tiles.cuh"
+template <int N> __global__ void k(float *out) {
+  __shared__ float tile[N];
+  tile[threadIdx.x % N] = tiles::pick(tiles::Tag{out[threadIdx.x]});
+  __syncthreads();
+  out[threadIdx.x] = tile[(threadIdx.x + 1) % N] + tiles::scaled(out[0]);
+}
+template __global__ void k<32>(float *);
+)");
+  for (const char *Std : {"-std=c++17", "-std=c++20"}) {
+    SCOPED_TRACE(Std);
+    const std::string PchDir = Dir + "/pch" + Std;
+    frontend::HeaderPchStore Store(PchDir);
+    frontend::ParseEnvironment Env = environmentWithoutPch();
+    Env.Pch = &Store;
+    Env.PrecompileSoleIncludes = true;
+    auto Plain = parseFile(Main, {Std}, {"sm_80"}, environmentWithoutPch());
+    auto Made = parseFile(Main, {Std}, {"sm_80"}, Env);
+    ASSERT_EQ(records(PchDir).size(), 1u);
+    auto Read = parseFile(Main, {Std}, {"sm_80"}, Env);
+    ASSERT_EQ(Plain.size(), 1u);
+    ASSERT_EQ(Made.size(), 1u);
+    ASSERT_EQ(Read.size(), 1u);
+    EXPECT_EQ(Plain.front().Slicing.HeaderRecord, "");
+    EXPECT_EQ(Made.front().Slicing.HeaderRecord, "made");
+    EXPECT_EQ(Read.front().Slicing.HeaderRecord, "read");
+    for (const auto *With : {&Made, &Read}) {
+      const TranslationUnitFacts &TU = With->front();
+      EXPECT_TRUE(TU.Slicing.Fallback.empty()) << describe(TU.Slicing.Fallback);
+      EXPECT_GT(TU.Slicing.Statements, 0u);
+      EXPECT_TRUE(instantiated(TU, "tiles::stage<64>"));
+      EXPECT_FALSE(instantiated(TU, "tiles::scaled"));
+      EXPECT_EQ(comparable(TU), comparable(Plain.front()));
+    }
+
+    // Another unit with the same prefix, whose own `__shared__` variable is
+    // named `tile`, as the function `pick` calls by ADL.
+    auto NamedPlain =
+        parseFile(Named, {Std}, {"sm_80"}, environmentWithoutPch());
+    auto NamedRecorded = parseFile(Named, {Std}, {"sm_80"}, Env);
+    ASSERT_EQ(NamedRecorded.size(), 1u);
+    EXPECT_EQ(NamedRecorded.front().Slicing.HeaderRecord, "");
+    EXPECT_EQ(comparable(NamedRecorded.front()),
+              comparable(NamedPlain.front()));
+
+    // A record that does not read back is made again.
+    const std::string Record = records(PchDir).front();
+    auto Bytes = llvm::MemoryBuffer::getFile(Record);
+    ASSERT_TRUE(static_cast<bool>(Bytes));
+    const llvm::StringRef Stamp =
+        (*Bytes)->getBuffer().take_until([](char C) { return C == '\n'; });
+    rewrite(Record, Stamp.str() + "\ntilefit inventory 1\n\x01\x02");
+    auto Remade = parseFile(Main, {Std}, {"sm_80"}, Env);
+    ASSERT_EQ(Remade.size(), 1u);
+    EXPECT_EQ(Remade.front().Slicing.HeaderRecord, "made");
+    EXPECT_EQ(comparable(Remade.front()), comparable(Plain.front()));
+    auto ReadAgain = parseFile(Main, {Std}, {"sm_80"}, Env);
+    EXPECT_EQ(ReadAgain.front().Slicing.HeaderRecord, "read");
   }
 }
 

@@ -198,7 +198,8 @@ using IndexNode = IndexExpr::Node;
   F(Enabled, true)                                                             \
   F(Functions, 5 + S)                                                          \
   F(Statements, 9 + S)                                                         \
-  F(Fallback, reason(ReasonKind::SliceUnnamedCall, S))
+  F(Fallback, reason(ReasonKind::SliceUnnamedCall, S))                         \
+  F(HeaderRecord, text("read", S))
 
 #define FIELDS_KernelFacts(F)                                                  \
   F(Name, text("ns::staged<64, 16, 3>", S))                                    \

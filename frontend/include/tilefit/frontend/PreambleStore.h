@@ -64,6 +64,12 @@ public:
   /// The files \p P read while it was built (absolute, sorted).
   static const std::vector<std::string> &inputs(const Preamble &P);
 
+  /// What the body slicer recorded of \p P's declarations, from the first
+  /// parse that loaded it, for the next ones (BodySlicer::slice); empty if
+  /// none yet.
+  static std::string inventory(const Preamble &P);
+  static void storeInventory(const Preamble &P, const std::string &Record);
+
   /// Drops \p P (a parse with it failed where one without it did not).
   void discard(const std::shared_ptr<const Preamble> &P);
 

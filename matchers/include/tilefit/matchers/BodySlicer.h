@@ -61,6 +61,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/StringSet.h"
 
 #include <cstdint>
@@ -90,8 +91,9 @@ struct UnitClosure;
 /// one that does (resolved, or by name where Clang resolves the call only when
 /// instantiating).
 struct Closure {
-  /// Their templates' patterns, canonical.
-  llvm::DenseSet<const clang::FunctionDecl *> Functions;
+  /// Their templates' patterns, canonical, as keys (slicing::keyOf: read
+  /// from a precompiled header, by ID).
+  llvm::DenseSet<uint64_t> Functions;
   /// Their names, each with the numbers of arguments a call of one of them
   /// can have (an Arities mask, SliceNames.h).
   llvm::StringMap<uint32_t> ByName;
@@ -104,8 +106,8 @@ struct Closure {
 struct Reaching : Closure {
   /// Type declarations that lead to a class whose default constructor
   /// reaches: the class, and every class, alias or typedef whose written
-  /// types or members name one.
-  llvm::DenseSet<const clang::Decl *> Forming;
+  /// types or members name one. Keys, as Functions.
+  llvm::DenseSet<uint64_t> Forming;
   /// Some class's default constructor reaches.
   bool DefaultConstructor = false;
   /// Some lambda reaches.
@@ -139,8 +141,16 @@ public:
   /// instantiation) with the declarations parsed so far, which are all its
   /// lookups see. Each call undoes the one before. \p HadErrors: Clang
   /// reported an error, and nothing is sliced.
+  ///
+  /// \p Recorded: what a parse that loaded the same precompiled prefix
+  /// recorded of the prefix's declarations (\p Record of that parse; empty:
+  /// none), which are then not read. \p Record: where such a record is
+  /// wanted (null: none), set where one was made (this parse loaded a
+  /// precompiled header, did not use \p Recorded, and its own code does not
+  /// change what the header's names).
   void slice(clang::ASTContext &Ctx, llvm::ArrayRef<clang::Decl *> Scope,
-             bool HadErrors, bool Relocatable);
+             bool HadErrors, bool Relocatable, llvm::StringRef Recorded = "",
+             std::string *Record = nullptr);
 
   /// Just before Sema instantiates \p FD (its definition, or as it begins any
   /// instantiation of it): slices the template \p FD is made from, if it is
@@ -194,7 +204,8 @@ private:
   /// its functions' names), and the templates it decided for that are not
   /// sliced yet: their closure nodes, each with the declaration with its body.
   std::unique_ptr<slicing::UnitClosure> Unit;
-  llvm::DenseMap<const clang::FunctionDecl *, clang::FunctionDecl *> Unsliced;
+  /// (Keys, slicing::keyOf; the declaration is null for one a record held.)
+  llvm::DenseMap<uint64_t, clang::FunctionDecl *> Unsliced;
   clang::ASTContext *Ctx = nullptr;
   bool Relocatable = false;
   /// Where a statement was replaced, and by what it was, per template (its

@@ -404,6 +404,11 @@ struct BodySlicing {
   /// Why nothing was sliced although asked for (or the unit was parsed again
   /// whole); none otherwise.
   Reason Fallback;
+  /// Where the parse loaded a precompiled prefix or preamble: "read" when the
+  /// slicer took what it needs of the header's declarations from the record
+  /// an earlier parse made of them (instead of reading them), "made" when
+  /// this parse made that record; empty otherwise.
+  std::string HeaderRecord;
 };
 
 /// What a kernel's `static_assert`s require of one of its names (a template
