@@ -87,7 +87,9 @@ def main():
                                              args.reps)
                 cache = os.path.join(work, "cache-" + mode)
                 warm = argv[:1] + ["--cache-dir=" + cache] + argv[1:]
-                timed(warm)  # builds the precompiled headers and prefix
+                # Builds the precompiled headers and prefix, and the body slicer's record of
+                # the prefix's declarations (made by the first parse that loads it).
+                timed(warm)
 
                 def edited():
                     with open(copy, "a") as f:

@@ -559,25 +559,40 @@ void unresolvedNames(const Part &P, const UnitClosure &Unit,
     Add(I.N);
 }
 
-/// Whether every declaration \p P names is a precompiled header's (an odd
-/// key): a record of it names nothing of the parse that made it.
-bool onlyImported(const Part &P) {
+/// \p P as a record holds it: the declarations its code names that the parse
+/// made itself (implicit members Sema declared as it needed them, builtins)
+/// left out, since no later parse has them; they are never the closure's
+/// nodes or types (neither is among the inventory's), so the closure over
+/// the record is the closure over the declarations. False where one of \p P's
+/// own functions or types is such a declaration (nothing is recorded then).
+bool recordable(Part &P) {
   auto Odd = [](DeclKey K) { return K == 0 || (K & 1); };
-  auto AllOdd = [&](const ClosureNames &N) {
-    return llvm::all_of(N.Calls, Odd) &&
-           llvm::all_of(N.DefaultConstructed, Odd) &&
-           llvm::all_of(N.Mentions, Odd);
+  auto Keep = [&](std::vector<DeclKey> &Keys) {
+    llvm::erase_if(Keys, [&](DeclKey K) { return !Odd(K); });
   };
-  for (const ClosureNode &F : P.Nodes)
-    if (!Odd(F.FnKey) || !Odd(F.Node) || !Odd(F.DefaultConstructorOf) ||
-        !AllOdd(F.N) || !AllOdd(F.Lambdas))
+  auto KeepNames = [&](ClosureNames &N) {
+    Keep(N.Calls);
+    Keep(N.DefaultConstructed);
+    Keep(N.Mentions);
+  };
+  for (ClosureNode &F : P.Nodes) {
+    if (!Odd(F.FnKey) || !Odd(F.Node) || !Odd(F.DefaultConstructorOf))
       return false;
-  for (const InitializerNode &I : P.Inits)
-    if (!Odd(I.Class) || !AllOdd(I.N))
+    KeepNames(F.N);
+    KeepNames(F.Lambdas);
+  }
+  for (InitializerNode &I : P.Inits) {
+    if (!Odd(I.Class))
       return false;
-  for (const auto &[To, By] : P.LedToBy)
-    if (!Odd(To) || !llvm::all_of(By, Odd))
-      return false;
+    KeepNames(I.N);
+  }
+  for (auto It = P.LedToBy.begin(); It != P.LedToBy.end(); ++It) {
+    if (!Odd(It->first)) {
+      It->second.clear();
+      continue;
+    }
+    Keep(It->second);
+  }
   return true;
 }
 
@@ -732,20 +747,24 @@ Reason closeOver(ASTContext &Ctx, llvm::ArrayRef<Decl *> Scope,
     return Header.Fallback;
   if (!Rest.Fallback.empty())
     return Rest.Fallback;
-  if (Record && !onlyImported(Header))
-    Record = nullptr;
   if (Record) {
     // Recorded before the parse's own joins it.
-    Record->Relocatable = Relocatable;
-    Record->Input.Nodes = Header.Nodes;
-    Record->Input.Initializers = Header.Inits;
-    for (const auto &[To, By] : Header.LedToBy)
-      Record->Input.LedToBy.push_back({To, By});
-    for (const auto &N : HeaderShared)
-      Record->Input.SharedNames.push_back(Unit.nameIndex(N.getKey()));
-    Record->Input.SharedAliases.assign(HeaderAliases.begin(),
-                                       HeaderAliases.end());
-    unresolvedNames(Header, Unit, Record->UnresolvedNames);
+    Part Recordable = Header;
+    if (recordable(Recordable)) {
+      Record->Relocatable = Relocatable;
+      Record->Input.Nodes = std::move(Recordable.Nodes);
+      Record->Input.Initializers = std::move(Recordable.Inits);
+      for (auto &[To, By] : Recordable.LedToBy)
+        if (!By.empty())
+          Record->Input.LedToBy.push_back({To, std::move(By)});
+      for (const auto &N : HeaderShared)
+        Record->Input.SharedNames.push_back(Unit.nameIndex(N.getKey()));
+      Record->Input.SharedAliases.assign(HeaderAliases.begin(),
+                                         HeaderAliases.end());
+      unresolvedNames(Header, Unit, Record->UnresolvedNames);
+    } else {
+      Record = nullptr;
+    }
   }
   std::vector<InitializerNode> Inits = std::move(Header.Inits);
   for (InitializerNode &I : Rest.Inits)

@@ -258,29 +258,10 @@ template __global__ void k<3>(float *);
 // receive the tile (nothing is parsed again), and what cannot reach is left
 // out.
 TEST_F(BodySlicingDir, ACalleeInstantiatedInsideItsCallerKeepsWhatItReceives) {
-  const std::string Source = R"(
-template <int N> __device__ void store(float *buf, float *out) {
-  __shared__ float scratch[N];
-  scratch[threadIdx.x % N] = out[threadIdx.x];
-  __syncthreads();
-  out[threadIdx.x] += scratch[(threadIdx.x + 1) % N];
-  buf[threadIdx.x % 32] = out[threadIdx.x] * N;
-  __syncthreads();
-  out[threadIdx.x] = buf[(threadIdx.x + 1) % 32];
-}
-template <int N> __device__ void relay(float *dst, float *out) { store<N>(dst, out); }
-template <int N> __device__ float scale(const float *out) { return out[0] * N; }
-template <int N> __global__ void k(float *out) {
-  __shared__ float tile[32];
-  relay<N>(tile, out);
-  out[1] = scale<N>(out);
-}
-void launch(float *out) { k<3><<<1, 32>>>(out); }
-)";
-  const std::string File = write("nested.cu", Source);
   for (const char *Std : {"-std=c++17", "-std=c++20"}) {
     SCOPED_TRACE(Std);
-    expectSlicedAsWhole(File, {Std}, "store<3>", "scale<3>");
+    expectSlicedAsWhole(slicingFixture("shared_argument_nested_launch.cu"),
+                        {Std}, "store<3>", "scale<3>");
   }
 }
 
