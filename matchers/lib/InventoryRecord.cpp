@@ -11,7 +11,6 @@
 
 #include "llvm/ADT/StringRef.h"
 
-#include <cstring>
 
 namespace tilefit {
 namespace matchers {
@@ -24,18 +23,8 @@ constexpr llvm::StringLiteral Magic = "tilefit inventory 1\n";
 class Writer {
 public:
   explicit Writer(std::string &Out) : Out(Out) {}
-  void u64(uint64_t V) {
-    char B[8];
-    for (int I = 0; I < 8; ++I)
-      B[I] = static_cast<char>((V >> (8 * I)) & 0xff);
-    Out.append(B, 8);
-  }
-  void u32(uint32_t V) {
-    char B[4];
-    for (int I = 0; I < 4; ++I)
-      B[I] = static_cast<char>((V >> (8 * I)) & 0xff);
-    Out.append(B, 4);
-  }
+  void u64(uint64_t V) { little(V, 8); }
+  void u32(uint32_t V) { little(V, 4); }
   void str(llvm::StringRef S) {
     u32(static_cast<uint32_t>(S.size()));
     Out.append(S.data(), S.size());
@@ -62,6 +51,10 @@ public:
   }
 
 private:
+  void little(uint64_t V, unsigned Bytes) {
+    for (unsigned I = 0; I < Bytes; ++I)
+      Out.push_back(static_cast<char>((V >> (8 * I)) & 0xff));
+  }
   std::string &Out;
 };
 
@@ -70,22 +63,8 @@ public:
   explicit Reader(llvm::StringRef In) : In(In) {}
   bool ok() const { return Ok; }
   bool done() const { return Ok && In.empty(); }
-  uint64_t u64() {
-    if (!take(8))
-      return 0;
-    uint64_t V = 0;
-    for (int I = 0; I < 8; ++I)
-      V |= uint64_t(static_cast<unsigned char>(Taken[I])) << (8 * I);
-    return V;
-  }
-  uint32_t u32() {
-    if (!take(4))
-      return 0;
-    uint32_t V = 0;
-    for (int I = 0; I < 4; ++I)
-      V |= uint32_t(static_cast<unsigned char>(Taken[I])) << (8 * I);
-    return V;
-  }
+  uint64_t u64() { return little(8); }
+  uint32_t u32() { return static_cast<uint32_t>(little(4)); }
   /// A count of items at least \p MinBytes long each, bounded by what is
   /// left.
   size_t count(size_t MinBytes) {
@@ -130,6 +109,14 @@ public:
   }
 
 private:
+  uint64_t little(unsigned Bytes) {
+    if (!take(Bytes))
+      return 0;
+    uint64_t V = 0;
+    for (unsigned I = 0; I < Bytes; ++I)
+      V |= uint64_t(static_cast<unsigned char>(Taken[I])) << (8 * I);
+    return V;
+  }
   bool take(size_t N) {
     if (!Ok || In.size() < N) {
       Ok = false;
