@@ -70,8 +70,8 @@ public:
       Loaded.PrefixScope = Store->scope(UsedPch);
       Loaded.Directives = Store->directives(UsedPch);
       Loaded.Inventory = Store->inventory(UsedPch);
-      Loaded.StoreInventory = [Store = Store, Pch = UsedPch](
-                                  const std::string &Record) {
+      Loaded.StoreInventory = [Store = Store,
+                               Pch = UsedPch](const std::string &Record) {
         Store->storeInventory(Pch, Record);
       };
     }

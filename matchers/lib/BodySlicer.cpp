@@ -72,9 +72,9 @@ void BodySlicer::slice(ASTContext &Ctx, llvm::ArrayRef<Decl *> Scope,
       !Recorded.empty() && InventoryRecord::deserialize(Recorded, In);
   const bool Recording = Record && !Using;
   auto Closed = std::make_unique<UnitClosure>();
-  Summary.Fallback = closeOver(Ctx, Scope, Relocatable, Reach, *Closed,
-                               Using ? &In : nullptr,
-                               Recording ? &Out : nullptr);
+  Summary.Fallback =
+      closeOver(Ctx, Scope, Relocatable, Reach, *Closed, Using ? &In : nullptr,
+                Recording ? &Out : nullptr);
   if (!Summary.Fallback.empty())
     return;
   Unit = std::move(Closed);

@@ -11,7 +11,6 @@
 
 #include "llvm/ADT/StringRef.h"
 
-
 namespace tilefit {
 namespace matchers {
 namespace slicing {

@@ -51,8 +51,7 @@ public:
     if (VD->hasAttr<CUDASharedAttr>()) {
       SharedNames.insert(VD->getName());
       SharedVars.push_back(VD);
-    }
-    else if (!VD->isLocalVarDecl() && !isa<ParmVarDecl>(VD) && VD->getInit())
+    } else if (!VD->isLocalVarDecl() && !isa<ParmVarDecl>(VD) && VD->getInit())
       Initialized.push_back(VD);
     return true;
   }
@@ -333,9 +332,9 @@ void closeReaching(const std::vector<ClosureNode> &All,
 /// class may lead to another initializer's.
 void closeOverInitializers(const std::vector<InitializerNode> &Inits,
                            const std::vector<ClosureNode> &All,
-                           const CallerIndex &Callers,
-                           const TypeLeads &LedToBy, Growing &G,
-                           Reaching &Reach, std::vector<long> &Through) {
+                           const CallerIndex &Callers, const TypeLeads &LedToBy,
+                           Growing &G, Reaching &Reach,
+                           std::vector<long> &Through) {
   std::vector<bool> Reaches(Inits.size(), false);
   std::vector<DeclKey> Types;
   do {
@@ -503,13 +502,13 @@ Part readPart(ASTContext &Ctx, const Inventory &Inv,
     if (!Take(FD))
       continue;
     Names N;
-    scanNames(Ctx, Shared, Aliases, nullptr, FD->getInClassInitializer(), N,
-              N, Relocatable);
+    scanNames(Ctx, Shared, Aliases, nullptr, FD->getInClassInitializer(), N, N,
+              Relocatable);
     if (N.Direct && P.Fallback.empty())
       P.Fallback =
           Reason(ReasonKind::SliceFieldInitializer, {FD->getNameAsString()});
-    P.Inits.push_back({keyOf(normalizedType(FD->getParent())),
-                       closureNames(N, Unit, true)});
+    P.Inits.push_back(
+        {keyOf(normalizedType(FD->getParent())), closureNames(N, Unit, true)});
   }
   std::vector<Decl *> Types;
   for (Decl *D : Inv.Types)
@@ -615,8 +614,7 @@ Reason close(ASTContext &Ctx, const std::vector<InitializerNode> &Inits,
   const CallerIndex Callers = callers(Unit.Nodes);
   std::vector<long> Through;
   Growing G{Reach};
-  closeOverInitializers(Inits, Unit.Nodes, Callers, LedToBy, G, Reach,
-                        Through);
+  closeOverInitializers(Inits, Unit.Nodes, Callers, LedToBy, G, Reach, Through);
   G.publish(Unit.NameTable);
   closeArrays(Unit, Callers, Reach);
   Reason Fallback = unnamedCall(Ctx, Unit.Nodes, Reach, Through);
@@ -716,8 +714,7 @@ Reason closeOver(ASTContext &Ctx, llvm::ArrayRef<Decl *> Scope,
   Part Header;
   llvm::DenseSet<DeclKey> HeaderAliases;
   if (Record) {
-    sharedAliases(Ctx, Inv, Imported, HeaderShared, Relocatable,
-                  HeaderAliases);
+    sharedAliases(Ctx, Inv, Imported, HeaderShared, Relocatable, HeaderAliases);
     Header = readPart(Ctx, Inv, Imported, HeaderShared, HeaderAliases,
                       Relocatable, Unit);
     llvm::StringSet<> Unresolved;

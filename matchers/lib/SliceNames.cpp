@@ -182,8 +182,8 @@ public:
   /// closure cannot see: its call operator has no name); what they refer to,
   /// to \p Out.
   NameScan(const ASTContext &Ctx, const llvm::StringSet<> &SharedNames,
-           const llvm::DenseSet<DeclKey> &SharedAliases,
-           const FunctionDecl *Fn, Names &Out, Names &Lambdas, bool Relocatable)
+           const llvm::DenseSet<DeclKey> &SharedAliases, const FunctionDecl *Fn,
+           Names &Out, Names &Lambdas, bool Relocatable)
       : Ctx(Ctx), SharedNames(SharedNames), SharedAliases(SharedAliases),
         Fn(Fn), Out(Out), Lambdas(Lambdas), Relocatable(Relocatable) {}
 
