@@ -12,6 +12,7 @@
 
 #include "tilefit/frontend/HeaderPch.h"
 #include "tilefit/frontend/Parse.h"
+#include "tilefit/frontend/PreambleStore.h"
 #include "tilefit/model/FactsJson.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -381,6 +382,18 @@ template __global__ void k<32>(float *);
     EXPECT_EQ(comparable(Remade.front()), comparable(Plain.front()));
     auto ReadAgain = parseFile(Main, {Std}, {"sm_80"}, Env);
     EXPECT_EQ(ReadAgain.front().Slicing.HeaderRecord, "read");
+
+    // The language server's preamble keeps its record in memory.
+    frontend::PreambleStore Preambles;
+    frontend::ParseEnvironment WithPreamble = environmentWithoutPch();
+    WithPreamble.Preambles = &Preambles;
+    auto Built = parseFile(Main, {Std}, {"sm_80"}, WithPreamble);
+    auto Reused = parseFile(Main, {Std}, {"sm_80"}, WithPreamble);
+    ASSERT_EQ(Built.size(), 1u);
+    ASSERT_EQ(Reused.size(), 1u);
+    EXPECT_EQ(Built.front().Slicing.HeaderRecord, "made");
+    EXPECT_EQ(Reused.front().Slicing.HeaderRecord, "read");
+    EXPECT_EQ(comparable(Reused.front()), comparable(Plain.front()));
   }
 }
 
