@@ -393,9 +393,11 @@ public:
     // that loads it, and what the slicer needs of them recorded beside it
     // for the next ones.
     const LoadedHeaders &Loaded = TopLevel.loaded();
+    if (!Inventory && Loaded.LoadInventory)
+      Inventory = Loaded.LoadInventory();
     std::string Record;
     Slicer->slice(Ctx, Scope, !Outcome.Errors->errors().empty(),
-                  Outcome.Relocatable, Loaded.Inventory,
+                  Outcome.Relocatable, Inventory ? *Inventory : "",
                   Loaded.StoreInventory && !InventoryStored ? &Record
                                                             : nullptr);
     if (!Record.empty()) {
@@ -463,6 +465,8 @@ private:
   ParseOutcome &Outcome;
   std::optional<matchers::BodySlicer> Slicer;
   size_t SlicedAt = 0;
+  /// The header's record, read when first sliced (LoadedHeaders).
+  std::optional<std::string> Inventory;
   bool InventoryStored = false;
 };
 

@@ -70,10 +70,11 @@ struct LoadedHeaders {
   /// And what its build saw of the directives the parse watches in its own
   /// code (HeaderPchStore::directives): the parse's own, for those headers.
   PrefixDirectives Directives;
-  /// For a prefix: the body slicer's record of its declarations
-  /// (HeaderPchStore::inventory; empty if none), and where to keep one the
-  /// parse makes (null: nowhere).
-  std::string Inventory;
+  /// The body slicer's record of the header's declarations
+  /// (HeaderPchStore::inventory, PreambleStore::inventory; read only by the
+  /// parse that slices, empty if none), and where to keep one the parse makes
+  /// (null: nowhere).
+  std::function<std::string()> LoadInventory;
   std::function<void(const std::string &)> StoreInventory;
 };
 

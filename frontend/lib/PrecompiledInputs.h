@@ -61,7 +61,9 @@ public:
     LoadedHeaders Loaded;
     if (UsedPreamble) {
       Loaded.OwnHeaders = true;
-      Loaded.Inventory = PreambleStore::inventory(*UsedPreamble);
+      Loaded.LoadInventory = [P = UsedPreamble] {
+        return PreambleStore::inventory(*P);
+      };
       Loaded.StoreInventory = [P = UsedPreamble](const std::string &Record) {
         PreambleStore::storeInventory(*P, Record);
       };
@@ -69,7 +71,9 @@ public:
       Loaded.OwnHeaders = true;
       Loaded.PrefixScope = Store->scope(UsedPch);
       Loaded.Directives = Store->directives(UsedPch);
-      Loaded.Inventory = Store->inventory(UsedPch);
+      Loaded.LoadInventory = [Store = Store, Pch = UsedPch] {
+        return Store->inventory(Pch);
+      };
       Loaded.StoreInventory = [Store = Store,
                                Pch = UsedPch](const std::string &Record) {
         Store->storeInventory(Pch, Record);

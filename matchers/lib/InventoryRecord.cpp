@@ -147,8 +147,7 @@ std::string InventoryRecord::serialize() const {
     W.u32(F.Accepts);
     W.u32(static_cast<uint32_t>(F.DeviceCallable) |
           static_cast<uint32_t>(F.CalledUnnamed) << 1 |
-          static_cast<uint32_t>(F.Sliceable) << 2 |
-          static_cast<uint32_t>(F.Templated) << 3);
+          static_cast<uint32_t>(F.Sliceable) << 2);
     W.names(F.N);
     W.names(F.Lambdas);
   }
@@ -197,7 +196,6 @@ bool InventoryRecord::deserialize(llvm::StringRef Bytes, InventoryRecord &Out) {
     F.DeviceCallable = Flags & 1;
     F.CalledUnnamed = Flags & 2;
     F.Sliceable = Flags & 4;
-    F.Templated = Flags & 8;
     R.names(F.N, Table);
     R.names(F.Lambdas, Table);
     // Recorded keys are a precompiled header's IDs, all odd.

@@ -222,7 +222,6 @@ ClosureNode closureNode(const FunctionDecl *Fn, const Names &N,
     C.DefaultConstructorOf = keyOf(normalizedType(Ctor->getParent()));
   C.CalledUnnamed = (Ctor && !Ctor->isDefaultConstructor()) ||
                     isa<CXXDestructorDecl, CXXConversionDecl>(Fn);
-  C.Templated = Fn->isTemplated();
   C.Sliceable = sliceable(Fn);
   C.N = closureNames(N, Unit, false);
   C.Lambdas = closureNames(Lambdas, Unit, true);
@@ -595,6 +594,30 @@ bool recordable(Part &P) {
   return true;
 }
 
+/// Adds \p P to what the closure reads: its functions to \p Unit's nodes, its
+/// initializers and type leads to \p Inits and \p LedToBy.
+void join(Part &&P, UnitClosure &Unit, std::vector<InitializerNode> &Inits,
+          TypeLeads &LedToBy) {
+  for (ClosureNode &F : P.Nodes)
+    Unit.Nodes.push_back(std::move(F));
+  for (InitializerNode &I : P.Inits)
+    Inits.push_back(std::move(I));
+  for (auto &[To, By] : P.LedToBy)
+    LedToBy[To].insert(LedToBy[To].end(), By.begin(), By.end());
+}
+
+/// Once the inventory is known: the per-thread arrays of the functions \p Unit
+/// read itself (its nodes from \p First on, Unit.Functions in the same order)
+/// call outside it.
+void readOutside(ASTContext &Ctx, UnitClosure &Unit, size_t First) {
+  llvm::DenseSet<DeclKey> Inside;
+  for (const ClosureNode &F : Unit.Nodes)
+    Inside.insert(F.Node);
+  OutsideArrays &Outside = Unit.Outside.emplace(Ctx, std::move(Inside));
+  for (size_t I = First; I < Unit.Nodes.size(); ++I)
+    Unit.Nodes[I].N.Outside = Outside.of(Unit.Functions[I - First].N);
+}
+
 /// A recorded name's index in \p Unit's table.
 uint32_t renamed(const InventoryRecord &R, uint32_t Name, UnitClosure &Unit) {
   return Unit.nameIndex(Name < R.NameTable.size() ? R.NameTable[Name] : "");
@@ -686,18 +709,8 @@ Reason closeOver(ASTContext &Ctx, llvm::ArrayRef<Decl *> Scope,
     if (!Mine.Fallback.empty())
       return Mine.Fallback;
     const size_t First = Unit.Nodes.size();
-    for (ClosureNode &F : Mine.Nodes)
-      Unit.Nodes.push_back(std::move(F));
-    for (InitializerNode &I : Mine.Inits)
-      Inits.push_back(std::move(I));
-    for (auto &[To, By] : Mine.LedToBy)
-      LedToBy[To].insert(LedToBy[To].end(), By.begin(), By.end());
-    llvm::DenseSet<DeclKey> Inside;
-    for (const ClosureNode &F : Unit.Nodes)
-      Inside.insert(F.Node);
-    OutsideArrays &Outside = Unit.Outside.emplace(Ctx, std::move(Inside));
-    for (size_t I = First; I < Unit.Nodes.size(); ++I)
-      Unit.Nodes[I].N.Outside = Outside.of(Unit.Functions[I - First].N);
+    join(std::move(Mine), Unit, Inits, LedToBy);
+    readOutside(Ctx, Unit, First);
     Unit.FromRecord = true;
     return close(Ctx, Inits, LedToBy, Reach, Unit);
   }
@@ -763,23 +776,11 @@ Reason closeOver(ASTContext &Ctx, llvm::ArrayRef<Decl *> Scope,
       Record = nullptr;
     }
   }
-  std::vector<InitializerNode> Inits = std::move(Header.Inits);
-  for (InitializerNode &I : Rest.Inits)
-    Inits.push_back(std::move(I));
-  TypeLeads LedToBy = std::move(Header.LedToBy);
-  for (auto &[To, By] : Rest.LedToBy)
-    LedToBy[To].insert(LedToBy[To].end(), By.begin(), By.end());
-  Unit.Nodes = std::move(Header.Nodes);
-  for (ClosureNode &F : Rest.Nodes)
-    Unit.Nodes.push_back(std::move(F));
-  // The per-thread arrays of the functions each one calls outside the
-  // inventory (read now that the inventory is known).
-  llvm::DenseSet<DeclKey> Inside;
-  for (const ClosureNode &F : Unit.Nodes)
-    Inside.insert(F.Node);
-  OutsideArrays &Outside = Unit.Outside.emplace(Ctx, std::move(Inside));
-  for (size_t I = 0; I < Unit.Nodes.size(); ++I)
-    Unit.Nodes[I].N.Outside = Outside.of(Unit.Functions[I].N);
+  std::vector<InitializerNode> Inits;
+  TypeLeads LedToBy;
+  join(std::move(Header), Unit, Inits, LedToBy);
+  join(std::move(Rest), Unit, Inits, LedToBy);
+  readOutside(Ctx, Unit, 0);
   if (Record) {
     for (size_t I = 0; I < Record->Input.Nodes.size(); ++I)
       Record->Input.Nodes[I].N.Outside = Unit.Nodes[I].N.Outside;

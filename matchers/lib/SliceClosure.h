@@ -95,9 +95,8 @@ struct ClosureNode {
   /// A constructor with arguments, a destructor or a conversion: Clang calls
   /// it where no name is written.
   bool CalledUnnamed = false;
-  /// sliceable() and not a template: read by ArgumentFlow when sliced.
+  /// sliceable(): sliced as it is first instantiated.
   bool Sliceable = false;
-  bool Templated = false;
   ClosureNames N, Lambdas;
 };
 
