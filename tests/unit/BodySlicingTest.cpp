@@ -383,6 +383,23 @@ template __global__ void k<32>(float *);
     auto ReadAgain = parseFile(Main, {Std}, {"sm_80"}, Env);
     EXPECT_EQ(ReadAgain.front().Slicing.HeaderRecord, "read");
 
+    // The header changes: the old prefix's record is never read again; the
+    // next run builds the prefix anew (other IDs) and makes its record.
+    const std::string Header = Dir + "/tiles.cuh";
+    rewrite(Header, std::string(TilesHeader) + "namespace tiles {}\n");
+    auto Changed = parseFile(Main, {Std}, {"sm_80"}, Env);
+    ASSERT_EQ(Changed.size(), 1u);
+    EXPECT_NE(Changed.front().Slicing.HeaderRecord, "read");
+    EXPECT_EQ(comparable(Changed.front()), comparable(Plain.front()));
+    frontend::HeaderPchStore NextRun(PchDir);
+    frontend::ParseEnvironment NextEnv = Env;
+    NextEnv.Pch = &NextRun;
+    auto Rebuilt = parseFile(Main, {Std}, {"sm_80"}, NextEnv);
+    ASSERT_EQ(Rebuilt.size(), 1u);
+    EXPECT_EQ(Rebuilt.front().Slicing.HeaderRecord, "made");
+    EXPECT_EQ(comparable(Rebuilt.front()), comparable(Plain.front()));
+    rewrite(Header, TilesHeader);
+
     // The language server's preamble keeps its record in memory.
     frontend::PreambleStore Preambles;
     frontend::ParseEnvironment WithPreamble = environmentWithoutPch();
