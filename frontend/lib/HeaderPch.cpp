@@ -119,9 +119,17 @@ std::string inputsPath(const std::string &Pch) { return Pch + ".inputs"; }
 /// (recordPrefixScope).
 std::string scopePath(const std::string &Pch) { return Pch + ".scope"; }
 
-/// Where a prefix keeps the body slicer's record of its declarations
-/// (HeaderPchStore::inventory), made by the first parse that loads it.
-std::string inventoryPath(const std::string &Pch) { return Pch + ".inv"; }
+/// Where a prefix keeps a record of its declarations (HeaderPchStore::record),
+/// made by the first parse that loads it.
+std::string recordPath(const std::string &Pch, HeaderRecord Kind) {
+  return Pch + (Kind == HeaderRecord::Slicing ? ".inv" : ".walk");
+}
+
+/// Removes the prefix's records.
+void removeRecords(const std::string &Pch) {
+  for (HeaderRecord Kind : {HeaderRecord::Slicing, HeaderRecord::Walk})
+    sys::fs::remove(recordPath(Pch, Kind));
+}
 
 /// Where a prefix keeps what its preprocessor saw of the directives a parse
 /// must see itself (PrefixDirectives).
@@ -497,7 +505,7 @@ std::string HeaderPchStore::build(const clang::CompilerInvocation &Invocation,
     writeFileAtomically(refusedPath(Path), List);
   }
   // A record made for the header this one replaces names other IDs.
-  sys::fs::remove(inventoryPath(Path));
+  removeRecords(Path);
   if (!Ok || sys::fs::rename(Temp, Path)) {
     sys::fs::remove(Temp);
     cachespace::recount(Dir);
@@ -537,12 +545,12 @@ std::string HeaderPchStore::scope(const std::string &Path) {
   return Record;
 }
 
-std::string HeaderPchStore::inventory(const std::string &Path) {
+std::string HeaderPchStore::record(const std::string &Path, HeaderRecord Kind) {
   // Not kept in memory: the first parse of a run may store it, and the
   // record is read once per parse. It names the header's declarations by
   // their IDs, which only that very header gives them: it starts with the
   // header's stamp.
-  auto Buffer = MemoryBuffer::getFile(inventoryPath(Path), /*IsText=*/false,
+  auto Buffer = MemoryBuffer::getFile(recordPath(Path, Kind), /*IsText=*/false,
                                       /*RequiresNullTerminator=*/false);
   if (!Buffer)
     return "";
@@ -553,11 +561,11 @@ std::string HeaderPchStore::inventory(const std::string &Path) {
   return Bytes.str();
 }
 
-void HeaderPchStore::storeInventory(const std::string &Path,
-                                    const std::string &Record) {
+void HeaderPchStore::storeRecord(const std::string &Path, HeaderRecord Kind,
+                                 const std::string &Record) {
   if (Record.empty() || stamp(Path) == "-")
     return;
-  writeFileAtomically(inventoryPath(Path), stamp(Path) + "\n" + Record);
+  writeFileAtomically(recordPath(Path, Kind), stamp(Path) + "\n" + Record);
   cachespace::recount(Dir);
 }
 
@@ -584,7 +592,7 @@ void HeaderPchStore::discard(const std::string &Path) {
   sys::fs::remove(inputsPath(Path));
   sys::fs::remove(scopePath(Path));
   sys::fs::remove(directivesPath(Path));
-  sys::fs::remove(inventoryPath(Path));
+  removeRecords(Path);
   cachespace::recount(Dir);
 }
 

@@ -20,6 +20,7 @@
 #include "clang/Sema/ExternalSemaSource.h"
 #include "clang/Sema/Sema.h"
 #include "clang/Sema/TemplateInstCallback.h"
+#include "clang/Serialization/ASTReader.h"
 
 #include <functional>
 #include <optional>
@@ -68,9 +69,36 @@ public:
   /// emission order) a parse without it visits: the traversal then covers the
   /// unit's top-level declarations but those of the CUDA runtime headers. A
   /// prefix's record names them without reading the others.
-  void limitTraversal(clang::ASTContext &Ctx) const {
-    if (Ctx.getExternalSource())
-      Ctx.setTraversalScope(scope(Ctx));
+  ///
+  /// Within the file's own headers, the walks visit of each namespace only
+  /// what the header walk's record names (TraversalScope.h,
+  /// flattenHeaderWalk): the first parse that loads the header makes the
+  /// record, having read every namespace. Returns "made", "read" or "" (no
+  /// record: a whole traversal) for TranslationUnitFacts::HeaderWalk.
+  std::string limitTraversal(clang::ASTContext &Ctx,
+                             clang::ASTReader *Reader) const {
+    if (!Ctx.getExternalSource())
+      return "";
+    std::vector<clang::Decl *> Scope = scope(Ctx);
+    std::string Made;
+    if (Reader && Loaded.OwnHeaders && Loaded.LoadRecord) {
+      std::vector<clang::Decl *> Flat;
+      if (flattenHeaderWalk(*Reader, Loaded.LoadRecord(HeaderRecord::Walk),
+                            Scope, Flat)) {
+        Scope = std::move(Flat);
+        Made = "read";
+      } else if (std::string Record =
+                     Loaded.StoreRecord ? recordHeaderWalk(*Reader, Scope) : "";
+                 !Record.empty() &&
+                 flattenHeaderWalk(*Reader, Record, Scope, Flat)) {
+        // The parse that makes the record walks as the next ones will.
+        Loaded.StoreRecord(HeaderRecord::Walk, Record);
+        Scope = std::move(Flat);
+        Made = "made";
+      }
+    }
+    Ctx.setTraversalScope(Scope);
+    return Made;
   }
 
   /// The declarations the traversal visits (limitTraversal): with nothing
@@ -350,10 +378,10 @@ bool lineDependent(clang::ASTContext &Ctx,
 
 class CollectConsumer : public clang::ASTConsumer {
 public:
-  CollectConsumer(TranslationUnitFacts &Out,
+  CollectConsumer(clang::CompilerInstance &CI, TranslationUnitFacts &Out,
                   const matchers::InstantiationRecorder &Recorder,
                   LoadedHeaders Loaded, ParseOutcome &Outcome)
-      : Out(Out), Recorder(Recorder), TopLevel(std::move(Loaded)),
+      : CI(CI), Out(Out), Recorder(Recorder), TopLevel(std::move(Loaded)),
         Outcome(Outcome) {}
   bool HandleTopLevelDecl(clang::DeclGroupRef Group) override {
     TopLevel.add(Group);
@@ -393,15 +421,14 @@ public:
     // that loads it, and what the slicer needs of them recorded beside it
     // for the next ones.
     const LoadedHeaders &Loaded = TopLevel.loaded();
-    if (!Inventory && Loaded.LoadInventory)
-      Inventory = Loaded.LoadInventory();
+    if (!Inventory && Loaded.LoadRecord)
+      Inventory = Loaded.LoadRecord(HeaderRecord::Slicing);
     std::string Record;
     Slicer->slice(Ctx, Scope, !Outcome.Errors->errors().empty(),
                   Outcome.Relocatable, Inventory ? *Inventory : "",
-                  Loaded.StoreInventory && !InventoryStored ? &Record
-                                                            : nullptr);
+                  Loaded.StoreRecord && !InventoryStored ? &Record : nullptr);
     if (!Record.empty()) {
-      Loaded.StoreInventory(Record);
+      Loaded.StoreRecord(HeaderRecord::Slicing, Record);
       InventoryStored = true;
     }
   }
@@ -424,7 +451,7 @@ public:
     // its errors are constructs nvcc accepts that a rewrite makes Clang accept
     // too: it is then parsed again, rewritten, and this parse's facts are not
     // needed.
-    TopLevel.limitTraversal(Ctx);
+    Out.HeaderWalk = TopLevel.limitTraversal(Ctx, CI.getASTReader().get());
     const std::vector<matchers::ParseError> &Errors = Outcome.Errors->errors();
     const bool Sliced = Slicer && Slicer->summary().Functions > 0;
     if (Sliced && !Errors.empty()) {
@@ -459,6 +486,8 @@ public:
   }
 
 private:
+  /// The parse's, for its AST reader (the header walk's record).
+  clang::CompilerInstance &CI;
   TranslationUnitFacts &Out;
   const matchers::InstantiationRecorder &Recorder;
   TopLevelDecls TopLevel;
@@ -491,7 +520,7 @@ public:
     Outcome.SkippedHostCalls |= Loaded.Directives.SkippedHostCalls;
     Recorder = std::make_unique<matchers::InstantiationRecorder>();
     auto Consumer =
-        std::make_unique<CollectConsumer>(Out, *Recorder, Loaded, Outcome);
+        std::make_unique<CollectConsumer>(CI, Out, *Recorder, Loaded, Outcome);
     Collect = Consumer.get();
     return Consumer;
   }
@@ -542,10 +571,10 @@ private:
 /// The host-side parse: launches and attribute calls only.
 class HostConsumer : public clang::ASTConsumer {
 public:
-  HostConsumer(std::vector<HostKernelCalls> &Out,
+  HostConsumer(clang::CompilerInstance &CI, std::vector<HostKernelCalls> &Out,
                std::vector<std::string> &Inputs, LoadedHeaders Loaded,
                ParseOutcome &Outcome)
-      : Out(Out), Inputs(Inputs), TopLevel(std::move(Loaded)),
+      : CI(CI), Out(Out), Inputs(Inputs), TopLevel(std::move(Loaded)),
         Outcome(Outcome) {}
   bool HandleTopLevelDecl(clang::DeclGroupRef Group) override {
     TopLevel.add(Group);
@@ -555,7 +584,7 @@ public:
     Inputs = filesRead(Ctx.getSourceManager());
     Outcome.LineDependent = lineDependent(Ctx, TopLevel.handed(), Outcome.Lines);
     // Launches in code without errors are real whatever else is broken.
-    TopLevel.limitTraversal(Ctx);
+    TopLevel.limitTraversal(Ctx, CI.getASTReader().get());
     clang::ast_matchers::MatchFinder Finder;
     matchers::LaunchCollector Launches;
     Launches.registerMatchers(Finder);
@@ -578,6 +607,7 @@ public:
   }
 
 private:
+  clang::CompilerInstance &CI;
   std::vector<HostKernelCalls> &Out;
   std::vector<std::string> &Inputs;
   TopLevelDecls TopLevel;
@@ -594,7 +624,7 @@ public:
   CreateASTConsumer(clang::CompilerInstance &CI, llvm::StringRef) override {
     CI.getPreprocessor().addPPCallbacks(
         std::make_unique<LineWatcher>(CI.getSourceManager(), Outcome.Lines));
-    return std::make_unique<HostConsumer>(Out, Inputs, Loaded, Outcome);
+    return std::make_unique<HostConsumer>(CI, Out, Inputs, Loaded, Outcome);
   }
 
 private:

@@ -70,12 +70,11 @@ struct LoadedHeaders {
   /// And what its build saw of the directives the parse watches in its own
   /// code (HeaderPchStore::directives): the parse's own, for those headers.
   PrefixDirectives Directives;
-  /// The body slicer's record of the header's declarations
-  /// (HeaderPchStore::inventory, PreambleStore::inventory; read only by the
-  /// parse that slices, empty if none), and where to keep one the parse makes
-  /// (null: nowhere).
-  std::function<std::string()> LoadInventory;
-  std::function<void(const std::string &)> StoreInventory;
+  /// The records the first parse that loaded the header made of its
+  /// declarations (HeaderPchStore::record, PreambleStore::record; empty if
+  /// none), and where to keep one a parse makes (null: nowhere).
+  std::function<std::string(HeaderRecord)> LoadRecord;
+  std::function<void(HeaderRecord, const std::string &)> StoreRecord;
 };
 
 /// The device-side parse: every fact of the unit into \p Out.

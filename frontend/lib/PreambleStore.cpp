@@ -36,20 +36,20 @@ public:
   std::string
       UnsavedDigest; ///< Of the unsaved buffers among the inputs, when built.
   std::string FailedText; ///< Build failed for this preamble text (no PCH).
-  /// PreambleStore::inventory; parses on other threads may load it.
-  mutable std::mutex InventoryLock;
-  mutable std::string Inventory;
+  /// PreambleStore::record; parses on other threads may load it.
+  mutable std::mutex RecordLock;
+  mutable std::string Records[HeaderRecordKinds];
 };
 
-std::string PreambleStore::inventory(const Preamble &P) {
-  std::lock_guard<std::mutex> G(P.InventoryLock);
-  return P.Inventory;
+std::string PreambleStore::record(const Preamble &P, HeaderRecord Kind) {
+  std::lock_guard<std::mutex> G(P.RecordLock);
+  return P.Records[static_cast<unsigned>(Kind)];
 }
 
-void PreambleStore::storeInventory(const Preamble &P,
-                                   const std::string &Record) {
-  std::lock_guard<std::mutex> G(P.InventoryLock);
-  P.Inventory = Record;
+void PreambleStore::storeRecord(const Preamble &P, HeaderRecord Kind,
+                                const std::string &Record) {
+  std::lock_guard<std::mutex> G(P.RecordLock);
+  P.Records[static_cast<unsigned>(Kind)] = Record;
 }
 
 struct PreambleStore::Slot {

@@ -61,22 +61,23 @@ public:
     LoadedHeaders Loaded;
     if (UsedPreamble) {
       Loaded.OwnHeaders = true;
-      Loaded.LoadInventory = [P = UsedPreamble] {
-        return PreambleStore::inventory(*P);
+      Loaded.LoadRecord = [P = UsedPreamble](HeaderRecord Kind) {
+        return PreambleStore::record(*P, Kind);
       };
-      Loaded.StoreInventory = [P = UsedPreamble](const std::string &Record) {
-        PreambleStore::storeInventory(*P, Record);
+      Loaded.StoreRecord = [P = UsedPreamble](HeaderRecord Kind,
+                                              const std::string &Record) {
+        PreambleStore::storeRecord(*P, Kind, Record);
       };
     } else if (llvm::sys::path::filename(UsedPch).starts_with("prefix-")) {
       Loaded.OwnHeaders = true;
       Loaded.PrefixScope = Store->scope(UsedPch);
       Loaded.Directives = Store->directives(UsedPch);
-      Loaded.LoadInventory = [Store = Store, Pch = UsedPch] {
-        return Store->inventory(Pch);
+      Loaded.LoadRecord = [Store = Store, Pch = UsedPch](HeaderRecord Kind) {
+        return Store->record(Pch, Kind);
       };
-      Loaded.StoreInventory = [Store = Store,
-                               Pch = UsedPch](const std::string &Record) {
-        Store->storeInventory(Pch, Record);
+      Loaded.StoreRecord = [Store = Store, Pch = UsedPch](
+                               HeaderRecord Kind, const std::string &Record) {
+        Store->storeRecord(Pch, Kind, Record);
       };
     }
     return Create(std::move(Loaded));

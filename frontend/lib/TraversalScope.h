@@ -11,6 +11,7 @@
 #define TILEFIT_FRONTEND_TRAVERSALSCOPE_H
 
 #include "clang/Basic/SourceLocation.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
@@ -20,6 +21,7 @@
 
 namespace clang {
 class ASTContext;
+class ASTReader;
 class Decl;
 class SourceManager;
 } // namespace clang
@@ -55,6 +57,33 @@ std::string recordPrefixScope(clang::ASTContext &Ctx);
 /// reads them all and chooses itself.
 bool prefixTraversalScope(clang::ASTContext &Ctx, llvm::StringRef Recorded,
                           std::vector<clang::Decl *> &Out);
+
+/// Made by the first parse that loads a preamble or a precompiled prefix, once
+/// Sema is done: for each namespace (or linkage specification) of the header
+/// in \p Scope, and each one nested in it, the members a walk over the
+/// traversal scope can find something in, by declaration ID, in their order:
+/// the header's non-templated declarations, its templates that have
+/// specializations in the header, and, marked as such, its other templates
+/// (class, function and variable templates, alias templates, concepts), which
+/// a parse visits only if it read them itself. Templated declarations that are
+/// not templates (partial specializations, members of class templates defined
+/// out of line) are left out: every walk skips them. Empty when \p Reader has
+/// no declaration to record.
+std::string recordHeaderWalk(clang::ASTReader &Reader,
+                             llvm::ArrayRef<clang::Decl *> Scope);
+
+/// \p Scope with each namespace of the header that \p Recorded
+/// (recordHeaderWalk) describes replaced by its recorded members, read one by
+/// one, the templates among them only where this parse read them itself (a
+/// template whose specializations this parse made or asked for was read); and
+/// after them the members this parse added itself (Clang lists those last).
+/// The walks (matchInstantiated, the emission walk, the launch index) then
+/// visit what they visit in the whole namespace, in the same order, without
+/// reading the rest of it from the header. False, with \p Out untouched, when
+/// the record does not fit the header loaded.
+bool flattenHeaderWalk(clang::ASTReader &Reader, llvm::StringRef Recorded,
+                       llvm::ArrayRef<clang::Decl *> Scope,
+                       std::vector<clang::Decl *> &Out);
 
 } // namespace frontend
 } // namespace tilefit

@@ -146,8 +146,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TranslationUnitFacts, File, Arch, ParsedAs,
                                    Jit, MaxRegisters, RelocatableDeviceCode,
                                    Failed, Partial, ParseStopped,
                                    SkippedHostCalls, LineDependent,
-                                   ModuleIdCaveat, Slicing,
-                                   Vars, Kernels, Emission, ConstantVars,
+                                   ModuleIdCaveat, Slicing, HeaderWalk, Vars,
+                                   Kernels, Emission, ConstantVars,
                                    ConstantEmission, LocalArrays, Functions,
                                    Diagnostics, Fixups, LostLaunches)
 
@@ -165,8 +165,8 @@ namespace {
 // (Reasons.def), not sentences. 13: SharedVar::ExtentLiterals. 14:
 // SharedVar::Written and LaunchSite::Written, for the `extern __shared__`
 // quick fix. 15: FunctionFacts::Accesses and Loops, LaunchSite::BlockShape,
-// for the bank analysis. 16: BodySlicing::HeaderRecord.
-constexpr const char *Schema = "tilefit-facts/16";
+// for the bank analysis. 16: BodySlicing::HeaderRecord. 17: HeaderWalk.
+constexpr const char *Schema = "tilefit-facts/17";
 
 /// Every index of \p P refers to one of \p VarCount variables or to one of its
 /// functions.

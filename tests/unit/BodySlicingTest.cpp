@@ -292,19 +292,26 @@ std::string comparable(const TranslationUnitFacts &TU) {
   J["facts"].erase("Emission");
   J["facts"].erase("ConstantEmission");
   J["facts"]["Slicing"].erase("HeaderRecord");
+  J["facts"].erase("HeaderWalk");
   J["facts"].erase("Inputs");
   return J["facts"].dump(1);
 }
 
-/// The body slicer's records beside the precompiled prefixes under \p Dir.
-std::vector<std::string> records(const std::string &Dir) {
+/// The files under \p Dir whose names end in \p Suffix.
+std::vector<std::string> filesEndingIn(const std::string &Dir,
+                                       llvm::StringRef Suffix) {
   std::vector<std::string> Out;
   std::error_code EC;
   for (llvm::sys::fs::recursive_directory_iterator It(Dir, EC), End;
        It != End && !EC; It.increment(EC))
-    if (llvm::StringRef(It->path()).ends_with(".inv"))
+    if (llvm::StringRef(It->path()).ends_with(Suffix))
       Out.push_back(It->path());
   return Out;
+}
+
+/// The body slicer's records beside the precompiled prefixes under \p Dir.
+std::vector<std::string> records(const std::string &Dir) {
+  return filesEndingIn(Dir, ".inv");
 }
 
 // The first parse that loads a precompiled prefix records what the body
@@ -410,6 +417,135 @@ template __global__ void k<32>(float *);
     ASSERT_EQ(Reused.size(), 1u);
     EXPECT_EQ(Built.front().Slicing.HeaderRecord, "made");
     EXPECT_EQ(Reused.front().Slicing.HeaderRecord, "read");
+    EXPECT_EQ(comparable(Reused.front()), comparable(Plain.front()));
+  }
+}
+
+// The first parse that loads a prefix or a preamble records which members of
+// the header's namespaces the walks visit (frontend/TraversalScope.h); the
+// next ones visit those, and of the header's templates only those they read
+// themselves. What each walk finds in the header's namespaces is found either
+// way: a kernel and a `__constant__` array, a device function with a static
+// `__shared__` array, a kernel template the header instantiates itself and
+// launches from an inline host function, a template the header instantiates
+// for a kernel of its own that the unit never names (Sema made that
+// specialization while building the header: a parse that loads it does not
+// read the template), a template only the unit instantiates, in a nested
+// namespace; the facts are those of a parse without
+// anything precompiled, under C++17 and C++20. A record that does not read
+// back is made again.
+TEST_F(BodySlicingDir, AHeaderWalkRecordGivesThePlainParsesFacts) {
+  write("walk.cuh", R"(#pragma once
+namespace walk {
+__constant__ float table[16];
+__global__ void plain(float *out) { out[threadIdx.x] = table[threadIdx.x % 16]; }
+__device__ float staged(int i) {
+  __shared__ float s[48];
+  s[i % 48] = i;
+  __syncthreads();
+  return s[(i + 1) % 48];
+}
+template <int N> __global__ void made(float *out) {
+  __shared__ float m[N];
+  m[threadIdx.x % N] = staged(threadIdx.x);
+  out[threadIdx.x] = m[(threadIdx.x + 1) % N];
+}
+inline void launchMade(float *p) { made<8><<<1, 32>>>(p); }
+template <int N> __device__ auto deduced(int i) {
+  __shared__ float d[N];
+  d[i % N] = i;
+  __syncthreads();
+  return d[(i + 1) % N];
+}
+__device__ float viaDeduced(int i) { return deduced<24>(i); }
+__global__ void headerOnly(float *out) { out[threadIdx.x] = viaDeduced(threadIdx.x); }
+namespace inner {
+template <int N> __device__ float used(float x) {
+  __shared__ float t[N];
+  t[threadIdx.x % N] = x;
+  __syncthreads();
+  return t[(threadIdx.x + 3) % N];
+}
+template <int N> __device__ float unused(float x) {
+  __shared__ float u[N];
+  u[0] = x;
+  return u[1];
+}
+} // namespace inner
+} // namespace walk
+)");
+  const std::string Main = write("walker.cu", R"(#include "walk.cuh"
+template <int N> __global__ void k(float *out) {
+  out[threadIdx.x] = walk::inner::used<N>(out[threadIdx.x]);
+}
+void run(float *p) {
+  k<64><<<1, 64>>>(p);
+  walk::plain<<<1, 32>>>(p);
+  walk::launchMade(p);
+}
+)");
+  for (const char *Std : {"-std=c++17", "-std=c++20"}) {
+    SCOPED_TRACE(Std);
+    const std::string PchDir = Dir + "/walk" + Std;
+    frontend::HeaderPchStore Store(PchDir);
+    frontend::ParseEnvironment Env = environmentWithoutPch();
+    Env.Pch = &Store;
+    Env.PrecompileSoleIncludes = true;
+    auto Plain = parseFile(Main, {Std}, {"sm_80"}, environmentWithoutPch());
+    ASSERT_EQ(Plain.size(), 1u);
+    // What the walks must find, so that the comparison below means something.
+    std::vector<std::string> Kernels, Vars;
+    for (const KernelFacts &K : Plain.front().Kernels)
+      Kernels.push_back(K.Name);
+    for (const SharedVar &V : Plain.front().Vars)
+      Vars.push_back(V.Name);
+    auto Has = [](const std::vector<std::string> &Names, const char *Name) {
+      return std::find(Names.begin(), Names.end(), Name) != Names.end();
+    };
+    for (const char *K :
+         {"k<64>", "walk::plain", "walk::made<8>", "walk::headerOnly"})
+      EXPECT_TRUE(Has(Kernels, K)) << K;
+    for (const char *V : {"s", "m", "t", "d"})
+      EXPECT_TRUE(Has(Vars, V)) << V;
+    EXPECT_FALSE(Has(Vars, "u"));
+    EXPECT_EQ(Plain.front().ConstantVars.size(), 1u);
+    EXPECT_EQ(Plain.front().HeaderWalk, "");
+
+    auto Made = parseFile(Main, {Std}, {"sm_80"}, Env);
+    ASSERT_EQ(filesEndingIn(PchDir, ".walk").size(), 1u);
+    auto Read = parseFile(Main, {Std}, {"sm_80"}, Env);
+    ASSERT_EQ(Made.size(), 1u);
+    ASSERT_EQ(Read.size(), 1u);
+    EXPECT_EQ(Made.front().HeaderWalk, "made");
+    EXPECT_EQ(Read.front().HeaderWalk, "read");
+    EXPECT_EQ(comparable(Made.front()), comparable(Plain.front()));
+    EXPECT_EQ(comparable(Read.front()), comparable(Plain.front()));
+
+    // A record that does not read back is made again.
+    const std::string Record = filesEndingIn(PchDir, ".walk").front();
+    auto Bytes = llvm::MemoryBuffer::getFile(Record);
+    ASSERT_TRUE(static_cast<bool>(Bytes));
+    const llvm::StringRef Stamp =
+        (*Bytes)->getBuffer().take_until([](char C) { return C == '\n'; });
+    rewrite(Record, Stamp.str() + "\ntilefit-header-walk/1\n\x05\x01");
+    auto Remade = parseFile(Main, {Std}, {"sm_80"}, Env);
+    ASSERT_EQ(Remade.size(), 1u);
+    EXPECT_EQ(Remade.front().HeaderWalk, "made");
+    EXPECT_EQ(comparable(Remade.front()), comparable(Plain.front()));
+    EXPECT_EQ(parseFile(Main, {Std}, {"sm_80"}, Env).front().HeaderWalk,
+              "read");
+
+    // The language server's preamble keeps its record in memory.
+    frontend::PreambleStore Preambles;
+    frontend::ParseEnvironment WithPreamble = environmentWithoutPch();
+    WithPreamble.Preambles = &Preambles;
+    auto Built = parseFile(Main, {Std}, {"sm_80"}, WithPreamble);
+    auto Reused = parseFile(Main, {Std}, {"sm_80"}, WithPreamble);
+    ASSERT_EQ(Built.size(), 1u);
+    ASSERT_EQ(Reused.size(), 1u);
+    EXPECT_EQ(Built.front().HeaderWalk, "made");
+    EXPECT_EQ(Reused.front().HeaderWalk, "read");
+    EXPECT_EQ(comparable(Built.front()), comparable(Plain.front()));
     EXPECT_EQ(comparable(Reused.front()), comparable(Plain.front()));
   }
 }

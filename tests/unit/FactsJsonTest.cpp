@@ -259,6 +259,7 @@ using IndexNode = IndexExpr::Node;
   F(LineDependent, true)                                                       \
   F(ModuleIdCaveat, reason(ReasonKind::ModuleIdUnderArch, S))                  \
   F(Slicing, make<BodySlicing>(S + 17))                                        \
+  F(HeaderWalk, text("made", S))                                               \
   F(Vars, {make<SharedVar>(S + 1), make<SharedVar>(S + 2)})                    \
   F(Kernels, {make<KernelFacts>(S + 3), make<KernelFacts>(S + 4)})             \
   F(Emission, make<EmissionProgram>(S + 5))                                    \

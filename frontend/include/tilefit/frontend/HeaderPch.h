@@ -15,6 +15,7 @@
 #ifndef TILEFIT_FRONTEND_HEADERPCH_H
 #define TILEFIT_FRONTEND_HEADERPCH_H
 
+#include "tilefit/frontend/HeaderRecord.h"
 #include "tilefit/model/Facts.h"
 
 #include <map>
@@ -82,12 +83,13 @@ public:
   /// For a prefix: what its build saw of the directives a parse watches in its
   /// own code (NvccOnlyCode.h), to be taken as the parse's own.
   PrefixDirectives directives(const std::string &Path);
-  /// For a prefix: what the body slicer recorded of its declarations, from
-  /// the first parse that loaded it (BodySlicer::slice), for the next ones;
-  /// empty if none, or if the header was built again since.
-  std::string inventory(const std::string &Path);
-  /// Keeps \p Record beside the prefix at \p Path (inventory()).
-  void storeInventory(const std::string &Path, const std::string &Record);
+  /// For a prefix: what the first parse that loaded it recorded of its
+  /// declarations (HeaderRecord.h) for the next ones; empty if none, or if the
+  /// header was built again since.
+  std::string record(const std::string &Path, HeaderRecord Kind);
+  /// Keeps \p Record beside the prefix at \p Path (record()).
+  void storeRecord(const std::string &Path, HeaderRecord Kind,
+                   const std::string &Record);
   const std::string &dir() const { return Dir; }
 
 private:

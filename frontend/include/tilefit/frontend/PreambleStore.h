@@ -19,6 +19,8 @@
 #ifndef TILEFIT_FRONTEND_PREAMBLESTORE_H
 #define TILEFIT_FRONTEND_PREAMBLESTORE_H
 
+#include "tilefit/frontend/HeaderRecord.h"
+
 #include "llvm/ADT/IntrusiveRefCntPtr.h"
 
 #include <atomic>
@@ -64,11 +66,11 @@ public:
   /// The files \p P read while it was built (absolute, sorted).
   static const std::vector<std::string> &inputs(const Preamble &P);
 
-  /// What the body slicer recorded of \p P's declarations, from the first
-  /// parse that loaded it, for the next ones (BodySlicer::slice); empty if
-  /// none yet.
-  static std::string inventory(const Preamble &P);
-  static void storeInventory(const Preamble &P, const std::string &Record);
+  /// What the first parse that loaded \p P recorded of its declarations
+  /// (HeaderRecord.h), for the next ones; empty if none yet.
+  static std::string record(const Preamble &P, HeaderRecord Kind);
+  static void storeRecord(const Preamble &P, HeaderRecord Kind,
+                          const std::string &Record);
 
   /// Drops \p P (a parse with it failed where one without it did not).
   void discard(const std::shared_ptr<const Preamble> &P);

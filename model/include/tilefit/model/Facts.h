@@ -601,6 +601,10 @@ struct TranslationUnitFacts {
   Reason ModuleIdCaveat;
   /// What body slicing did (FunctionFacts::UninstantiatedStatements).
   BodySlicing Slicing;
+  /// Whether the parse's walks visited the namespaces of the file's own
+  /// precompiled headers as recorded ("read") or recorded them ("made"):
+  /// frontend/TraversalScope.h; empty when they read them whole.
+  std::string HeaderWalk;
   std::vector<SharedVar> Vars;
   std::vector<KernelFacts> Kernels;
   EmissionProgram Emission;
