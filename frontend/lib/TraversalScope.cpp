@@ -232,12 +232,24 @@ private:
   const uint8_t *End;
 };
 
+/// Whether \p Id can name a declaration of the AST file that holds \p Near:
+/// the reader would index past its tables with one that cannot.
+bool plausible(clang::ASTReader &Reader, uint64_t Id, const clang::Decl *Near) {
+  return Id >> 32 == idOf(Near) >> 32 &&
+         (Id & 0xffffffffu) <
+             uint64_t(Reader.getTotalNumDecls()) + clang::NUM_PREDEF_DECL_IDS;
+}
+
 /// Appends what the walks visit of the namespace \p DC, recorded as \p E.
 bool expand(clang::ASTReader &Reader, const std::vector<WalkEntry> &Entries,
             const WalkEntry &E, const clang::DeclContext *DC,
             std::vector<clang::Decl *> &Out) {
   for (size_t I = E.Begin; I != E.End; ++I) {
     const WalkEntry &M = Entries[I];
+    const auto *Near = llvm::cast<clang::Decl>(DC);
+    if (!plausible(Reader, M.Id, Near) ||
+        (M.Tag == Template && !plausible(Reader, M.First, Near)))
+      return false;
     // A template no part of this parse read has no specialization but the
     // header's (Sema reads a template's first declaration with any other).
     if (M.Tag == Template &&
