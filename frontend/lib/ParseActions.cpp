@@ -474,6 +474,7 @@ public:
     Collector.setArchConditionals(&Outcome.Arch);
     if (Slicer)
       Collector.setSlicer(&*Slicer);
+    Collector.searchModuleIdInScope(!Out.HeaderWalk.empty());
     Collector.registerMatchers(Finder);
     matchers::matchInstantiated(Finder, Ctx);
     Collector.finish(Ctx, Recorder, Errors, Out);

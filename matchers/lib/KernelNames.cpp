@@ -90,7 +90,7 @@ GlobalDecl kernelDecl(const FunctionDecl *FD) {
 /// definition nvcc makes the id from a process id, which cannot be predicted:
 /// then nothing is returned.
 std::optional<std::string> nvccModuleId(ASTContext &Ctx, MangleContext &MC,
-                                        SourceLocation &Chosen) {
+                                        bool InScope, SourceLocation &Chosen) {
   const SourceManager &SM = Ctx.getSourceManager();
   OptionalFileEntryRef Main = SM.getFileEntryRefForID(SM.getMainFileID());
   if (!Main)
@@ -160,8 +160,22 @@ std::optional<std::string> nvccModuleId(ASTContext &Ctx, MangleContext &MC,
     Id = Name;
     Chosen = D->getLocation();
   };
-  // The whole unit, not the declarations a traversal scope may be limited to.
-  Walk(Ctx.getTranslationUnitDecl());
+  if (InScope) {
+    // The unit's declarations in their order, the precompiled headers'
+    // namespaces already replaced by their members (KernelNamer::
+    // searchModuleIdInScope), whose reading the walk would repeat: a member
+    // of an anonymous namespace among them is not searched.
+    for (const Decl *D : Ctx.getTraversalScope()) {
+      if (Id)
+        break;
+      if (!D->isInAnonymousNamespace())
+        Visit(D);
+    }
+  } else {
+    // The whole unit, not the declarations a traversal scope may be limited
+    // to.
+    Walk(Ctx.getTranslationUnitDecl());
+  }
   if (!Id)
     return std::nullopt;
 
@@ -413,7 +427,7 @@ KernelNamer::~KernelNamer() = default;
 const std::optional<std::string> &KernelNamer::moduleId() {
   if (!ModuleComputed) {
     SourceLocation Chosen;
-    ModuleId = nvccModuleId(Ctx, *MC, Chosen);
+    ModuleId = nvccModuleId(Ctx, *MC, ModuleIdInScope, Chosen);
     ModuleComputed = true;
     if (ModuleId && Arch)
       ModuleCaveat = hostViewCaveat(Chosen);

@@ -634,6 +634,7 @@ void SharedMemoryCollector::finish(ASTContext &Ctx,
   CallGraphBuilder Graph(Ctx, Vars->Vars, VarIndex, Slicer, Unsound, Out);
 
   KernelNamer Namer(Ctx, Arch);
+  Namer.searchModuleIdInScope(ModuleIdInScope);
   for (const FunctionDecl *Kernel : Kernels->Kernels) {
     // A specialization without a body is a kernel only where errors kept Clang
     // from instantiating it.

@@ -15,7 +15,9 @@
 #include "tilefit/frontend/PreambleStore.h"
 #include "tilefit/model/FactsJson.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/CRC.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -24,6 +26,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 
 namespace tilefit {
 namespace test {
@@ -478,12 +481,22 @@ template <int N> __device__ float unused(float x) {
 template <int N> __global__ void k(float *out) {
   out[threadIdx.x] = walk::inner::used<N>(out[threadIdx.x]);
 }
+namespace {
+__global__ void hidden(float *out) { out[threadIdx.x] = 2; }
+} // namespace
 void run(float *p) {
   k<64><<<1, 64>>>(p);
   walk::plain<<<1, 32>>>(p);
   walk::launchMade(p);
+  hidden<<<1, 32>>>(p);
 }
 )");
+  // nvcc names the anonymous namespace after the unit's first external
+  // definition, the header's walk::plain (not the unit's run()): its id is
+  // the crc32 of its mangled name.
+  char PlainId[16];
+  std::snprintf(PlainId, sizeof(PlainId), "_%08x",
+                llvm::crc32(llvm::arrayRefFromStringRef("_ZN4walk5plainEPf")));
   for (const char *Std : {"-std=c++17", "-std=c++20"}) {
     SCOPED_TRACE(Std);
     const std::string PchDir = Dir + "/walk" + Std;
@@ -508,6 +521,13 @@ void run(float *p) {
     for (const char *V : {"s", "m", "t", "d"})
       EXPECT_TRUE(Has(Vars, V)) << V;
     EXPECT_FALSE(Has(Vars, "u"));
+    const auto Hidden = std::find_if(
+        Plain.front().Kernels.begin(), Plain.front().Kernels.end(),
+        [](const KernelFacts &K) { return K.Name == "(anonymous namespace)::hidden"; });
+    ASSERT_NE(Hidden, Plain.front().Kernels.end());
+    EXPECT_NE(Hidden->Mangled.find(std::string(PlainId) + "6hidden"),
+              std::string::npos)
+        << Hidden->Mangled;
     EXPECT_EQ(Plain.front().ConstantVars.size(), 1u);
     EXPECT_EQ(Plain.front().HeaderWalk, "");
 

@@ -38,6 +38,14 @@ public:
   /// differ (moduleIdCaveat()).
   explicit KernelNamer(clang::ASTContext &Ctx,
                        const ArchConditionals *Arch = nullptr);
+  /// Where the module id's definition is searched for: the whole unit
+  /// (the default), or the AST context's traversal scope, where the front
+  /// end set it to the unit's declarations in their order with the header
+  /// walk's record (the precompiled headers' namespaces replaced by their
+  /// members, only the templates this parse read among them: a template is
+  /// never the definition, nor are the CUDA runtime headers' declarations,
+  /// which the scope leaves out).
+  void searchModuleIdInScope(bool InScope) { ModuleIdInScope = InScope; }
   ~KernelNamer();
   std::string mangled(const clang::FunctionDecl *Kernel);
   /// With -rdc, nvcc's name for a kernel of internal linkage (`static`, in an
@@ -67,6 +75,7 @@ private:
   clang::ASTContext &Ctx;
   const ArchConditionals *Arch;
   std::unique_ptr<clang::MangleContext> MC;
+  bool ModuleIdInScope = false;
   bool ModuleComputed = false;
   std::optional<std::string> ModuleId; ///< nvcc's module id (KernelNames.cpp).
   Reason ModuleCaveat;                 ///< moduleIdCaveat().

@@ -56,6 +56,9 @@ public:
   /// The parse's body slicing (BodySlicer.h), if it ran: what it left out is
   /// recorded with each function. It must outlive finish().
   void setSlicer(const BodySlicer *S) { Slicer = S; }
+  /// The traversal scope holds the unit's declarations in their order, with
+  /// the header walk's record (KernelNamer::searchModuleIdInScope).
+  void searchModuleIdInScope(bool InScope) { ModuleIdInScope = InScope; }
   /// After finish(): why the unit is to be parsed again whole, if it is: a
   /// function the kernels reach was instantiated from a sliced template with
   /// arguments the slicing cannot vouch for (BodySlicer::sound), or a
@@ -75,6 +78,7 @@ private:
   std::unique_ptr<LaunchCollector> Launches;
   std::unique_ptr<ConstantCollector> Constants;
   const ArchConditionals *Arch = nullptr;
+  bool ModuleIdInScope = false;
   const BodySlicer *Slicer = nullptr;
   std::optional<Reason> Unsound;
 };
