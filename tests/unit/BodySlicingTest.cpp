@@ -312,6 +312,32 @@ std::vector<std::string> filesEndingIn(const std::string &Dir,
   return Out;
 }
 
+/// A parse environment that precompiles a unit's sole #include line into
+/// \p Store (a prefix), and one that keeps preambles in \p Preambles.
+frontend::ParseEnvironment prefixEnvironment(frontend::HeaderPchStore &Store) {
+  frontend::ParseEnvironment Env = environmentWithoutPch();
+  Env.Pch = &Store;
+  Env.PrecompileSoleIncludes = true;
+  return Env;
+}
+frontend::ParseEnvironment
+preambleEnvironment(frontend::PreambleStore &Preambles) {
+  frontend::ParseEnvironment Env = environmentWithoutPch();
+  Env.Preambles = &Preambles;
+  return Env;
+}
+
+/// The record at \p Path with its stamp (the first line) kept and the rest
+/// replaced by \p Body, a record that does not read back; "" if unreadable.
+std::string damaged(const std::string &Path, const std::string &Body) {
+  auto Bytes = llvm::MemoryBuffer::getFile(Path);
+  if (!Bytes)
+    return "";
+  const llvm::StringRef Stamp =
+      (*Bytes)->getBuffer().take_until([](char C) { return C == '\n'; });
+  return Stamp.str() + "\n" + Body;
+}
+
 /// The body slicer's records beside the precompiled prefixes under \p Dir.
 std::vector<std::string> records(const std::string &Dir) {
   return filesEndingIn(Dir, ".inv");
@@ -347,9 +373,7 @@ template __global__ void k<32>(float *);
     SCOPED_TRACE(Std);
     const std::string PchDir = Dir + "/pch" + Std;
     frontend::HeaderPchStore Store(PchDir);
-    frontend::ParseEnvironment Env = environmentWithoutPch();
-    Env.Pch = &Store;
-    Env.PrecompileSoleIncludes = true;
+    const frontend::ParseEnvironment Env = prefixEnvironment(Store);
     auto Plain = parseFile(Main, {Std}, {"sm_80"}, environmentWithoutPch());
     auto Made = parseFile(Main, {Std}, {"sm_80"}, Env);
     ASSERT_EQ(records(PchDir).size(), 1u);
@@ -381,11 +405,10 @@ template __global__ void k<32>(float *);
 
     // A record that does not read back is made again.
     const std::string Record = records(PchDir).front();
-    auto Bytes = llvm::MemoryBuffer::getFile(Record);
-    ASSERT_TRUE(static_cast<bool>(Bytes));
-    const llvm::StringRef Stamp =
-        (*Bytes)->getBuffer().take_until([](char C) { return C == '\n'; });
-    rewrite(Record, Stamp.str() + "\ntilefit inventory 1\n\x01\x02");
+    const std::string Damaged =
+        damaged(Record, "tilefit inventory 1\n\x01\x02");
+    ASSERT_FALSE(Damaged.empty());
+    rewrite(Record, Damaged);
     auto Remade = parseFile(Main, {Std}, {"sm_80"}, Env);
     ASSERT_EQ(Remade.size(), 1u);
     EXPECT_EQ(Remade.front().Slicing.HeaderRecord, "made");
@@ -412,8 +435,8 @@ template __global__ void k<32>(float *);
 
     // The language server's preamble keeps its record in memory.
     frontend::PreambleStore Preambles;
-    frontend::ParseEnvironment WithPreamble = environmentWithoutPch();
-    WithPreamble.Preambles = &Preambles;
+    const frontend::ParseEnvironment WithPreamble =
+        preambleEnvironment(Preambles);
     auto Built = parseFile(Main, {Std}, {"sm_80"}, WithPreamble);
     auto Reused = parseFile(Main, {Std}, {"sm_80"}, WithPreamble);
     ASSERT_EQ(Built.size(), 1u);
@@ -501,9 +524,7 @@ void run(float *p) {
     SCOPED_TRACE(Std);
     const std::string PchDir = Dir + "/walk" + Std;
     frontend::HeaderPchStore Store(PchDir);
-    frontend::ParseEnvironment Env = environmentWithoutPch();
-    Env.Pch = &Store;
-    Env.PrecompileSoleIncludes = true;
+    const frontend::ParseEnvironment Env = prefixEnvironment(Store);
     auto Plain = parseFile(Main, {Std}, {"sm_80"}, environmentWithoutPch());
     ASSERT_EQ(Plain.size(), 1u);
     // What the walks must find, so that the comparison below means something.
@@ -543,11 +564,10 @@ void run(float *p) {
 
     // A record that does not read back is made again.
     const std::string Record = filesEndingIn(PchDir, ".walk").front();
-    auto Bytes = llvm::MemoryBuffer::getFile(Record);
-    ASSERT_TRUE(static_cast<bool>(Bytes));
-    const llvm::StringRef Stamp =
-        (*Bytes)->getBuffer().take_until([](char C) { return C == '\n'; });
-    rewrite(Record, Stamp.str() + "\ntilefit-header-walk/1\n\x05\x01");
+    const std::string Damaged =
+        damaged(Record, "tilefit-header-walk/1\n\x05\x01");
+    ASSERT_FALSE(Damaged.empty());
+    rewrite(Record, Damaged);
     auto Remade = parseFile(Main, {Std}, {"sm_80"}, Env);
     ASSERT_EQ(Remade.size(), 1u);
     EXPECT_EQ(Remade.front().HeaderWalk, "made");
@@ -557,8 +577,8 @@ void run(float *p) {
 
     // The language server's preamble keeps its record in memory.
     frontend::PreambleStore Preambles;
-    frontend::ParseEnvironment WithPreamble = environmentWithoutPch();
-    WithPreamble.Preambles = &Preambles;
+    const frontend::ParseEnvironment WithPreamble =
+        preambleEnvironment(Preambles);
     auto Built = parseFile(Main, {Std}, {"sm_80"}, WithPreamble);
     auto Reused = parseFile(Main, {Std}, {"sm_80"}, WithPreamble);
     ASSERT_EQ(Built.size(), 1u);
