@@ -30,6 +30,8 @@ public:
   ~LspClient();
 
   bool started() const { return Pid > 0; }
+  /// The server's process id (-1 if it did not start).
+  int pid() const { return Pid; }
 
   /// Sends a request; returns its id.
   int request(const std::string &Method, nlohmann::json Params);

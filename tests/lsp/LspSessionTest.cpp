@@ -11,9 +11,13 @@
 
 #include "tilefit/lsp/Protocol.h"
 
+#include "llvm/Support/MemoryBuffer.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <optional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -97,6 +101,84 @@ protected:
 
   json InitResult;
 };
+
+/// The environment process \p Pid was started with (by its last exec).
+std::map<std::string, std::string> startEnvironment(int Pid) {
+  std::map<std::string, std::string> Out;
+  auto Bytes = llvm::MemoryBuffer::getFileAsStream("/proc/" +
+                                                   std::to_string(Pid) +
+                                                   "/environ");
+  if (!Bytes)
+    return Out;
+  llvm::SmallVector<llvm::StringRef, 64> Entries;
+  (*Bytes)->getBuffer().split(Entries, '\0', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef E : Entries) {
+    auto [Name, Value] = E.split('=');
+    Out[Name.str()] = Value.str();
+  }
+  return Out;
+}
+
+// tilefit runs itself again with glibc's malloc on transparent huge pages
+// where the kernel gives them on request (tool/HugePages.h): the server was
+// run again with GLIBC_TUNABLES naming glibc.malloc.hugetlb=1 after what it
+// said already, and with what it was given saved (for the processes it
+// starts); a setting of its own (=0) keeps it from running again. Where the
+// kernel gives huge pages always or never, nothing changes. (glibc may
+// rewrite the start environment's GLIBC_TUNABLES in place past its first
+// tunable: only the start of a list is compared.)
+TEST_F(LspSession, RunsOnHugePagesWhereTheSystemGivesThemOnRequest) {
+  auto Mode = llvm::MemoryBuffer::getFileAsStream(
+      "/sys/kernel/mm/transparent_hugepage/enabled");
+  const bool OnRequest = Mode && (*Mode)->getBuffer().contains("[madvise]");
+  const char *Was = std::getenv("GLIBC_TUNABLES");
+  const std::optional<std::string> Saved =
+      Was ? std::optional<std::string>(Was) : std::nullopt;
+  struct Case {
+    const char *Given;  // nullptr: unset
+    const char *Starts; // how the run's GLIBC_TUNABLES starts; nullptr: unset
+    const char *Before; // what the run again saved; nullptr: not run again
+  };
+  const Case Cases[] = {
+      {nullptr, OnRequest ? "glibc.malloc.hugetlb=1" : nullptr,
+       OnRequest ? "-" : nullptr},
+      {"glibc.malloc.arena_max=8", "glibc.malloc.arena_max=8",
+       OnRequest ? "=glibc.malloc.arena_max=8" : nullptr},
+      {"glibc.malloc.hugetlb=0", "glibc.malloc.hugetlb=0", nullptr},
+  };
+  for (const Case &C : Cases) {
+    SCOPED_TRACE(C.Given ? C.Given : "(unset)");
+    if (C.Given)
+      setenv("GLIBC_TUNABLES", C.Given, 1);
+    else
+      unsetenv("GLIBC_TUNABLES");
+    auto Client = start();
+    ASSERT_TRUE(Client->started());
+    // The server answered initialize: it is the program as run again.
+    const auto Env = startEnvironment(Client->pid());
+    ASSERT_FALSE(Env.empty());
+    auto Tunables = Env.find("GLIBC_TUNABLES");
+    auto Before = Env.find("TILEFIT_GLIBC_TUNABLES_BEFORE");
+    if (C.Starts) {
+      ASSERT_NE(Tunables, Env.end());
+      EXPECT_TRUE(llvm::StringRef(Tunables->second).starts_with(C.Starts))
+          << Tunables->second;
+    } else {
+      EXPECT_EQ(Tunables, Env.end());
+    }
+    if (C.Before) {
+      ASSERT_NE(Before, Env.end());
+      EXPECT_EQ(Before->second, C.Before);
+    } else {
+      EXPECT_EQ(Before, Env.end());
+    }
+    shutdown(*Client);
+  }
+  if (Saved)
+    setenv("GLIBC_TUNABLES", Saved->c_str(), 1);
+  else
+    unsetenv("GLIBC_TUNABLES");
+}
 
 TEST_F(LspSession, InitializeAdvertisesWhatIsSupported) {
   auto C = start();
