@@ -56,9 +56,12 @@ void runWithHugePages(char **Argv) {
     return;
   const char *Current = std::getenv("GLIBC_TUNABLES");
   const std::string Was = Current ? std::string("=") + Current : "-";
-  if (setenv(Before, Was.c_str(), 1) != 0 ||
-      setenv("GLIBC_TUNABLES", Tunables->c_str(), 1) != 0)
+  if (setenv(Before, Was.c_str(), 1) != 0)
     return;
+  if (setenv("GLIBC_TUNABLES", Tunables->c_str(), 1) != 0) {
+    unsetenv(Before);
+    return;
+  }
   execv("/proc/self/exe", Argv);
   // Not run again: as it was.
   if (Current)

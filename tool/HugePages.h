@@ -24,9 +24,8 @@ namespace tool {
 /// nullptr when unset) and the kernel's transparent huge page setting
 /// (\p ThpEnabled, the text of /sys/kernel/mm/transparent_hugepage/enabled):
 /// Current with glibc.malloc.hugetlb=1 added; nothing where the setting is not
-/// "madvise" (huge pages are always or never given: the tunable changes
-/// nothing) or Current names glibc.malloc.hugetlb already (=0 keeps 4 KiB
-/// pages).
+/// "madvise" (the kernel gives huge pages without being asked, or never) or
+/// Current names glibc.malloc.hugetlb already (=0 keeps 4 KiB pages).
 std::optional<std::string> hugePageTunables(const char *Current,
                                             llvm::StringRef ThpEnabled);
 
