@@ -1,9 +1,11 @@
 //===- HugePages.cpp ------------------------------------------------------===//
 #include "HugePages.h"
 
-#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/Twine.h"
 
 #include <cstdlib>
+#include <fcntl.h>
 #include <unistd.h>
 
 namespace tilefit {
@@ -46,12 +48,19 @@ void runWithHugePages(char **Argv) {
     unsetenv(Before);
     return;
   }
-  auto Mode = llvm::MemoryBuffer::getFileAsStream(
-      "/sys/kernel/mm/transparent_hugepage/enabled");
-  if (!Mode)
+  // Plain reads: this runs before the program's static initializers.
+  char Mode[128];
+  const int Fd =
+      open("/sys/kernel/mm/transparent_hugepage/enabled", O_RDONLY | O_CLOEXEC);
+  if (Fd < 0)
+    return;
+  const ssize_t Size = read(Fd, Mode, sizeof(Mode));
+  close(Fd);
+  if (Size <= 0)
     return;
   std::optional<std::string> Tunables =
-      hugePageTunables(std::getenv("GLIBC_TUNABLES"), (*Mode)->getBuffer());
+      hugePageTunables(std::getenv("GLIBC_TUNABLES"),
+                       llvm::StringRef(Mode, static_cast<size_t>(Size)));
   if (!Tunables)
     return;
   const char *Current = std::getenv("GLIBC_TUNABLES");

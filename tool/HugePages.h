@@ -31,7 +31,8 @@ std::optional<std::string> hugePageTunables(const char *Current,
 
 /// Runs this program again (/proc/self/exe, the same arguments) with
 /// hugePageTunables' setting, where it has one; returns only where it does
-/// not, or where running again fails.
+/// not, or where running again fails. It uses nothing that needs a static
+/// initializer: tilefit calls it before them (main.cpp).
 void runWithHugePages(char **Argv);
 
 } // namespace tool
