@@ -58,12 +58,11 @@ void runWithHugePages(char **Argv) {
   close(Fd);
   if (Size <= 0)
     return;
-  std::optional<std::string> Tunables =
-      hugePageTunables(std::getenv("GLIBC_TUNABLES"),
-                       llvm::StringRef(Mode, static_cast<size_t>(Size)));
+  const char *Current = std::getenv("GLIBC_TUNABLES");
+  std::optional<std::string> Tunables = hugePageTunables(
+      Current, llvm::StringRef(Mode, static_cast<size_t>(Size)));
   if (!Tunables)
     return;
-  const char *Current = std::getenv("GLIBC_TUNABLES");
   const std::string Was = Current ? std::string("=") + Current : "-";
   if (setenv(Before, Was.c_str(), 1) != 0)
     return;
